@@ -1,0 +1,187 @@
+#include "core/cron.h"
+
+#include <array>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "core/text.h"
+
+namespace fleetcast {
+
+namespace {
+
+struct FieldSpec {
+  const char* name;
+  int min;
+  int max;
+  const char* const* names;  // optional symbolic names for min.., nullptr if none
+};
+
+constexpr std::array<const char*, 12> kMonthNames{"JAN", "FEB", "MAR", "APR", "MAY", "JUN",
+                                                  "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+constexpr std::array<const char*, 7> kWeekdayNames{"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
+
+std::optional<int> parse_value(std::string_view token, const FieldSpec& spec) {
+  if (auto number = text::parse_int64(token)) return static_cast<int>(*number);
+  if (spec.names == nullptr || token.size() != 3) return std::nullopt;
+  std::string upper;
+  for (const char c : token) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const int count = spec.max - spec.min + 1;
+  for (int i = 0; i < count && i < 12; ++i) {
+    if (upper == spec.names[i]) return spec.min + i;
+  }
+  return std::nullopt;
+}
+
+// Sets the bits of one field; returns an error message or "".
+std::string parse_field(std::string_view field, const FieldSpec& spec, std::vector<bool>& bits, bool& restricted) {
+  restricted = field != "*";
+  std::size_t start = 0;
+  while (start <= field.size()) {
+    const std::size_t comma = field.find(',', start);
+    const std::string_view item = field.substr(start, comma == std::string_view::npos ? field.npos : comma - start);
+    start = comma == std::string_view::npos ? field.size() + 1 : comma + 1;
+    if (item.empty()) return "empty list item";
+    std::string_view range = item;
+    int step = 1;
+    if (const auto slash = item.find('/'); slash != std::string_view::npos) {
+      const auto parsed_step = text::parse_int64(item.substr(slash + 1));
+      if (!parsed_step || *parsed_step < 1) return "step '" + std::string(item.substr(slash + 1)) + "' is not a positive integer";
+      step = static_cast<int>(*parsed_step);
+      range = item.substr(0, slash);
+    }
+    int low = spec.min;
+    int high = spec.max;
+    if (range != "*") {
+      const auto dash = range.find('-');
+      const auto first = parse_value(range.substr(0, dash), spec);
+      const auto last = dash == std::string_view::npos ? first : parse_value(range.substr(dash + 1), spec);
+      if (!first || !last) return "'" + std::string(range) + "' is not a number or a range";
+      low = *first;
+      high = dash == std::string_view::npos && step > 1 ? spec.max : *last;
+      const int upper_bound = spec.names == kWeekdayNames.data() ? 7 : spec.max;  // 7 = Sunday too
+      if (low < spec.min || high > upper_bound || low > high) {
+        return "'" + std::string(range) + "' is outside " + std::to_string(spec.min) + "-" + std::to_string(spec.max);
+      }
+    }
+    for (int v = low; v <= high; v += step) bits[static_cast<std::size_t>(v % (spec.max + 1))] = true;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<CronSchedule> parse_cron(std::string_view recurrence) {
+  std::vector<std::string_view> fields;
+  std::size_t pos = 0;
+  while (pos < recurrence.size()) {
+    while (pos < recurrence.size() && recurrence[pos] == ' ') ++pos;
+    const std::size_t end = recurrence.find(' ', pos);
+    if (pos < recurrence.size()) fields.push_back(recurrence.substr(pos, end == recurrence.npos ? recurrence.npos : end - pos));
+    pos = end == recurrence.npos ? recurrence.size() : end;
+  }
+  if (fields.size() != 5) {
+    return invalid_argument_error("recurrence '" + std::string(recurrence) + "' has " + std::to_string(fields.size()) +
+                                  " fields; expected 5 (minute hour day-of-month month day-of-week), e.g. \"0 8 * * 1-5\"");
+  }
+  const std::array<FieldSpec, 5> specs{{{"minute", 0, 59, nullptr},
+                                        {"hour", 0, 23, nullptr},
+                                        {"day of month", 1, 31, nullptr},
+                                        {"month", 1, 12, kMonthNames.data()},
+                                        {"day of week", 0, 6, kWeekdayNames.data()}}};
+  CronSchedule schedule;
+  std::array<bool, 5> restricted{};
+  for (std::size_t i = 0; i < 5; ++i) {
+    std::vector<bool> bits(static_cast<std::size_t>(specs[i].max + 1), false);
+    if (auto error = parse_field(fields[i], specs[i], bits, restricted[i]); !error.empty()) {
+      return invalid_argument_error("recurrence '" + std::string(recurrence) + "', " + specs[i].name + " field: " + error);
+    }
+    for (std::size_t v = 0; v < bits.size(); ++v) {
+      if (!bits[v]) continue;
+      switch (i) {
+        case 0: schedule.minutes.set(v); break;
+        case 1: schedule.hours.set(v); break;
+        case 2: schedule.days_of_month.set(v); break;
+        case 3: schedule.months.set(v); break;
+        default: schedule.days_of_week.set(v); break;
+      }
+    }
+  }
+  schedule.day_of_month_restricted = restricted[2];
+  schedule.day_of_week_restricted = restricted[4];
+  return schedule;
+}
+
+namespace {
+
+struct CivilDay {
+  unsigned day_of_month;
+  unsigned month;
+  unsigned day_of_week;  // 0 = Sunday
+};
+
+// The calendar day of a count of days since 1970-01-01 (Howard Hinnant's civil_from_days).
+CivilDay civil_day(std::int64_t days) {
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned day = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned month = mp < 10 ? mp + 3 : mp - 9;
+  // 1970-01-01 was a Thursday (4).
+  const auto weekday = static_cast<unsigned>(((days % 7) + 7 + 4) % 7);
+  return {day, month, weekday};
+}
+
+bool day_matches(const CronSchedule& schedule, std::int64_t days) {
+  const CivilDay day = civil_day(days);
+  if (!schedule.months.test(day.month)) return false;
+  const bool by_month_day = schedule.days_of_month.test(day.day_of_month);
+  const bool by_week_day = schedule.days_of_week.test(day.day_of_week);
+  // Cron's rule: with both day fields restricted, either one matching is enough.
+  if (schedule.day_of_month_restricted && schedule.day_of_week_restricted) return by_month_day || by_week_day;
+  return by_month_day && by_week_day;
+}
+
+std::int64_t floor_divide(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+}  // namespace
+
+bool cron_matches(const CronSchedule& schedule, Instant minute) {
+  const std::int64_t seconds = minute.time_since_epoch().count();
+  const std::int64_t days = floor_divide(seconds, 86400);
+  const std::int64_t second_of_day = seconds - days * 86400;
+  return day_matches(schedule, days) && schedule.hours.test(static_cast<std::size_t>(second_of_day / 3600)) &&
+         schedule.minutes.test(static_cast<std::size_t>(second_of_day / 60 % 60));
+}
+
+std::optional<Instant> next_cron_occurrence(const CronSchedule& schedule, Instant after, Seconds limit) {
+  const std::int64_t start = floor_divide(after.time_since_epoch().count(), 60) * 60 + 60;
+  const std::int64_t stop = after.time_since_epoch().count() + limit.count();
+  std::int64_t days = floor_divide(start, 86400);
+  std::int64_t minute_of_day = (start - days * 86400) / 60;
+  // Day by day, and within a matching day only its matching hours, so a year is a few hundred steps.
+  while (days * 86400 <= stop) {
+    if (day_matches(schedule, days)) {
+      for (std::int64_t m = minute_of_day; m < 1440; ++m) {
+        if (!schedule.hours.test(static_cast<std::size_t>(m / 60))) {
+          m = m / 60 * 60 + 59;  // skip the rest of the hour
+          continue;
+        }
+        if (schedule.minutes.test(static_cast<std::size_t>(m % 60))) {
+          const std::int64_t at = days * 86400 + m * 60;
+          if (at > stop) return std::nullopt;
+          return Instant{Seconds{at}};
+        }
+      }
+    }
+    ++days;
+    minute_of_day = 0;
+  }
+  return std::nullopt;
+}
+
+}  // namespace fleetcast

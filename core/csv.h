@@ -1,0 +1,43 @@
+// A strict CSV reader (RFC 4180: comma-separated, optional double quotes with "" escapes, LF or
+// CRLF line ends) that keeps the 1-based line number of every row, so parsers built on it can
+// name the line of a bad value. The first non-empty line is the header; blank lines are skipped.
+//
+// Thread-safety: pure functions; CsvTable is a value type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetcast/status.h"
+
+namespace fleetcast::csv {
+
+struct CsvTable {
+  std::string source;                          // file name used in messages
+  std::int64_t header_line = 0;                // 1-based
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;  // each has header.size() fields
+  std::vector<std::int64_t> row_lines;         // 1-based line number of each row
+
+  /// Index of the column whose header is `name` (exact, after trimming), or nullopt.
+  [[nodiscard]] std::optional<std::size_t> column(std::string_view name) const;
+  /// "<source>:<line>" of row `row`, for messages.
+  [[nodiscard]] std::string where(std::size_t row) const;
+};
+
+/// Parses CSV text. Errors (invalid_argument) name `source` and the line: a row with a different
+/// number of fields than the header, an unterminated quote, no header at all.
+Result<CsvTable> parse(std::string_view text, std::string source);
+
+/// Reads and parses a file; a missing or unreadable file is not_found / permission_denied.
+Result<CsvTable> read_file(const std::filesystem::path& path);
+
+/// Reads a whole file into a string; errors name the path.
+Result<std::string> read_text_file(const std::filesystem::path& path);
+
+}  // namespace fleetcast::csv

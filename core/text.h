@@ -1,0 +1,33 @@
+// Small text helpers shared by the parsers: exact number parsing (locale-independent, whole
+// string only), trimming, and edit distance for "did you mean" suggestions.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace fleetcast::text {
+
+/// The whole of `s` as a finite double, or nullopt ("1e3" and "-0.5" parse; "", "1x", "nan",
+/// "inf" do not).
+std::optional<double> parse_double(std::string_view s) noexcept;
+/// The whole of `s` as an int64 in base 10, or nullopt (no sign other than a leading '-').
+std::optional<std::int64_t> parse_int64(std::string_view s) noexcept;
+
+std::string_view trim(std::string_view s) noexcept;
+
+/// Levenshtein distance between two strings (case-sensitive).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+/// The candidate closest to `word` when it is close enough to be a plausible typo (distance at
+/// most a third of the word's length, at least 1), else nullopt.
+std::optional<std::string> closest_match(std::string_view word, std::span<const std::string> candidates);
+
+/// " (did you mean 'x'?)" when closest_match finds one, else "".
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
+
+}  // namespace fleetcast::text

@@ -1,0 +1,173 @@
+#include "fleetcast/time.h"
+
+#include <array>
+#include <limits>
+#include <string>
+
+#include "core/text.h"
+
+namespace fleetcast {
+
+namespace {
+
+struct DurationUnit {
+  char symbol;
+  std::int64_t seconds;
+};
+// Largest first: format_duration relies on this order.
+constexpr std::array<DurationUnit, 6> kUnits{{
+    {'y', kYear.count()}, {'w', kWeek.count()}, {'d', kDay.count()},
+    {'h', kHour.count()}, {'m', kMinute.count()}, {'s', 1},
+}};
+
+Status duration_error(std::string_view text, std::string_view why) {
+  return invalid_argument_error("'" + std::string(text) + "' is not a duration (" + std::string(why) +
+                                "); expected e.g. \"90s\", \"5m\", \"1h30m\", \"30d\", \"1y\"");
+}
+
+}  // namespace
+
+Result<Seconds> parse_duration(std::string_view text) {
+  if (text.empty()) return duration_error(text, "empty");
+  std::int64_t total = 0;
+  std::size_t pos = 0;
+  std::size_t last_unit = 0;  // index into kUnits + 1 of the previous unit, for order checks
+  while (pos < text.size()) {
+    const std::size_t digits_start = pos;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+    if (pos == digits_start) return duration_error(text, "expected a number");
+    if (pos == text.size()) return duration_error(text, "a number needs a unit s, m, h, d, w or y");
+    const auto number = text::parse_int64(text.substr(digits_start, pos - digits_start));
+    if (!number) return duration_error(text, "number too large");
+    std::size_t unit_index = 0;
+    while (unit_index < kUnits.size() && kUnits[unit_index].symbol != text[pos]) ++unit_index;
+    if (unit_index == kUnits.size()) {
+      return duration_error(text, std::string("unknown unit '") + text[pos] + "'");
+    }
+    if (unit_index + 1 <= last_unit) return duration_error(text, "units must go from largest to smallest");
+    last_unit = unit_index + 1;
+    ++pos;
+    const std::int64_t unit = kUnits[unit_index].seconds;
+    if (*number > (std::numeric_limits<std::int64_t>::max() - total) / unit) {
+      return duration_error(text, "too long");
+    }
+    total += *number * unit;
+  }
+  return Seconds{total};
+}
+
+std::string format_duration(Seconds duration) {
+  std::int64_t remaining = duration.count();
+  if (remaining == 0) return "0s";
+  std::string text;
+  if (remaining < 0) {
+    text = "-";
+    remaining = -remaining;
+  }
+  for (const auto& unit : kUnits) {
+    if (unit.symbol == 'w') continue;  // "30d" reads better than "4w2d"
+    if (remaining >= unit.seconds) {
+      text += std::to_string(remaining / unit.seconds);
+      text += unit.symbol;
+      remaining %= unit.seconds;
+    }
+  }
+  return text;
+}
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+constexpr std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+constexpr bool is_leap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+constexpr unsigned days_in_month(std::int64_t y, unsigned m) {
+  constexpr std::array<unsigned, 12> kDays{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
+}
+
+Status instant_error(std::string_view text, std::string_view why) {
+  return invalid_argument_error("'" + std::string(text) + "' is not a UTC time (" + std::string(why) +
+                                "); expected RFC 3339 such as \"2026-01-05T00:00:00Z\"");
+}
+
+std::optional<std::int64_t> digits(std::string_view text, std::size_t pos, std::size_t count) {
+  if (pos + count > text.size()) return std::nullopt;
+  std::int64_t value = 0;
+  for (std::size_t i = pos; i < pos + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+}  // namespace
+
+Result<Instant> parse_instant(std::string_view text) {
+  // YYYY-MM-DDTHH:MM:SS then Z or +HH:MM / -HH:MM
+  if (text.size() < 20) return instant_error(text, "too short");
+  const auto year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
+  const auto hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || text[4] != '-' || text[7] != '-' ||
+      (text[10] != 'T' && text[10] != 't' && text[10] != ' ') || text[13] != ':' || text[16] != ':') {
+    return instant_error(text, "malformed date or time");
+  }
+  if (*month < 1 || *month > 12) return instant_error(text, "month out of range");
+  if (*day < 1 || *day > days_in_month(*year, static_cast<unsigned>(*month))) {
+    return instant_error(text, "day out of range");
+  }
+  if (*hour > 23 || *minute > 59 || *second > 59) return instant_error(text, "time of day out of range");
+  std::int64_t offset_seconds = 0;
+  const std::string_view zone = text.substr(19);
+  if (zone == "Z" || zone == "z") {
+    offset_seconds = 0;
+  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
+    const auto offset_hours = digits(zone, 1, 2), offset_minutes = digits(zone, 4, 2);
+    if (!offset_hours || !offset_minutes || *offset_hours > 23 || *offset_minutes > 59) {
+      return instant_error(text, "malformed offset");
+    }
+    offset_seconds = (*offset_hours * 3600 + *offset_minutes * 60) * (zone[0] == '-' ? -1 : 1);
+  } else if (!zone.empty() && zone[0] == '.') {
+    return instant_error(text, "fractional seconds are not supported");
+  } else {
+    return instant_error(text, "expected 'Z' or an offset such as '+02:00'");
+  }
+  const std::int64_t days = days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
+  const std::int64_t local = days * 86400 + *hour * 3600 + *minute * 60 + *second;
+  return Instant{Seconds{local - offset_seconds}};
+}
+
+std::string format_instant(Instant instant) {
+  const std::int64_t total = instant.time_since_epoch().count();
+  std::int64_t days = total / 86400;
+  std::int64_t second_of_day = total % 86400;
+  if (second_of_day < 0) {
+    second_of_day += 86400;
+    --days;
+  }
+  // civil_from_days (Howard Hinnant)
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
+  char buffer[80];
+  std::snprintf(buffer, sizeof buffer, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", static_cast<long long>(y), m, d,
+                static_cast<long long>(second_of_day / 3600), static_cast<long long>(second_of_day / 60 % 60),
+                static_cast<long long>(second_of_day % 60));
+  return buffer;
+}
+
+}  // namespace fleetcast

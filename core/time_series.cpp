@@ -1,0 +1,68 @@
+#include "fleetcast/time_series.h"
+
+#include <string>
+
+#include "core/csv.h"
+#include "core/text.h"
+
+namespace fleetcast {
+
+namespace {
+
+std::optional<std::int64_t> parse_timestamp(std::string_view field) {
+  if (auto seconds = text::parse_int64(field)) return seconds;
+  if (auto instant = parse_instant(field); instant.ok()) return instant->time_since_epoch().count();
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<TimeSeries> read_time_series_csv(const std::filesystem::path& path) {
+  auto table = csv::read_file(path);
+  if (!table.ok()) return table.status();
+  const auto time_column = table->column("timestamp");
+  const auto value_column = table->column("value");
+  if (!time_column || !value_column) {
+    return invalid_argument_error(table->source + ":" + std::to_string(table->header_line) +
+                                  ": expected a header with columns 'timestamp' and 'value'");
+  }
+  if (table->rows.empty()) {
+    return invalid_argument_error(table->source + ": no rows after the header, expected at least one sample");
+  }
+  TimeSeries series;
+  series.values.reserve(table->rows.size());
+  std::int64_t previous = 0;
+  for (std::size_t row = 0; row < table->rows.size(); ++row) {
+    const std::string_view time_field = text::trim(table->rows[row][*time_column]);
+    const std::string_view value_field = text::trim(table->rows[row][*value_column]);
+    const auto timestamp = parse_timestamp(time_field);
+    if (!timestamp) {
+      return invalid_argument_error(table->where(row) + ": timestamp '" + std::string(time_field) +
+                                    "' is not integer seconds or an RFC 3339 UTC time");
+    }
+    const auto value = text::parse_double(value_field);
+    if (!value) {
+      return invalid_argument_error(table->where(row) + ": value '" + std::string(value_field) +
+                                    "' is not a finite number");
+    }
+    if (row == 0) {
+      series.start_seconds = *timestamp;
+    } else if (*timestamp <= previous) {
+      return invalid_argument_error(table->where(row) + ": timestamp " + std::to_string(*timestamp) +
+                                    " is not after the previous one (" + std::to_string(previous) +
+                                    "), expected strictly increasing times");
+    } else if (row == 1) {
+      series.step = Seconds{*timestamp - previous};
+    } else if (*timestamp - previous != series.step.count()) {
+      return invalid_argument_error(
+          table->where(row) + ": gap in the series: " + std::to_string(*timestamp - previous) +
+          " s after the previous sample, expected the constant step of " + std::to_string(series.step.count()) +
+          " s");
+    }
+    previous = *timestamp;
+    series.values.push_back(*value);
+  }
+  return series;
+}
+
+}  // namespace fleetcast

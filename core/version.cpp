@@ -1,0 +1,7 @@
+#include "fleetcast/version.h"
+
+namespace fleetcast {
+
+const char* library_version() noexcept { return FLEETCAST_VERSION_STRING; }
+
+}  // namespace fleetcast

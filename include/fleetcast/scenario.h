@@ -1,0 +1,283 @@
+// The scenario: everything a planning or simulation run needs to know, as a validated value type.
+//
+// A scenario is read from a JSON file (format version 1, described by scenarios/scenario.schema.json
+// and the README). Loading validates it completely: after load_scenario succeeds, every duration is
+// positive, the step divides the horizon, every percentage is within 0-100, every instance type and
+// region exists in the scenario's price catalog, and every demand CSV has been read and checked.
+// Relative paths in the file are resolved against the file's directory.
+//
+// Thread-safety: Scenario is a value type; load/validate functions are reentrant.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "fleetcast/pricing.h"
+#include "fleetcast/status.h"
+#include "fleetcast/time.h"
+#include "fleetcast/time_series.h"
+
+namespace fleetcast {
+
+inline constexpr int kScenarioFormatVersion = 1;
+
+/// The planned period: [start, start + duration) in intervals of `step`; step divides duration.
+struct Horizon {
+  Instant start;
+  Seconds duration{0};
+  Seconds step{0};
+  [[nodiscard]] std::int64_t intervals() const { return duration / step; }
+  friend bool operator==(const Horizon&, const Horizon&) = default;
+};
+
+/// Where prices come from: the built-in catalog or a SQLite price database.
+struct PricingSettings {
+  std::optional<std::filesystem::path> database;  // nullopt: the built-in catalog
+  std::string provider;                           // "aws", "gcp", "azure", ...
+  std::vector<std::string> regions;               // candidate regions, at least one
+  friend bool operator==(const PricingSettings&, const PricingSettings&) = default;
+};
+
+/// A provider's billing rule, when the scenario overrides the catalog's.
+struct BillingSettings {
+  Seconds granularity{1};  // per-second billing is 1 s; hourly billing is 3600 s
+  Seconds minimum{60};     // the shortest billed duration of an instance
+  friend bool operator==(const BillingSettings&, const BillingSettings&) = default;
+};
+
+enum class DemandUnit { gpus, requests_per_second };
+
+/// Demand replayed from a `timestamp,value` CSV. The series' first sample is placed at `origin`.
+struct DemandTrace {
+  std::filesystem::path file;  // resolved path
+  Instant origin;              // defaults to the horizon start
+  double scale = 1.0;          // multiplies every value
+  TimeSeries series;           // the file's contents, read and checked at load time
+  friend bool operator==(const DemandTrace&, const DemandTrace&) = default;
+};
+
+/// Synthetic demand: base * (1 + trend_per_day * days) * daily and weekly pattern * noise, plus
+/// spikes. All factors are relative (0.3 = 30%).
+struct DemandGenerator {
+  double base = 0;             // mean level, in the workload's unit
+  double daily_amplitude = 0;  // peak-to-mean of the daily cosine, in [0, 1]
+  int peak_hour_utc = 14;      // hour of the daily peak, 0-23
+  double weekend_factor = 1;   // multiplier on Saturdays and Sundays, > 0
+  double trend_per_day = 0;    // relative growth per day (may be negative, > -1)
+  double noise = 0;            // relative standard deviation of multiplicative noise, >= 0
+  double spikes_per_day = 0;   // Poisson rate of spikes
+  double spike_magnitude = 1;  // multiplier during a spike, >= 1
+  Seconds spike_duration{0};
+  friend bool operator==(const DemandGenerator&, const DemandGenerator&) = default;
+};
+
+struct Demand {
+  DemandUnit unit = DemandUnit::gpus;
+  std::variant<DemandTrace, DemandGenerator> source;
+  friend bool operator==(const Demand&, const Demand&) = default;
+};
+
+/// Which instances can run a workload. Empty `gpu_models` means any model.
+struct GpuRequirement {
+  std::vector<std::string> gpu_models;  // canonical names: "H100", "A100-80GB", ...
+  int min_gpus_per_instance = 1;
+  double min_gpu_memory_gib = 0;        // per GPU
+  friend bool operator==(const GpuRequirement&, const GpuRequirement&) = default;
+};
+
+/// A latency-sensitive service: demand over time, served by running GPUs.
+struct ServiceWorkload {
+  Demand demand;
+  /// Demand units one GPU of a model serves. For DemandUnit::gpus it defaults to 1 for every
+  /// model; for requests_per_second every allowed model needs an entry.
+  std::map<std::string, double> throughput_per_gpu;
+  double target_utilisation = 0.7;       // in (0, 1]
+  double max_unserved_fraction = 0.001;  // share of demand allowed to go unserved, in [0, 1)
+  friend bool operator==(const ServiceWorkload&, const ServiceWorkload&) = default;
+};
+
+/// Jobs that queue for GPUs, checkpoint, and have deadlines.
+struct BatchWorkload {
+  double arrivals_per_day = 0;  // Poisson rate of job arrivals
+  int gpus_per_job = 1;
+  Seconds work{0};               // run time of one job at relative speed 1 (its mean if exponential)
+  /// Whether every job needs exactly `work` or an exponentially distributed amount with that mean.
+  bool exponential_work = false;
+  Seconds checkpoint_interval{0};
+  Seconds deadline{0};           // from arrival to completion
+  /// Relative speed per GPU model (1 = the reference); defaults to 1.
+  std::map<std::string, double> speed_per_gpu;
+  double deadline_miss_budget = 0.05;  // share of jobs allowed to miss, in [0, 1]
+  friend bool operator==(const BatchWorkload&, const BatchWorkload&) = default;
+};
+
+enum class WorkloadKind { service, batch };
+
+struct Workload {
+  std::string name;                  // unique in the scenario
+  GpuRequirement gpu;
+  std::vector<std::string> regions;  // subset of the pricing regions; empty means all
+  std::variant<ServiceWorkload, BatchWorkload> spec;
+  [[nodiscard]] WorkloadKind kind() const {
+    return std::holds_alternative<ServiceWorkload>(spec) ? WorkloadKind::service : WorkloadKind::batch;
+  }
+  friend bool operator==(const Workload&, const Workload&) = default;
+};
+
+/// Reserved instances already owned.
+struct Commitment {
+  std::string instance_type;
+  std::string region;
+  int count = 0;
+  ReservationTerm term = ReservationTerm::one_year;
+  ReservationClass offering_class = ReservationClass::standard;
+  UpfrontPayment payment = UpfrontPayment::no_upfront;
+  Instant start;
+  [[nodiscard]] Instant end() const { return start + reservation_term_length(term); }
+  friend bool operator==(const Commitment&, const Commitment&) = default;
+};
+
+enum class InterruptionModel { advisor, trace };
+
+struct SpotSettings {
+  bool allowed = true;
+  double max_share_per_pool_percent = 100;  // of a workload's capacity in one spot pool
+  InterruptionModel interruption_model = InterruptionModel::advisor;
+  std::filesystem::path interruption_trace;  // with InterruptionModel::trace; resolved path
+  friend bool operator==(const SpotSettings&, const SpotSettings&) = default;
+};
+
+enum class SpotAllocationStrategy { lowest_price, capacity_optimized, price_capacity_optimized };
+/// AWS's names: "lowest-price", "capacity-optimized", "price-capacity-optimized".
+std::string_view spot_allocation_strategy_name(SpotAllocationStrategy strategy) noexcept;
+
+/// The mixed-instances distribution, as AWS Auto Scaling defines it.
+struct InstancesDistribution {
+  int on_demand_base_capacity = 0;              // in GPUs (capacity units)
+  int on_demand_percentage_above_base = 100;    // 0-100
+  SpotAllocationStrategy spot_allocation_strategy = SpotAllocationStrategy::price_capacity_optimized;
+  bool capacity_rebalance = true;
+  friend bool operator==(const InstancesDistribution&, const InstancesDistribution&) = default;
+};
+
+/// A fixed instance count in one pool (policy "static").
+struct StaticCapacity {
+  std::string instance_type;
+  std::string region;
+  PurchaseOption option = PurchaseOption::on_demand;
+  int count = 0;
+  friend bool operator==(const StaticCapacity&, const StaticCapacity&) = default;
+};
+
+/// A scheduled action: at each occurrence of a cron recurrence (5 fields, in `time_zone`), set the
+/// group's capacity bounds. At least one of min/max/desired is set.
+struct ScheduledAction {
+  std::string name;
+  std::string recurrence;  // "0 8 * * 1-5"
+  std::string time_zone = "UTC";
+  std::optional<int> min_capacity, max_capacity, desired_capacity;
+  friend bool operator==(const ScheduledAction&, const ScheduledAction&) = default;
+};
+
+struct TargetTracking {
+  std::string metric = "gpu_utilisation";  // or "requests_per_gpu"
+  double target_value = 70;                // percent for gpu_utilisation, units per GPU otherwise
+  Seconds scale_out_cooldown{300};
+  Seconds scale_in_cooldown{900};
+  Seconds instance_warmup{300};
+  bool disable_scale_in = false;
+  friend bool operator==(const TargetTracking&, const TargetTracking&) = default;
+};
+
+/// One step of a step-scaling policy: when the metric minus the alarm threshold lies in
+/// [lower, upper) (an absent bound is infinite), change capacity by `adjustment` GPUs.
+struct ScalingStep {
+  std::optional<double> lower, upper;
+  int adjustment = 0;
+  friend bool operator==(const ScalingStep&, const ScalingStep&) = default;
+};
+
+struct StepScaling {
+  std::string metric = "gpu_utilisation";
+  double threshold = 0;
+  std::vector<ScalingStep> steps;
+  Seconds cooldown{300};
+  friend bool operator==(const StepScaling&, const StepScaling&) = default;
+};
+
+enum class PolicyKind { static_capacity, scheduled, target_tracking, step_scaling, predictive };
+std::string_view policy_kind_name(PolicyKind kind) noexcept;  // "static", "scheduled", ...
+
+struct Policy {
+  PolicyKind kind = PolicyKind::target_tracking;
+  int min_capacity = 0;     // GPUs
+  int max_capacity = 0;     // GPUs; 0 means no limit
+  InstancesDistribution distribution;
+  std::vector<StaticCapacity> static_capacity;      // kind static
+  std::vector<ScheduledAction> scheduled_actions;   // kind scheduled
+  TargetTracking target_tracking;                   // kinds target_tracking and predictive
+  StepScaling step_scaling;                         // kind step_scaling
+  std::string forecaster = "lstm";                  // kind predictive
+  double risk_quantile = 0.95;                      // kind predictive: the demand quantile served
+  friend bool operator==(const Policy&, const Policy&) = default;
+};
+
+struct Scenario {
+  int format_version = kScenarioFormatVersion;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 0;
+  std::filesystem::path source_file;  // the file it was loaded from, if any
+  Horizon horizon;
+  PricingSettings pricing;
+  std::map<std::string, BillingSettings> billing;  // per provider, overriding the catalog
+  std::vector<std::string> instance_types;         // candidates
+  std::vector<PurchaseOption> purchase_options;    // candidates
+  std::vector<Workload> workloads;
+  std::vector<Commitment> commitments;
+  SpotSettings spot;
+  Policy policy;
+  friend bool operator==(const Scenario&, const Scenario&) = default;
+};
+
+/// One problem found in a scenario file: the file, the JSON pointer of the offending value ("" for
+/// the document, or a line:column for syntax errors), and what was expected.
+struct Diagnostic {
+  std::string file;
+  std::string location;
+  std::string message;
+  /// "file: location: message".
+  [[nodiscard]] std::string to_string() const;
+  friend bool operator==(const Diagnostic&, const Diagnostic&) = default;
+};
+
+/// Validation of one file: the scenario when it is valid, and every problem found otherwise.
+struct ScenarioValidation {
+  std::optional<Scenario> scenario;
+  std::vector<Diagnostic> diagnostics;
+  [[nodiscard]] bool valid() const { return scenario.has_value(); }
+};
+
+/// Reads and validates a scenario file. References to instance types and regions are checked
+/// against `catalog` when given, else against the catalog the scenario names (the built-in one,
+/// or its SQLite database, opened read-only).
+ScenarioValidation validate_scenario_file(const std::filesystem::path& file, const PriceSource* catalog = nullptr);
+
+/// The same for JSON text; `file` names it in messages and anchors relative paths.
+ScenarioValidation validate_scenario_json(std::string_view json_text, const std::filesystem::path& file,
+                                          const PriceSource* catalog = nullptr);
+
+/// Opens the prices a scenario names: the built-in catalog (in memory), or its SQLite price
+/// database read-only.
+Result<std::unique_ptr<PriceSource>> open_scenario_prices(const PricingSettings& pricing);
+
+/// validate_scenario_file as a Result: the error's message holds every diagnostic, one a line.
+Result<Scenario> load_scenario(const std::filesystem::path& file, const PriceSource* catalog = nullptr);
+
+}  // namespace fleetcast

@@ -1,0 +1,89 @@
+#include "pricing/catalog_builder.h"
+
+#include <cctype>
+#include <cmath>
+#include <regex>
+#include <utility>
+
+namespace fleetcast::pricing {
+
+Result<Money> parse_price(std::string_view text, std::string_view where, std::string_view field) {
+  Result<Money> price = parse_usd(text);
+  if (!price.ok() || *price < Money{}) {
+    return invalid_argument_error(std::string(where) + ": field '" + std::string(field) +
+                                  "': expected a non-negative decimal USD amount such as 3.06, got '" +
+                                  std::string(text) + "'");
+  }
+  return price;
+}
+
+Status set_gpu_count(InstanceType& type, double count, std::string_view where) {
+  if (count < 0 || (count > 1 && std::floor(count) != count)) {
+    return invalid_argument_error(std::string(where) +
+                                  ": GPU count must be a whole number or a fraction of one GPU, got " +
+                                  std::to_string(count));
+  }
+  if (count > 0 && count < 1) {
+    type.gpu_count = 0;
+    type.gpu_fraction = count;
+  } else {
+    type.gpu_count = static_cast<int>(count);
+    type.gpu_fraction = 0;
+  }
+  return {};
+}
+
+std::string region_of_zone(std::string_view zone) {
+  std::size_t end = zone.size();
+  while (end > 0 && std::islower(static_cast<unsigned char>(zone[end - 1])) != 0) --end;
+  return std::string(zone.substr(0, end));
+}
+
+Instant default_valid_from(std::string_view file_name, Instant today) {
+  const std::regex date(R"((\d{4}-\d{2}-\d{2}))");
+  const std::string name(file_name);
+  if (std::smatch match; std::regex_search(name, match, date)) {
+    if (Result<Instant> instant = parse_instant(match.str(1) + "T00:00:00Z"); instant.ok()) return *instant;
+  }
+  return Instant{today.time_since_epoch() - today.time_since_epoch() % kDay};
+}
+
+template <typename Key, typename Value>
+Status CatalogBuilder::add_unique(Seen<Key>& seen, std::vector<Value>& values, Key key, Value value,
+                                  std::string where, std::string_view what) {
+  const auto [it, inserted] = seen.try_emplace(std::move(key), values.size(), where);
+  if (inserted) {
+    values.push_back(std::move(value));
+    return {};
+  }
+  if (values[it->second.first] == value) return {};  // the same row again changes nothing
+  return invalid_argument_error(where + ": duplicate " + std::string(what) + " with different values than at " +
+                                it->second.second);
+}
+
+Status CatalogBuilder::add_instance_type(InstanceType type, std::string where) {
+  std::string what = "instance type '" + type.name + "'";
+  auto key = std::make_pair(type.provider, type.name);
+  return add_unique(instance_types_, catalog_.instance_types, std::move(key), std::move(type), std::move(where),
+                    what);
+}
+
+Status CatalogBuilder::add_offer(Offer offer, std::string where) {
+  std::string what = "offer for " + offer.pool.instance_type + " in " + offer.pool.region;
+  auto key = std::make_tuple(offer.pool, offer.reservation, offer.valid_from);
+  return add_unique(offers_, catalog_.offers, std::move(key), std::move(offer), std::move(where), what);
+}
+
+Status CatalogBuilder::add_spot_price(SpotPricePoint point, std::string where) {
+  std::string what = "spot price for " + point.pool.instance_type + " in " + point.pool.region;
+  auto key = std::make_pair(point.pool, point.at);
+  return add_unique(spot_prices_, catalog_.spot_prices, std::move(key), std::move(point), std::move(where), what);
+}
+
+Status CatalogBuilder::add_spot_risk(SpotRisk risk, std::string where) {
+  std::string what = "spot risk for " + risk.pool.instance_type + " in " + risk.pool.region;
+  auto key = std::make_pair(risk.pool, risk.valid_from);
+  return add_unique(spot_risks_, catalog_.spot_risks, std::move(key), std::move(risk), std::move(where), what);
+}
+
+}  // namespace fleetcast::pricing

@@ -1,0 +1,61 @@
+// CatalogBuilder: collects what an importer parses into a PriceCatalog and enforces the rules
+// every import format shares, so each importer only maps its format's fields:
+//   - a price is a non-negative decimal USD amount (parse_price);
+//   - the same key twice (an instance type, an offer's pool + terms + date, a spot price's pool +
+//     instant, a spot risk's pool + date) is allowed only with identical values; different values
+//     are an error naming both places ("duplicate rows with different prices").
+//
+// Thread-safety: not thread-safe; one builder per import.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include "fleetcast/pricing.h"
+
+namespace fleetcast::pricing {
+
+/// Parses a price field. `where` names the place ("file:12", "file: /3/pricing/us-east-1/...")
+/// and `field` the column or key, both used in the error message.
+Result<Money> parse_price(std::string_view text, std::string_view where, std::string_view field);
+
+/// Sets gpu_count / gpu_fraction from a count the source may give as a fraction (0.125 of a
+/// GPU). invalid_argument for a negative count or a non-integer count above one.
+Status set_gpu_count(InstanceType& type, double count, std::string_view where);
+
+/// The region of an AWS availability zone: "us-east-1a" -> "us-east-1",
+/// "us-west-2-lax-1a" -> "us-west-2-lax-1" (the trailing letters dropped).
+std::string region_of_zone(std::string_view zone);
+
+/// The valid-from date an import uses when the caller gives none: a YYYY-MM-DD date in the file
+/// name (ec2instances_gpu_2025-11-30.json), else the start of `today`'s UTC day.
+Instant default_valid_from(std::string_view file_name, Instant today);
+
+class CatalogBuilder {
+ public:
+  Status add_instance_type(InstanceType type, std::string where);
+  Status add_offer(Offer offer, std::string where);
+  Status add_spot_price(SpotPricePoint point, std::string where);
+  Status add_spot_risk(SpotRisk risk, std::string where);
+
+  [[nodiscard]] PriceCatalog take() && { return std::move(catalog_); }
+
+ private:
+  template <typename Key>
+  using Seen = std::map<Key, std::pair<std::size_t, std::string>>;  // key -> (index, where)
+
+  template <typename Key, typename Value>
+  Status add_unique(Seen<Key>& seen, std::vector<Value>& values, Key key, Value value, std::string where,
+                    std::string_view what);
+
+  PriceCatalog catalog_;
+  Seen<std::pair<std::string, std::string>> instance_types_;
+  Seen<std::tuple<PoolKey, std::optional<ReservationTerms>, Instant>> offers_;
+  Seen<std::pair<PoolKey, Instant>> spot_prices_;
+  Seen<std::pair<PoolKey, Instant>> spot_risks_;
+};
+
+}  // namespace fleetcast::pricing

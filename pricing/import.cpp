@@ -1,0 +1,50 @@
+// parse_price_file and the format dispatch shared with PriceDatabase::import_file.
+#include <chrono>
+#include <cstdio>
+
+#include "core/csv.h"
+#include "pricing/catalog_builder.h"
+#include "pricing/importers.h"
+
+namespace fleetcast {
+namespace pricing {
+
+Result<PriceCatalog> parse_price_text(ImportFormat format, std::string_view text, const std::filesystem::path& file,
+                                      const ImportOptions& options) {
+  const std::string source = file.string();
+  const Instant valid_from = options.valid_from.value_or(default_valid_from(
+      file.filename().string(), std::chrono::time_point_cast<Seconds>(std::chrono::system_clock::now())));
+  switch (format) {
+    case ImportFormat::ec2instances:
+      return parse_ec2instances(text, source, valid_from);
+    case ImportFormat::skypilot:
+      return parse_skypilot_csv(text, source, options.provider, valid_from);
+    case ImportFormat::aws_spot_history:
+      return parse_aws_spot_history(text, source);
+    case ImportFormat::fleetcast_csv:
+      return parse_fleetcast_csv(text, source, options.provider, valid_from);
+  }
+  return invalid_argument_error(source + ": unknown import format");
+}
+
+std::string file_hash(std::string_view bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64-bit offset basis and prime
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return std::string("fnv1a64:") + hex;
+}
+
+}  // namespace pricing
+
+Result<PriceCatalog> parse_price_file(ImportFormat format, const std::filesystem::path& file,
+                                      const ImportOptions& options) {
+  Result<std::string> text = csv::read_text_file(file);
+  if (!text.ok()) return text.status();
+  return pricing::parse_price_text(format, *text, file, options);
+}
+
+}  // namespace fleetcast

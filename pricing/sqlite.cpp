@@ -1,0 +1,41 @@
+#include "pricing/sqlite.h"
+
+namespace fleetcast::pricing::sqlite {
+
+Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string_view what) {
+  const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  const std::string message = file.string() + ": " + std::string(what) + ": " + detail;
+  switch (rc & 0xff) {  // the primary code; extended codes refine it
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return unavailable_error(message + " (another process holds the database; try again when it is done)");
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+      return permission_denied_error(message);
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+      return data_loss_error(message + " (the file is not a fleetcast pricing database)");
+    case SQLITE_CANTOPEN:
+      return not_found_error(message);
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+      return invalid_argument_error(message);
+    default:
+      return internal_error(message);
+  }
+}
+
+Status exec(sqlite3* db, const std::filesystem::path& file, const char* sql, std::string_view what) {
+  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+  return rc == SQLITE_OK ? Status{} : error(rc, db, file, what);
+}
+
+Result<Statement> prepare(sqlite3* db, const std::filesystem::path& file, std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                                    &stmt, nullptr);
+  if (rc != SQLITE_OK) return error(rc, db, file, "preparing a query");
+  return Statement(db, stmt, &file);
+}
+
+}  // namespace fleetcast::pricing::sqlite

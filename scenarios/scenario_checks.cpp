@@ -1,0 +1,279 @@
+#include "scenarios/scenario_checks.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "core/cron.h"
+#include "core/csv.h"
+#include "core/text.h"
+
+namespace fleetcast::scenarios {
+
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "'" : ", '") + item + "'";
+  return text;
+}
+
+/// What the catalog knows of the scenario's provider, fetched once.
+struct CatalogView {
+  std::vector<std::string> regions;
+  std::vector<std::string> instance_type_names;
+  std::vector<std::string> gpu_models;
+  std::vector<InstanceType> candidates;  // the scenario's instance types the catalog knows
+};
+
+CatalogView view_catalog(const Scenario& scenario, const PriceSource& catalog, DiagnosticSink& sink) {
+  CatalogView view;
+  const std::string& provider = scenario.pricing.provider;
+  auto regions = catalog.regions(provider);
+  auto types = catalog.instance_types(provider);
+  if (!regions.ok() || !types.ok()) {
+    sink.error("/pricing", "cannot read the price catalog: " + (regions.ok() ? types.status() : regions.status()).message());
+    return view;
+  }
+  view.regions = std::move(*regions);
+  std::set<std::string> models;
+  for (const auto& type : *types) {
+    view.instance_type_names.push_back(type.name);
+    if (!type.gpu_model.empty()) models.insert(type.gpu_model);
+  }
+  view.gpu_models.assign(models.begin(), models.end());
+  for (const auto& name : scenario.instance_types) {
+    for (const auto& type : *types) {
+      if (type.name == name) view.candidates.push_back(type);
+    }
+  }
+  return view;
+}
+
+void check_region(const CatalogView& view, const std::string& provider, const std::string& region,
+                  const std::string& pointer, DiagnosticSink& sink) {
+  if (!contains(view.regions, region)) {
+    sink.error(pointer, "unknown region '" + region + "' for provider '" + provider + "'" +
+                            text::did_you_mean(region, view.regions));
+  }
+}
+
+void check_instance_type(const CatalogView& view, const std::string& provider, const std::string& name,
+                         const std::string& pointer, DiagnosticSink& sink) {
+  if (!contains(view.instance_type_names, name)) {
+    sink.error(pointer, "unknown instance type '" + name + "' for provider '" + provider + "'" +
+                            text::did_you_mean(name, view.instance_type_names));
+  }
+}
+
+void check_pricing(const Scenario& scenario, const CatalogView& view, DiagnosticSink& sink) {
+  const std::string& provider = scenario.pricing.provider;
+  if (view.regions.empty()) {
+    sink.error("/pricing/provider", "the price catalog has no offers for provider '" + provider +
+                                        "'; expected a provider it prices, such as 'aws', 'gcp' or 'azure'");
+    return;
+  }
+  for (std::size_t i = 0; i < scenario.pricing.regions.size(); ++i) {
+    check_region(view, provider, scenario.pricing.regions[i], child_pointer("/pricing/regions", i), sink);
+  }
+  for (std::size_t i = 0; i < scenario.instance_types.size(); ++i) {
+    check_instance_type(view, provider, scenario.instance_types[i], child_pointer("/instance_types", i), sink);
+  }
+  for (const auto& [billed_provider, rule] : scenario.billing) {
+    if (billed_provider != provider) {
+      sink.error(child_pointer("/billing", billed_provider),
+                 "billing rule for provider '" + billed_provider + "', but the scenario is priced for '" + provider + "'");
+    }
+  }
+}
+
+bool offers_option(const Scenario& scenario, PurchaseOption option) {
+  return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) !=
+         scenario.purchase_options.end();
+}
+
+void check_demand(Scenario& scenario, Workload& workload, ServiceWorkload& service, const std::string& pointer,
+                  const CatalogView& view, DiagnosticSink& sink) {
+  // Which GPU models the workload may run on: its own list, or every candidate's model.
+  std::vector<std::string> models = workload.gpu.gpu_models;
+  if (models.empty()) {
+    for (const auto& type : view.candidates) {
+      if (!contains(models, type.gpu_model)) models.push_back(type.gpu_model);
+    }
+  }
+  for (const auto& [model, rate] : service.throughput_per_gpu) {
+    if (!workload.gpu.gpu_models.empty() && !contains(workload.gpu.gpu_models, model)) {
+      sink.error(child_pointer(pointer + "/throughput_per_gpu", model),
+                 "GPU model '" + model + "' is not among the workload's gpu.models (" +
+                     quoted_list(workload.gpu.gpu_models) + ")");
+    }
+  }
+  if (service.demand.unit == DemandUnit::requests_per_second) {
+    for (const auto& model : models) {
+      if (!service.throughput_per_gpu.contains(model)) {
+        sink.error(pointer + "/throughput_per_gpu",
+                   "demand is in requests_per_second, so the throughput of every allowed GPU model is needed; "
+                   "missing '" + model + "'");
+      }
+    }
+  }
+  if (auto* trace = std::get_if<DemandTrace>(&service.demand.source)) {
+    const std::string csv_pointer = pointer + "/demand/csv";
+    if (trace->origin == Instant{}) trace->origin = scenario.horizon.start;
+    auto series = read_time_series_csv(trace->file);
+    if (!series.ok()) {
+      sink.error(csv_pointer, series.status().message());
+      return;
+    }
+    for (std::size_t i = 0; i < series->values.size(); ++i) {
+      if (series->values[i] < 0) {
+        sink.error(csv_pointer, trace->file.string() + ": negative demand " + nlohmann::json(series->values[i]).dump() +
+                                    " at timestamp " + std::to_string(series->time_of(i)) + "; expected values >= 0");
+        return;
+      }
+      series->values[i] *= trace->scale;
+    }
+    trace->series = std::move(*series);
+  }
+}
+
+void check_workloads(Scenario& scenario, const CatalogView& view, DiagnosticSink& sink) {
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < scenario.workloads.size(); ++i) {
+    Workload& workload = scenario.workloads[i];
+    const std::string pointer = child_pointer("/workloads", i);
+    if (!workload.name.empty() && !names.insert(workload.name).second) {
+      sink.error(pointer + "/name", "duplicate workload name '" + workload.name + "'; names must be unique");
+    }
+    for (std::size_t r = 0; r < workload.regions.size(); ++r) {
+      if (!contains(scenario.pricing.regions, workload.regions[r])) {
+        sink.error(child_pointer(pointer + "/regions", r),
+                   "region '" + workload.regions[r] + "' is not among the scenario's pricing regions (" +
+                       quoted_list(scenario.pricing.regions) + ")");
+      }
+    }
+    for (std::size_t m = 0; m < workload.gpu.gpu_models.size(); ++m) {
+      const std::string& model = workload.gpu.gpu_models[m];
+      if (!contains(view.gpu_models, model)) {
+        sink.error(child_pointer(pointer + "/gpu/models", m),
+                   "unknown GPU model '" + model + "'" + text::did_you_mean(model, view.gpu_models) +
+                       "; the catalog has " + quoted_list(view.gpu_models));
+      }
+    }
+    if (auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
+      check_demand(scenario, workload, *service, pointer, view, sink);
+    }
+  }
+}
+
+void check_commitments(const Scenario& scenario, const CatalogView& view, DiagnosticSink& sink) {
+  const Instant horizon_end = scenario.horizon.start + scenario.horizon.duration;
+  for (std::size_t i = 0; i < scenario.commitments.size(); ++i) {
+    const Commitment& commitment = scenario.commitments[i];
+    const std::string pointer = child_pointer("/commitments", i);
+    check_instance_type(view, scenario.pricing.provider, commitment.instance_type, pointer + "/instance_type", sink);
+    check_region(view, scenario.pricing.provider, commitment.region, pointer + "/region", sink);
+    if (commitment.end() <= scenario.horizon.start) {
+      sink.error(pointer + "/start", "this reservation ended on " + format_instant(commitment.end()) +
+                                         ", before the horizon starts (" + format_instant(scenario.horizon.start) +
+                                         "); remove it or correct its start");
+    } else if (commitment.start >= horizon_end) {
+      sink.error(pointer + "/start", "this reservation starts on " + format_instant(commitment.start) +
+                                         ", after the horizon ends (" + format_instant(horizon_end) + ")");
+    }
+  }
+}
+
+void check_spot(const Scenario& scenario, DiagnosticSink& sink) {
+  if (offers_option(scenario, PurchaseOption::spot) && !scenario.spot.allowed) {
+    sink.error("/spot/allowed", "spot is listed in purchase_options but spot.allowed is false; remove one of them");
+  }
+  if (scenario.spot.interruption_model != InterruptionModel::trace) return;
+  auto table = csv::read_file(scenario.spot.interruption_trace);
+  if (!table.ok()) {
+    sink.error("/spot/interruption/trace", table.status().message());
+  } else if (!table->column("t_seconds") || !table->column("available")) {
+    sink.error("/spot/interruption/trace", scenario.spot.interruption_trace.string() +
+                                               ": expected an availability trace with columns 't_seconds' and 'available'");
+  } else if (table->rows.empty()) {
+    sink.error("/spot/interruption/trace", scenario.spot.interruption_trace.string() + ": the trace has no rows");
+  }
+}
+
+bool is_time_zone_name(const std::string& zone) {
+  if (zone == "UTC") return true;
+  // IANA names: Area/Location[/Sub], letters, digits, '_', '-', '+'.
+  const auto slash = zone.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == zone.size()) return false;
+  return std::all_of(zone.begin(), zone.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '_' || c == '-' || c == '+';
+  });
+}
+
+void check_policy(const Scenario& scenario, DiagnosticSink& sink) {
+  const Policy& policy = scenario.policy;
+  for (std::size_t i = 0; i < policy.static_capacity.size(); ++i) {
+    const StaticCapacity& entry = policy.static_capacity[i];
+    const std::string pointer = child_pointer("/policy/static", i);
+    if (!contains(scenario.instance_types, entry.instance_type)) {
+      sink.error(pointer + "/instance_type", "instance type '" + entry.instance_type +
+                                                 "' is not among the scenario's instance_types" +
+                                                 text::did_you_mean(entry.instance_type, scenario.instance_types));
+    }
+    if (!contains(scenario.pricing.regions, entry.region)) {
+      sink.error(pointer + "/region", "region '" + entry.region + "' is not among the scenario's pricing regions (" +
+                                          quoted_list(scenario.pricing.regions) + ")");
+    }
+    if (!offers_option(scenario, entry.option)) {
+      sink.error(pointer + "/option", "purchase option '" + std::string(purchase_option_name(entry.option)) +
+                                          "' is not among the scenario's purchase_options");
+    }
+  }
+  std::set<std::string> action_names;
+  for (std::size_t i = 0; i < policy.scheduled_actions.size(); ++i) {
+    const ScheduledAction& action = policy.scheduled_actions[i];
+    const std::string pointer = child_pointer("/policy/scheduled_actions", i);
+    if (!action_names.insert(action.name).second) {
+      sink.error(pointer + "/name", "duplicate scheduled action name '" + action.name + "'");
+    }
+    if (auto cron = parse_cron(action.recurrence); !cron.ok()) sink.error(pointer + "/recurrence", cron.status().message());
+    if (!is_time_zone_name(action.time_zone)) {
+      sink.error(pointer + "/time_zone", "'" + action.time_zone +
+                                             "' is not a time zone name; expected \"UTC\" or an IANA name such as \"America/New_York\"");
+    }
+    if (action.min_capacity && action.max_capacity && *action.min_capacity > *action.max_capacity) {
+      sink.error(pointer, "expected min_capacity <= max_capacity");
+    }
+    if (action.desired_capacity && ((action.min_capacity && *action.desired_capacity < *action.min_capacity) ||
+                                    (action.max_capacity && *action.desired_capacity > *action.max_capacity))) {
+      sink.error(pointer + "/desired_capacity", "expected min_capacity <= desired_capacity <= max_capacity");
+    }
+  }
+  const int max = policy.max_capacity;
+  if (max > 0 && policy.distribution.on_demand_base_capacity > max) {
+    sink.error("/policy/distribution/on_demand_base_capacity",
+               "the on-demand base (" + std::to_string(policy.distribution.on_demand_base_capacity) +
+                   ") is above max_capacity (" + std::to_string(max) + ")");
+  }
+  if (policy.distribution.on_demand_percentage_above_base < 100 && !offers_option(scenario, PurchaseOption::spot)) {
+    sink.error("/policy/distribution/on_demand_percentage_above_base",
+               "below 100% asks for spot capacity, but spot is not among the scenario's purchase_options");
+  }
+}
+
+}  // namespace
+
+void check_scenario(Scenario& scenario, const PriceSource& catalog, DiagnosticSink& sink) {
+  const CatalogView view = view_catalog(scenario, catalog, sink);
+  check_pricing(scenario, view, sink);
+  check_workloads(scenario, view, sink);
+  check_commitments(scenario, view, sink);
+  check_spot(scenario, sink);
+  check_policy(scenario, sink);
+}
+
+}  // namespace fleetcast::scenarios

@@ -1,0 +1,105 @@
+// The public entry points of the scenario format: read the file, parse JSON (syntax errors with
+// line and column), parse the document, then check it against itself and the price catalog.
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "core/csv.h"
+#include "fleetcast/scenario.h"
+#include "scenarios/json_reader.h"
+#include "scenarios/scenario_checks.h"
+#include "scenarios/scenario_parser.h"
+
+namespace fleetcast {
+
+namespace {
+
+/// "line L, column C" of a byte offset in `text` (nlohmann reports the offset one past the error).
+std::string line_and_column(std::string_view text, std::size_t byte) {
+  byte = std::min(byte, text.size());
+  std::size_t line = 1;
+  std::size_t column = 1;
+  for (std::size_t i = 0; i + 1 < byte; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PriceSource>> open_scenario_prices(const PricingSettings& pricing) {
+  if (!pricing.database) return make_builtin_price_source();
+  PriceDatabase::Options options;
+  options.mode = PriceDatabase::Mode::read_only;
+  auto database = PriceDatabase::open(*pricing.database, options);
+  if (!database.ok()) return database.status();
+  return std::unique_ptr<PriceSource>(std::move(*database));
+}
+
+
+ScenarioValidation validate_scenario_json(std::string_view json_text, const std::filesystem::path& file,
+                                          const PriceSource* catalog) {
+  ScenarioValidation validation;
+  scenarios::DiagnosticSink sink(file.string());
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& error) {
+    std::string what = error.what();
+    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
+    const auto detail = what.find(": ", what.find("parse error"));
+    sink.error(line_and_column(json_text, error.byte),
+               "invalid JSON: " + (detail == std::string::npos ? what : what.substr(detail + 2)));
+    validation.diagnostics = std::move(sink.diagnostics());
+    return validation;
+  }
+  Scenario scenario = scenarios::parse_scenario(document, file.parent_path(), sink);
+  if (sink.empty()) {
+    std::unique_ptr<PriceSource> owned_catalog;
+    if (catalog == nullptr) {
+      auto opened = open_scenario_prices(scenario.pricing);
+      if (opened.ok()) {
+        owned_catalog = std::move(*opened);
+        catalog = owned_catalog.get();
+      } else {
+        sink.error(scenario.pricing.database ? "/pricing/database" : "/pricing", opened.status().message());
+      }
+    }
+    if (catalog != nullptr) scenarios::check_scenario(scenario, *catalog, sink);
+  }
+  if (sink.empty()) {
+    scenario.source_file = file;
+    validation.scenario = std::move(scenario);
+  }
+  validation.diagnostics = std::move(sink.diagnostics());
+  return validation;
+}
+
+ScenarioValidation validate_scenario_file(const std::filesystem::path& file, const PriceSource* catalog) {
+  auto text = csv::read_text_file(file);
+  if (!text.ok()) {
+    ScenarioValidation validation;
+    // The reader's message already starts with the path.
+    validation.diagnostics.push_back(Diagnostic{"", "", text.status().message()});
+    return validation;
+  }
+  return validate_scenario_json(*text, file, catalog);
+}
+
+Result<Scenario> load_scenario(const std::filesystem::path& file, const PriceSource* catalog) {
+  ScenarioValidation validation = validate_scenario_file(file, catalog);
+  if (validation.valid()) return std::move(*validation.scenario);
+  std::string message;
+  for (const auto& diagnostic : validation.diagnostics) {
+    if (!message.empty()) message += '\n';
+    message += diagnostic.to_string();
+  }
+  return invalid_argument_error(std::move(message));
+}
+
+}  // namespace fleetcast

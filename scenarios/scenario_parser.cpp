@@ -1,0 +1,496 @@
+#include "scenarios/scenario_parser.h"
+
+#include <limits>
+
+#include "core/text.h"
+
+namespace fleetcast::scenarios {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kNoMax = std::numeric_limits<double>::max();
+constexpr std::int64_t kIntMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kCapacityMax = 1'000'000;  // GPUs; far above any real group
+
+template <typename T>
+void assign(T& target, std::optional<T> value) {
+  if (value) target = std::move(*value);
+}
+
+void assign_int(int& target, std::optional<std::int64_t> value) {
+  if (value) target = static_cast<int>(*value);
+}
+
+std::filesystem::path resolve(const std::filesystem::path& base_dir, const std::string& file) {
+  std::filesystem::path path(file);
+  return path.is_absolute() ? path : (base_dir / path).lexically_normal();
+}
+
+Horizon parse_horizon(ObjectReader& root, DiagnosticSink& sink) {
+  Horizon horizon;
+  const json* value = root.field("horizon", Presence::required);
+  if (value == nullptr) return horizon;
+  ObjectReader reader(sink, *value, child_pointer(root.pointer(), "horizon"), {"start", "duration", "step"});
+  assign(horizon.start, reader.instant("start", Presence::required));
+  const auto duration = reader.duration("duration", Presence::required);
+  const auto step = reader.duration("step", Presence::required);
+  if (duration && step) {
+    if (*step > *duration) {
+      reader.error("step", "the step (" + format_duration(*step) + ") is longer than the horizon (" +
+                               format_duration(*duration) + ")");
+    } else if (duration->count() % step->count() != 0) {
+      reader.error("step", "the step (" + format_duration(*step) + ") does not divide the horizon (" +
+                               format_duration(*duration) + "); expected a step such that duration / step is whole");
+    } else if (step->count() % 60 != 0) {
+      reader.error("step", "expected a step of whole minutes, found " + format_duration(*step));
+    }
+  }
+  assign(horizon.duration, duration);
+  assign(horizon.step, step);
+  return horizon;
+}
+
+PricingSettings parse_pricing(ObjectReader& root, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
+  PricingSettings pricing;
+  const json* value = root.field("pricing", Presence::required);
+  if (value == nullptr) return pricing;
+  ObjectReader reader(sink, *value, child_pointer(root.pointer(), "pricing"),
+                      {"catalog", "database", "provider", "regions"});
+  const auto catalog = reader.choice("catalog", Presence::optional, {"builtin", "database"});
+  const auto database = reader.string("database", Presence::optional);
+  if (catalog == std::optional<std::string>("database") && !database) {
+    reader.error("database", "\"catalog\": \"database\" needs the path of the price database in \"database\"");
+  } else if (catalog == std::optional<std::string>("builtin") && database) {
+    reader.error("database", "a database path is given but \"catalog\" is \"builtin\"; remove one of them");
+  }
+  if (database) pricing.database = resolve(base_dir, *database);
+  assign(pricing.provider, reader.string("provider", Presence::required));
+  assign(pricing.regions, reader.string_array("regions", Presence::required, /*non_empty=*/true));
+  return pricing;
+}
+
+std::map<std::string, BillingSettings> parse_billing(ObjectReader& root, DiagnosticSink& sink) {
+  std::map<std::string, BillingSettings> billing;
+  root.map("billing", Presence::optional, [&](const std::string& provider, const json& value, const std::string& pointer) {
+    ObjectReader reader(sink, value, pointer, {"granularity", "minimum"});
+    BillingSettings rule;
+    assign(rule.granularity, reader.duration("granularity", Presence::required));
+    const json* minimum = reader.field("minimum", Presence::optional);
+    if (minimum != nullptr && minimum->is_string() && minimum->get<std::string>() == "0s") {
+      rule.minimum = Seconds{0};  // "no minimum" is legitimate, unlike other zero durations
+    } else if (minimum != nullptr) {
+      assign(rule.minimum, reader.duration("minimum", Presence::optional));
+    } else {
+      rule.minimum = rule.granularity;
+    }
+    billing[provider] = rule;
+  });
+  return billing;
+}
+
+std::vector<PurchaseOption> parse_purchase_options(ObjectReader& root, DiagnosticSink& sink) {
+  std::vector<PurchaseOption> options;
+  const auto names = root.string_array("purchase_options", Presence::required, /*non_empty=*/true);
+  if (!names) return options;
+  const std::vector<std::string> known{"on_demand", "reserved", "spot"};
+  for (std::size_t i = 0; i < names->size(); ++i) {
+    if (auto option = parse_purchase_option((*names)[i])) {
+      options.push_back(*option);
+    } else {
+      sink.error(child_pointer("/purchase_options", i), "unknown purchase option '" + (*names)[i] + "'" +
+                                                            text::did_you_mean((*names)[i], known) +
+                                                            "; expected 'on_demand', 'reserved' or 'spot'");
+    }
+  }
+  return options;
+}
+
+std::map<std::string, double> parse_rate_map(ObjectReader& reader, std::string_view key, DiagnosticSink& sink) {
+  std::map<std::string, double> rates;
+  reader.map(key, Presence::optional, [&](const std::string& model, const json& value, const std::string& pointer) {
+    if (!value.is_number() || value.get<double>() <= 0) {
+      sink.error(pointer, "expected a positive number (units per GPU of model '" + model + "'), found " +
+                              describe_value(value));
+      return;
+    }
+    rates[model] = value.get<double>();
+  });
+  return rates;
+}
+
+GpuRequirement parse_gpu_requirement(ObjectReader& workload, DiagnosticSink& sink) {
+  GpuRequirement gpu;
+  const json* value = workload.field("gpu", Presence::optional);
+  if (value == nullptr) return gpu;
+  ObjectReader reader(sink, *value, child_pointer(workload.pointer(), "gpu"),
+                      {"models", "min_gpus_per_instance", "min_gpu_memory_gib"});
+  assign(gpu.gpu_models, reader.string_array("models", Presence::optional, /*non_empty=*/true));
+  assign_int(gpu.min_gpus_per_instance, reader.integer("min_gpus_per_instance", Presence::optional, 1, 64));
+  assign(gpu.min_gpu_memory_gib, reader.number("min_gpu_memory_gib", Presence::optional, 0, 1024));
+  return gpu;
+}
+
+DemandGenerator parse_generator(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+  DemandGenerator generator;
+  ObjectReader reader(sink, value, pointer,
+                      {"base", "daily_amplitude", "peak_hour_utc", "weekend_factor", "trend_per_day", "noise", "spikes"});
+  assign(generator.base, reader.positive_number("base", Presence::required, kNoMax));
+  assign(generator.daily_amplitude, reader.number("daily_amplitude", Presence::optional, 0, 1));
+  assign_int(generator.peak_hour_utc, reader.integer("peak_hour_utc", Presence::optional, 0, 23));
+  assign(generator.weekend_factor, reader.positive_number("weekend_factor", Presence::optional, 10));
+  assign(generator.trend_per_day, reader.number("trend_per_day", Presence::optional, -0.5, 1));
+  assign(generator.noise, reader.number("noise", Presence::optional, 0, 2));
+  if (const json* spikes = reader.field("spikes", Presence::optional)) {
+    ObjectReader spike_reader(sink, *spikes, child_pointer(pointer, "spikes"), {"per_day", "magnitude", "duration"});
+    assign(generator.spikes_per_day, spike_reader.number("per_day", Presence::required, 0, 1000));
+    assign(generator.spike_magnitude, spike_reader.number("magnitude", Presence::required, 1, 100));
+    assign(generator.spike_duration, spike_reader.duration("duration", Presence::required));
+  }
+  return generator;
+}
+
+Demand parse_demand(ObjectReader& workload, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
+  Demand demand;
+  const json* value = workload.field("demand", Presence::required);
+  if (value == nullptr) return demand;
+  const std::string pointer = child_pointer(workload.pointer(), "demand");
+  ObjectReader reader(sink, *value, pointer, {"unit", "csv", "origin", "scale", "generator"});
+  const auto unit = reader.choice("unit", Presence::required, {"gpus", "requests_per_second"});
+  demand.unit = unit == std::optional<std::string>("requests_per_second") ? DemandUnit::requests_per_second
+                                                                          : DemandUnit::gpus;
+  const bool has_csv = reader.has("csv");
+  const bool has_generator = reader.has("generator");
+  if (has_csv == has_generator) {
+    sink.error(pointer, has_csv ? "give either \"csv\" or \"generator\", not both"
+                                : "missing the demand's source: expected \"csv\" (a timestamp,value file) or \"generator\"");
+  }
+  if (has_generator) {
+    demand.source = parse_generator(*reader.field("generator", Presence::required), child_pointer(pointer, "generator"), sink);
+    if (reader.has("origin") || reader.has("scale")) {
+      sink.error(pointer, "\"origin\" and \"scale\" apply to \"csv\" demand only");
+    }
+    reader.field("origin", Presence::optional);
+    reader.field("scale", Presence::optional);
+  } else {
+    DemandTrace trace;
+    if (auto file = reader.string("csv", Presence::optional)) trace.file = resolve(base_dir, *file);
+    if (auto origin = reader.instant("origin", Presence::optional)) trace.origin = *origin;
+    assign(trace.scale, reader.positive_number("scale", Presence::optional, 1e9));
+    demand.source = std::move(trace);
+  }
+  return demand;
+}
+
+ServiceWorkload parse_service(ObjectReader& workload, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
+  ServiceWorkload service;
+  service.demand = parse_demand(workload, base_dir, sink);
+  service.throughput_per_gpu = parse_rate_map(workload, "throughput_per_gpu", sink);
+  if (const json* slo = workload.field("slo", Presence::optional)) {
+    ObjectReader reader(sink, *slo, child_pointer(workload.pointer(), "slo"),
+                        {"target_utilisation", "max_unserved_fraction"});
+    assign(service.target_utilisation, reader.positive_number("target_utilisation", Presence::optional, 1));
+    if (auto unserved = reader.number("max_unserved_fraction", Presence::optional, 0, 1)) {
+      if (*unserved >= 1) {
+        reader.error("max_unserved_fraction", "expected a fraction below 1 (1 would allow serving nothing)");
+      } else {
+        service.max_unserved_fraction = *unserved;
+      }
+    }
+  }
+  return service;
+}
+
+BatchWorkload parse_batch(ObjectReader& workload, DiagnosticSink& sink) {
+  BatchWorkload batch;
+  if (const json* jobs = workload.field("jobs", Presence::required)) {
+    ObjectReader reader(sink, *jobs, child_pointer(workload.pointer(), "jobs"),
+                        {"arrivals_per_day", "gpus_per_job", "work", "work_distribution", "checkpoint_interval",
+                         "deadline"});
+    assign(batch.arrivals_per_day, reader.positive_number("arrivals_per_day", Presence::required, 1e6));
+    assign_int(batch.gpus_per_job, reader.integer("gpus_per_job", Presence::required, 1, 4096));
+    assign(batch.work, reader.duration("work", Presence::required));
+    batch.exponential_work =
+        reader.choice("work_distribution", Presence::optional, {"fixed", "exponential"}) == std::optional<std::string>("exponential");
+    assign(batch.checkpoint_interval, reader.duration("checkpoint_interval", Presence::required));
+    assign(batch.deadline, reader.duration("deadline", Presence::required));
+    if (!batch.exponential_work && batch.work.count() > 0 && batch.deadline.count() > 0 && batch.deadline < batch.work) {
+      reader.error("deadline", "the deadline (" + format_duration(batch.deadline) +
+                                   ") is shorter than the job's work (" + format_duration(batch.work) +
+                                   "), so every job would miss it");
+    }
+  }
+  batch.speed_per_gpu = parse_rate_map(workload, "speed_per_gpu", sink);
+  if (const json* slo = workload.field("slo", Presence::optional)) {
+    ObjectReader reader(sink, *slo, child_pointer(workload.pointer(), "slo"), {"deadline_miss_budget"});
+    assign(batch.deadline_miss_budget, reader.number("deadline_miss_budget", Presence::optional, 0, 1));
+  }
+  return batch;
+}
+
+Workload parse_workload(const json& value, const std::string& pointer, const std::filesystem::path& base_dir,
+                        DiagnosticSink& sink) {
+  Workload workload;
+  const bool is_batch = value.is_object() && value.value("kind", "") == "batch";
+  std::vector<std::string> fields{"name", "kind", "gpu", "regions", "slo"};
+  for (const char* field : is_batch ? std::vector<const char*>{"jobs", "speed_per_gpu"}
+                                    : std::vector<const char*>{"demand", "throughput_per_gpu"}) {
+    fields.emplace_back(field);
+  }
+  ObjectReader reader(sink, value, pointer, fields);
+  if (!reader.is_object()) return workload;
+  assign(workload.name, reader.string("name", Presence::required));
+  const auto kind = reader.choice("kind", Presence::required, {"service", "batch"});
+  workload.gpu = parse_gpu_requirement(reader, sink);
+  assign(workload.regions, reader.string_array("regions", Presence::optional, /*non_empty=*/true));
+  if (is_batch) {
+    workload.spec = parse_batch(reader, sink);
+  } else if (kind) {
+    workload.spec = parse_service(reader, base_dir, sink);
+  }
+  return workload;
+}
+
+Commitment parse_commitment(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+  Commitment commitment;
+  ObjectReader reader(sink, value, pointer, {"instance_type", "region", "count", "term", "class", "payment", "start"});
+  assign(commitment.instance_type, reader.string("instance_type", Presence::required));
+  assign(commitment.region, reader.string("region", Presence::required));
+  assign_int(commitment.count, reader.integer("count", Presence::required, 1, 100'000));
+  if (auto term = reader.choice("term", Presence::required, {"1y", "3y"})) {
+    commitment.term = *parse_reservation_term(*term);
+  }
+  if (auto cls = reader.choice("class", Presence::optional, {"standard", "convertible"})) {
+    commitment.offering_class = *parse_reservation_class(*cls);
+  }
+  if (auto payment = reader.choice("payment", Presence::required, {"no_upfront", "partial_upfront", "all_upfront"})) {
+    commitment.payment = *parse_upfront_payment(*payment);
+  }
+  assign(commitment.start, reader.instant("start", Presence::required));
+  return commitment;
+}
+
+SpotSettings parse_spot(ObjectReader& root, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
+  SpotSettings spot;
+  const json* value = root.field("spot", Presence::optional);
+  if (value == nullptr) return spot;
+  const std::string pointer = child_pointer(root.pointer(), "spot");
+  ObjectReader reader(sink, *value, pointer, {"allowed", "max_share_per_pool_percent", "interruption"});
+  assign(spot.allowed, reader.boolean("allowed", Presence::optional));
+  assign(spot.max_share_per_pool_percent, reader.percentage("max_share_per_pool_percent", Presence::optional));
+  if (const json* interruption = reader.field("interruption", Presence::optional)) {
+    ObjectReader model_reader(sink, *interruption, child_pointer(pointer, "interruption"), {"model", "trace"});
+    const auto model = model_reader.choice("model", Presence::required, {"advisor", "trace"});
+    const auto trace = model_reader.string("trace", Presence::optional);
+    if (model == std::optional<std::string>("trace")) {
+      spot.interruption_model = InterruptionModel::trace;
+      if (!trace) model_reader.error("trace", "the \"trace\" model needs the path of an availability trace CSV");
+    } else if (trace) {
+      model_reader.error("trace", "a trace file is given but the model is \"advisor\"; set \"model\": \"trace\"");
+    }
+    if (trace) spot.interruption_trace = resolve(base_dir, *trace);
+  }
+  return spot;
+}
+
+InstancesDistribution parse_distribution(ObjectReader& policy, DiagnosticSink& sink) {
+  InstancesDistribution distribution;
+  const json* value = policy.field("distribution", Presence::optional);
+  if (value == nullptr) return distribution;
+  ObjectReader reader(sink, *value, child_pointer(policy.pointer(), "distribution"),
+                      {"on_demand_base_capacity", "on_demand_percentage_above_base", "spot_allocation_strategy",
+                       "capacity_rebalance"});
+  assign_int(distribution.on_demand_base_capacity, reader.integer("on_demand_base_capacity", Presence::optional, 0, kCapacityMax));
+  assign_int(distribution.on_demand_percentage_above_base,
+             reader.integer("on_demand_percentage_above_base", Presence::optional, 0, 100));
+  if (auto strategy = reader.choice("spot_allocation_strategy", Presence::optional,
+                                    {"lowest-price", "capacity-optimized", "price-capacity-optimized"})) {
+    distribution.spot_allocation_strategy = *strategy == "lowest-price"         ? SpotAllocationStrategy::lowest_price
+                                            : *strategy == "capacity-optimized" ? SpotAllocationStrategy::capacity_optimized
+                                                                                : SpotAllocationStrategy::price_capacity_optimized;
+  }
+  assign(distribution.capacity_rebalance, reader.boolean("capacity_rebalance", Presence::optional));
+  return distribution;
+}
+
+TargetTracking parse_target_tracking(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+  TargetTracking tracking;
+  ObjectReader reader(sink, value, pointer,
+                      {"metric", "target_value", "scale_out_cooldown", "scale_in_cooldown", "instance_warmup",
+                       "disable_scale_in"});
+  assign(tracking.metric, reader.choice("metric", Presence::optional, {"gpu_utilisation", "requests_per_gpu"}));
+  if (tracking.metric == "gpu_utilisation") {
+    if (auto target = reader.percentage("target_value", Presence::required)) {
+      if (*target == 0) {
+        reader.error("target_value", "expected a utilisation target above 0%");
+      } else {
+        tracking.target_value = *target;
+      }
+    }
+  } else {
+    assign(tracking.target_value, reader.positive_number("target_value", Presence::required, kNoMax));
+  }
+  assign(tracking.scale_out_cooldown, reader.duration("scale_out_cooldown", Presence::optional));
+  assign(tracking.scale_in_cooldown, reader.duration("scale_in_cooldown", Presence::optional));
+  assign(tracking.instance_warmup, reader.duration("instance_warmup", Presence::optional));
+  assign(tracking.disable_scale_in, reader.boolean("disable_scale_in", Presence::optional));
+  return tracking;
+}
+
+StepScaling parse_step_scaling(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+  StepScaling scaling;
+  ObjectReader reader(sink, value, pointer, {"metric", "threshold", "steps", "cooldown"});
+  assign(scaling.metric, reader.choice("metric", Presence::optional, {"gpu_utilisation", "requests_per_gpu"}));
+  assign(scaling.threshold, reader.number("threshold", Presence::required, 0, kNoMax));
+  assign(scaling.cooldown, reader.duration("cooldown", Presence::optional));
+  reader.array("steps", Presence::required, [&](const json& step_value, const std::string& step_pointer) {
+    ObjectReader step_reader(sink, step_value, step_pointer, {"lower", "upper", "adjustment"});
+    ScalingStep step;
+    step.lower = step_reader.number("lower", Presence::optional, -kNoMax, kNoMax);
+    step.upper = step_reader.number("upper", Presence::optional, -kNoMax, kNoMax);
+    assign_int(step.adjustment, step_reader.integer("adjustment", Presence::required, -kCapacityMax, kCapacityMax));
+    if (step.lower && step.upper && *step.lower >= *step.upper) {
+      step_reader.error("upper", "expected upper > lower");
+    }
+    scaling.steps.push_back(step);
+  });
+  return scaling;
+}
+
+ScheduledAction parse_scheduled_action(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+  ScheduledAction action;
+  ObjectReader reader(sink, value, pointer,
+                      {"name", "recurrence", "time_zone", "min_capacity", "max_capacity", "desired_capacity"});
+  assign(action.name, reader.string("name", Presence::required));
+  assign(action.recurrence, reader.string("recurrence", Presence::required));
+  assign(action.time_zone, reader.string("time_zone", Presence::optional));
+  const auto read_capacity = [&](std::string_view key, std::optional<int>& target) {
+    if (auto count = reader.integer(key, Presence::optional, 0, kCapacityMax)) target = static_cast<int>(*count);
+  };
+  read_capacity("min_capacity", action.min_capacity);
+  read_capacity("max_capacity", action.max_capacity);
+  read_capacity("desired_capacity", action.desired_capacity);
+  if (!reader.has("min_capacity") && !reader.has("max_capacity") && !reader.has("desired_capacity")) {
+    sink.error(pointer, "a scheduled action needs at least one of min_capacity, max_capacity, desired_capacity");
+  }
+  return action;
+}
+
+Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
+  Policy policy;
+  const json* value = root.field("policy", Presence::required);
+  if (value == nullptr) return policy;
+  const std::string pointer = child_pointer(root.pointer(), "policy");
+  ObjectReader reader(sink, *value, pointer,
+                      {"kind", "min_capacity", "max_capacity", "distribution", "static", "scheduled_actions",
+                       "target_tracking", "step_scaling", "predictive"});
+  const auto kind = reader.choice("kind", Presence::required,
+                                  {"static", "scheduled", "target_tracking", "step_scaling", "predictive"});
+  if (kind == std::optional<std::string>("static")) policy.kind = PolicyKind::static_capacity;
+  if (kind == std::optional<std::string>("scheduled")) policy.kind = PolicyKind::scheduled;
+  if (kind == std::optional<std::string>("target_tracking")) policy.kind = PolicyKind::target_tracking;
+  if (kind == std::optional<std::string>("step_scaling")) policy.kind = PolicyKind::step_scaling;
+  if (kind == std::optional<std::string>("predictive")) policy.kind = PolicyKind::predictive;
+  assign_int(policy.min_capacity, reader.integer("min_capacity", Presence::optional, 0, kCapacityMax));
+  assign_int(policy.max_capacity, reader.integer("max_capacity", Presence::optional, 1, kCapacityMax));
+  if (reader.has("max_capacity") && policy.max_capacity > 0 && policy.min_capacity > policy.max_capacity) {
+    reader.error("max_capacity", "expected max_capacity >= min_capacity (" + std::to_string(policy.min_capacity) + ")");
+  }
+  policy.distribution = parse_distribution(reader, sink);
+
+  // Each kind has its own settings object, required for that kind and refused for the others,
+  // so a setting that would be silently ignored is reported instead.
+  const auto settings_for = [&](std::string_view key, bool needed) -> const json* {
+    const json* settings = reader.field(key, Presence::optional);
+    if (needed && settings == nullptr) {
+      sink.error(pointer, "policy kind '" + kind.value_or("") + "' needs its settings in \"" + std::string(key) + "\"");
+    } else if (!needed && settings != nullptr && kind) {
+      reader.error(key, "\"" + std::string(key) + "\" is not used by policy kind '" + *kind + "'");
+      return nullptr;
+    }
+    return settings;
+  };
+  if (const json* settings = settings_for("static", policy.kind == PolicyKind::static_capacity)) {
+    reader.array("static", Presence::optional, [&](const json& entry, const std::string& entry_pointer) {
+      ObjectReader entry_reader(sink, entry, entry_pointer, {"instance_type", "region", "option", "count"});
+      StaticCapacity capacity;
+      assign(capacity.instance_type, entry_reader.string("instance_type", Presence::required));
+      assign(capacity.region, entry_reader.string("region", Presence::required));
+      if (auto option = entry_reader.choice("option", Presence::required, {"on_demand", "reserved", "spot"})) {
+        capacity.option = *parse_purchase_option(*option);
+      }
+      assign_int(capacity.count, entry_reader.integer("count", Presence::required, 0, kCapacityMax));
+      policy.static_capacity.push_back(capacity);
+    });
+    if (settings->is_array() && settings->empty()) reader.error("static", "expected at least one entry");
+  }
+  if (const json* settings = settings_for("scheduled_actions", policy.kind == PolicyKind::scheduled)) {
+    reader.array("scheduled_actions", Presence::optional, [&](const json& entry, const std::string& entry_pointer) {
+      policy.scheduled_actions.push_back(parse_scheduled_action(entry, entry_pointer, sink));
+    });
+    if (settings->is_array() && settings->empty()) reader.error("scheduled_actions", "expected at least one entry");
+  }
+  if (const json* settings = settings_for("target_tracking", policy.kind == PolicyKind::target_tracking)) {
+    policy.target_tracking = parse_target_tracking(*settings, child_pointer(pointer, "target_tracking"), sink);
+  }
+  if (const json* settings = settings_for("step_scaling", policy.kind == PolicyKind::step_scaling)) {
+    policy.step_scaling = parse_step_scaling(*settings, child_pointer(pointer, "step_scaling"), sink);
+  }
+  if (const json* settings = settings_for("predictive", policy.kind == PolicyKind::predictive)) {
+    const std::string predictive_pointer = child_pointer(pointer, "predictive");
+    ObjectReader predictive(sink, *settings, predictive_pointer, {"forecaster", "risk_quantile", "target_tracking"});
+    assign(policy.forecaster, predictive.choice("forecaster", Presence::optional,
+                                                {"lstm", "seasonal_naive", "holt_winters"}));
+    if (auto risk = predictive.number("risk_quantile", Presence::optional, 0.5, 0.999)) policy.risk_quantile = *risk;
+    if (const json* tracking = predictive.field("target_tracking", Presence::optional)) {
+      policy.target_tracking =
+          parse_target_tracking(*tracking, child_pointer(predictive_pointer, "target_tracking"), sink);
+    }
+  }
+  return policy;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const json& document, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
+  Scenario scenario;
+  ObjectReader root(sink, document, "",
+                    {"$schema", "version", "name", "description", "seed", "horizon", "pricing", "billing",
+                     "instance_types", "purchase_options", "workloads", "commitments", "spot", "policy"});
+  if (!root.is_object()) return scenario;
+  root.field("$schema", Presence::optional);  // editors' hint, not used
+  if (auto version = root.integer("version", Presence::required, 1, kIntMax)) {
+    if (*version != kScenarioFormatVersion) {
+      root.error("version", "this fleetcast reads scenario format version " + std::to_string(kScenarioFormatVersion) +
+                                ", found version " + std::to_string(*version));
+      return scenario;
+    }
+  }
+  assign(scenario.name, root.string("name", Presence::required));
+  if (const json* description = root.field("description", Presence::optional)) {
+    if (description->is_string()) {
+      scenario.description = description->get<std::string>();
+    } else {
+      root.error("description", "expected a string, found " + describe_value(*description));
+    }
+  }
+  if (auto seed = root.integer("seed", Presence::optional, 0, kIntMax)) scenario.seed = static_cast<std::uint64_t>(*seed);
+  scenario.horizon = parse_horizon(root, sink);
+  scenario.pricing = parse_pricing(root, base_dir, sink);
+  scenario.billing = parse_billing(root, sink);
+  assign(scenario.instance_types, root.string_array("instance_types", Presence::required, /*non_empty=*/true));
+  scenario.purchase_options = parse_purchase_options(root, sink);
+  const bool has_workloads = root.array("workloads", Presence::required, [&](const json& value, const std::string& pointer) {
+    scenario.workloads.push_back(parse_workload(value, pointer, base_dir, sink));
+  });
+  if (has_workloads && scenario.workloads.empty()) root.error("workloads", "expected at least one workload");
+  root.array("commitments", Presence::optional, [&](const json& value, const std::string& pointer) {
+    scenario.commitments.push_back(parse_commitment(value, pointer, sink));
+  });
+  scenario.spot = parse_spot(root, base_dir, sink);
+  scenario.policy = parse_policy(root, sink);
+  return scenario;
+}
+
+}  // namespace fleetcast::scenarios

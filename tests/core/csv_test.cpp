@@ -1,0 +1,27 @@
+#include <catch2/catch.hpp>
+
+#include "core/csv.h"
+
+using namespace fleetcast;
+
+TEST_CASE("core::csv maps columns by header and keeps line numbers", "[core]") {
+  auto table = csv::parse("b,a\n\n2,1\r\n\"x,\"\"y\"\"\",3\n", "t.csv");
+  REQUIRE(table.ok());
+  CHECK(table->column("a") == 1u);
+  CHECK_FALSE(table->column("c"));
+  REQUIRE(table->rows.size() == 2);
+  CHECK(table->rows[1][0] == "x,\"y\"");
+  CHECK(table->where(0) == "t.csv:3");
+  CHECK(table->where(1) == "t.csv:4");
+}
+
+TEST_CASE("core::csv names the line of a malformed row", "[core]") {
+  auto ragged = csv::parse("a,b\n1,2\n3\n", "t.csv");
+  REQUIRE_FALSE(ragged.ok());
+  CHECK(ragged.status().message() == "t.csv:3: expected 2 fields as in the header, found 1");
+  auto unterminated = csv::parse("a,b\n\"1,2\n", "t.csv");
+  REQUIRE_FALSE(unterminated.ok());
+  CHECK(unterminated.status().message() == "t.csv:2: unterminated quoted field");
+  CHECK_FALSE(csv::parse("", "t.csv").ok());
+  CHECK(csv::read_file("/nonexistent/x.csv").status().code() == StatusCode::not_found);
+}

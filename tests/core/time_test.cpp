@@ -1,0 +1,58 @@
+#include <catch2/catch.hpp>
+
+#include "fleetcast/time.h"
+
+using namespace fleetcast;
+
+TEST_CASE("core::parse_duration reads unit strings into whole seconds", "[core]") {
+  CHECK(parse_duration("90s").value() == Seconds{90});
+  CHECK(parse_duration("5m").value() == Seconds{300});
+  CHECK(parse_duration("1h30m").value() == Seconds{5400});
+  CHECK(parse_duration("30d").value() == Seconds{30 * 86400});
+  CHECK(parse_duration("2w").value() == Seconds{14 * 86400});
+  CHECK(parse_duration("1y").value() == Seconds{365 * 86400});
+  CHECK(parse_duration("0s").value() == Seconds{0});
+}
+
+TEST_CASE("core::parse_duration refuses malformed text with the reason", "[core]") {
+  for (const char* bad : {"", "5", "m", "5x", "1.5h", "-5m", "30m1h", "5 m", "1mo"}) {
+    INFO(bad);
+    auto parsed = parse_duration(bad);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(parsed.status().message().find("is not a duration") != std::string::npos);
+  }
+  CHECK(parse_duration("9999999999999999999y").status().message().find("too") != std::string::npos);
+}
+
+TEST_CASE("core::format_duration writes days rather than weeks and reads back", "[core]") {
+  CHECK(format_duration(Seconds{5400}) == "1h30m");
+  CHECK(format_duration(Seconds{0}) == "0s");
+  CHECK(format_duration(Seconds{86400 * 8}) == "8d");
+  CHECK(format_duration(Seconds{86400 * 366}) == "1y1d");
+  for (std::int64_t s : {1, 59, 61, 3599, 3601, 86399, 31536001}) {
+    CHECK(parse_duration(format_duration(Seconds{s})).value() == Seconds{s});
+  }
+}
+
+TEST_CASE("core::parse_instant reads RFC 3339 UTC times against known epoch seconds", "[core]") {
+  // Epoch values computed independently (date -u -d ... +%s).
+  CHECK(parse_instant("1970-01-01T00:00:00Z").value().time_since_epoch().count() == 0);
+  CHECK(parse_instant("2026-01-05T00:00:00Z").value().time_since_epoch().count() == 1767571200);
+  CHECK(parse_instant("2024-02-29T12:34:56Z").value().time_since_epoch().count() == 1709210096);
+  CHECK(parse_instant("2026-01-05T02:00:00+02:00").value().time_since_epoch().count() == 1767571200);
+  CHECK(parse_instant("2026-01-04T19:00:00-05:00").value().time_since_epoch().count() == 1767571200);
+}
+
+TEST_CASE("core::parse_instant refuses impossible dates and fractional seconds", "[core]") {
+  for (const char* bad : {"2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-05", "2026-01-05T24:00:00Z",
+                          "2026-01-05T00:00:00.5Z", "2026-01-05T00:00:00", "yesterday"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_instant(bad).ok());
+  }
+}
+
+TEST_CASE("core::format_instant round-trips through parse_instant", "[core]") {
+  for (const char* text : {"1970-01-01T00:00:00Z", "2000-02-29T23:59:59Z", "2026-11-22T05:19:00Z", "1969-12-31T23:59:59Z"}) {
+    CHECK(format_instant(parse_instant(text).value()) == text);
+  }
+}

@@ -1,0 +1,246 @@
+// Bad input and hostile conditions: each gives a clear error and leaves the database as it was.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include <sqlite3.h>
+
+#include "fleetcast/pricing.h"
+#include "pricing/schema.h"
+#include "tests/pricing/test_support.h"
+
+using namespace fleetcast;
+using namespace fleetcast::pricing_test;
+
+namespace {
+
+std::unique_ptr<PriceDatabase> open_or_fail(const std::filesystem::path& file, PriceDatabase::Options options = {}) {
+  auto db = PriceDatabase::open(file, options);
+  INFO(db.status().to_string());
+  REQUIRE(db.ok());
+  return std::move(db).value();
+}
+
+}  // namespace
+
+TEST_CASE("pricing::PriceDatabase rolls back a bad import and names the line or field", "[pricing]") {
+  const auto file = fresh_database("bad_imports");
+  const auto db = open_or_fail(file);
+  const std::string before = database_digest(file);
+  struct Case {
+    ImportFormat format;
+    const char* fixture_name;
+    const char* expected;
+  };
+  for (const Case& bad : {Case{ImportFormat::skypilot, "skypilot_price_not_number.csv", ":3: field 'Price'"},
+                          Case{ImportFormat::skypilot, "skypilot_negative_price.csv", ":3: field 'Price'"},
+                          Case{ImportFormat::skypilot, "skypilot_duplicate_prices.csv", "duplicate"},
+                          Case{ImportFormat::aws_spot_history, "aws_spot_history_bad_price.json", "/SpotPrice"},
+                          Case{ImportFormat::ec2instances, "ec2instances_bad_reserved_key.json", "yrTerm2"},
+                          Case{ImportFormat::fleetcast_csv, "fleetcast_prices_bad_option.csv", ":3: column 'option'"},
+                          Case{ImportFormat::ec2instances, "skypilot_aws_vms.csv", "not valid JSON"}}) {
+    INFO(bad.fixture_name);
+    const auto result = db->import_file(bad.format, fixture(bad.fixture_name));
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.status().code() == StatusCode::invalid_argument);
+    CHECK_THAT(result.status().message(), Catch::Contains(bad.fixture_name) && Catch::Contains(bad.expected));
+    CHECK(database_digest(file) == before);
+  }
+}
+
+TEST_CASE("pricing::PriceDatabase rolls back when a write fails half-way through an import", "[pricing]") {
+  // The parse succeeds; the database refuses a row part-way (a CHECK constraint), after others
+  // were written in the same transaction.
+  const auto file = fresh_database("half_written");
+  const auto db = open_or_fail(file);
+  const std::string before = database_digest(file);
+  PriceCatalog catalog = builtin_price_catalog();
+  catalog.instance_types.back().vcpus = -1;  // vcpus >= 0 is a schema constraint
+  const auto result = db->import_catalog(catalog, "test", "constructed catalog", "hash:half-written");
+  REQUIRE_FALSE(result.ok());
+  CHECK_THAT(result.status().message(), Catch::Contains("half_written.db") && Catch::Contains("instance type"));
+  CHECK(database_digest(file) == before);
+}
+
+TEST_CASE("pricing::PriceDatabase refuses a file that is not SQLite and leaves it alone", "[pricing]") {
+  const auto file = fresh_database("not_sqlite");
+  const std::string content = "InstanceType,Price\np5.48xlarge,55.04\n";
+  std::ofstream(file) << content;
+  const auto db = PriceDatabase::open(file);
+  REQUIRE_FALSE(db.ok());
+  CHECK(db.status().code() == StatusCode::data_loss);
+  CHECK_THAT(db.status().message(), Catch::Contains("not_sqlite.db") && Catch::Contains("not a fleetcast pricing database"));
+  std::ifstream in(file);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == content);
+}
+
+TEST_CASE("pricing::PriceDatabase refuses a newer schema version", "[pricing]") {
+  const auto file = fresh_database("newer_schema");
+  REQUIRE(raw_exec(file, "PRAGMA user_version = 99") == SQLITE_OK);
+  const auto db = PriceDatabase::open(file);
+  REQUIRE_FALSE(db.ok());
+  CHECK(db.status().code() == StatusCode::failed_precondition);
+  CHECK_THAT(db.status().message(), Catch::Contains("version 99") && Catch::Contains("newer"));
+}
+
+TEST_CASE("pricing::PriceDatabase upgrades an older schema in place, keeping its data", "[pricing]") {
+  const auto file = fresh_database("older_schema");
+  {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
+    REQUIRE(pricing::schema::migrate(raw, file, 1).ok());
+    REQUIRE(sqlite3_exec(raw,
+                         "INSERT INTO providers (name) VALUES ('aws');"
+                         "INSERT INTO regions (provider_id, name) VALUES (1, 'us-east-1');"
+                         "INSERT INTO instance_types (provider_id, name, vcpus, memory_gib, gpu_model, gpu_count, "
+                         "gpu_memory_gib) VALUES (1, 'x1.test', 4, 16, 'T4', 1, 16);"
+                         "INSERT INTO pools (instance_type_id, region_id, purchase_option) VALUES (1, 1, 'on_demand');"
+                         "INSERT INTO offers (pool_id, valid_from, hourly_micro_usd) VALUES (1, 0, 1234567);",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  // Read-only connections do not upgrade; they say what to do.
+  PriceDatabase::Options read_only;
+  read_only.mode = PriceDatabase::Mode::read_only;
+  const auto refused = PriceDatabase::open(file, read_only);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(), Catch::Contains("older") && Catch::Contains("read-write"));
+
+  const auto db = open_or_fail(file);
+  OfferQuery query;
+  query.instance_type = "x1.test";
+  const auto rows = db->offers(query);
+  REQUIRE(rows->size() == 1);
+  CHECK(rows->front().offer.hourly == Money::from_micro_usd(1'234'567));
+  CHECK_FALSE(db->find_instance_type("aws", "p5.48xlarge")->has_value());  // no seeding of an existing database
+  CHECK(db->spot_risk(PoolKey{"aws", "us-east-1", "", "x1.test", PurchaseOption::spot}).ok());  // v2 table exists
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(pricing::schema::read_version(raw, file).value() == PriceDatabase::schema_version());
+  sqlite3_close(raw);
+}
+
+TEST_CASE("pricing::PriceDatabase opened read-only refuses imports", "[pricing]") {
+  const auto file = fresh_database("read_only");
+  open_or_fail(file).reset();
+  const std::string before = database_digest(file);
+  PriceDatabase::Options options;
+  options.mode = PriceDatabase::Mode::read_only;
+  const auto db = open_or_fail(file, options);
+  CHECK(db->instance_types("aws")->size() > 5);
+  const auto result = db->import_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv"));
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == StatusCode::permission_denied);
+  CHECK(database_digest(file) == before);
+  CHECK(PriceDatabase::open(fresh_database("read_only_missing"), options).status().code() == StatusCode::not_found);
+}
+
+TEST_CASE("pricing::PriceDatabase refuses to open a write-protected file for writing", "[pricing]") {
+  if (geteuid() == 0) {
+    WARN("running as root: file permissions do not protect the file; case checked through read-only mode only");
+    return;
+  }
+  const auto file = fresh_database("write_protected");
+  open_or_fail(file).reset();
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
+  const auto db = PriceDatabase::open(file);
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  REQUIRE_FALSE(db.ok());
+  CHECK(db.status().code() == StatusCode::permission_denied);
+}
+
+TEST_CASE("pricing::PriceDatabase reports a locked database and leaves it unchanged", "[pricing]") {
+  const auto file = fresh_database("locked");
+  PriceDatabase::Options options;
+  options.busy_timeout = std::chrono::milliseconds(100);
+  const auto db = open_or_fail(file, options);
+  const std::string before = database_digest(file);
+  sqlite3* holder = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &holder) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(holder, "BEGIN IMMEDIATE; DELETE FROM import_log;", nullptr, nullptr, nullptr) == SQLITE_OK);
+  const auto result = db->import_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv"));
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == StatusCode::unavailable);
+  CHECK_THAT(result.status().message(), Catch::Contains("locked.db") && Catch::Contains("another process"));
+  // Readers are not blocked by the writer (WAL).
+  CHECK(db->instance_types("aws").ok());
+  REQUIRE(sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(holder);
+  CHECK(database_digest(file) == before);
+}
+
+TEST_CASE("pricing::PriceDatabase keeps the previous data when the importer is killed half-way", "[pricing]") {
+  REQUIRE(std::filesystem::exists(real_ec2instances_file()));
+  const auto file = fresh_database("killed_import");
+  REQUIRE(open_or_fail(file)->import_file(ImportFormat::fleetcast_csv, fixture("fleetcast_prices.csv")).ok());
+  const std::string before = database_digest(file);
+
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The child imports the real file and dies by SIGKILL inside the transaction, after
+    // thousands of rows were written to the WAL.
+    auto db = PriceDatabase::open(file);
+    if (!db.ok()) _exit(3);
+    ImportOptions options;
+    options.on_row = [](std::int64_t rows) {
+      if (rows == 5000) raise(SIGKILL);
+    };
+    (void)(*db)->import_file(ImportFormat::ec2instances, real_ec2instances_file(), options);
+    _exit(4);  // not reached when the kill happens
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
+
+  CHECK(database_digest(file) == before);
+  const auto db = open_or_fail(file);
+  CHECK_FALSE(db->find_instance_type("aws", "dl2q.24xlarge")->has_value());
+  CHECK((*db->find_instance_type("coreweave", "gd-8xh100ib-i128")).has_value());
+  // And the same import now succeeds in full.
+  const auto retried = db->import_file(ImportFormat::ec2instances, real_ec2instances_file());
+  REQUIRE(retried.ok());
+  CHECK_FALSE(retried->already_imported);
+}
+
+TEST_CASE("pricing::PriceDatabase serves many readers while one importer writes", "[pricing]") {
+  REQUIRE(std::filesystem::exists(real_ec2instances_file()));
+  const auto file = fresh_database("readers_and_importer");
+  open_or_fail(file).reset();
+  std::atomic<bool> importing{true};
+  std::atomic<int> failures{0};
+  std::atomic<int> reads{0};
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 3; ++i) {
+    readers.emplace_back([&] {
+      PriceDatabase::Options options;
+      options.mode = PriceDatabase::Mode::read_only;
+      auto db = PriceDatabase::open(file, options);
+      if (!db.ok()) {
+        ++failures;
+        return;
+      }
+      OfferQuery query;
+      query.gpu_model = "H100";
+      do {
+        const auto rows = (*db)->offers(query);
+        if (!rows.ok() || rows->empty()) ++failures;
+        ++reads;
+      } while (importing);
+    });
+  }
+  const auto imported = open_or_fail(file)->import_file(ImportFormat::ec2instances, real_ec2instances_file());
+  importing = false;
+  for (auto& reader : readers) reader.join();
+  INFO(imported.status().to_string());
+  CHECK(imported.ok());
+  CHECK(failures == 0);
+  CHECK(reads >= 3);
+}

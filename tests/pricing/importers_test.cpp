@@ -1,0 +1,165 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "fleetcast/pricing.h"
+#include "tests/pricing/test_support.h"
+
+using namespace fleetcast;
+using namespace fleetcast::pricing_test;
+
+namespace {
+
+ImportOptions options_for(std::string provider, const char* valid_from = "2025-11-30T00:00:00Z") {
+  ImportOptions options;
+  options.provider = std::move(provider);
+  options.valid_from = *parse_instant(valid_from);
+  return options;
+}
+
+const InstanceType* find_type(const PriceCatalog& catalog, const std::string& name) {
+  for (const InstanceType& type : catalog.instance_types) {
+    if (type.name == name) return &type;
+  }
+  return nullptr;
+}
+
+std::string error_of(ImportFormat format, const std::string& fixture_name, const ImportOptions& options = {}) {
+  const Result<PriceCatalog> parsed = parse_price_file(format, fixture(fixture_name), options);
+  return parsed.ok() ? "no error" : parsed.status().message();
+}
+
+}  // namespace
+
+TEST_CASE("pricing::parse_price_file reads a SkyPilot vms.csv: types, regional on-demand, zonal spot", "[pricing]") {
+  const auto catalog = parse_price_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv"), options_for("aws"));
+  REQUIRE(catalog.ok());
+  const InstanceType* p4d = find_type(*catalog, "p4d.24xlarge");
+  REQUIRE(p4d != nullptr);
+  CHECK(p4d->gpu_model == "A100");
+  CHECK(p4d->gpu_count == 8);
+  CHECK(p4d->vcpus == 96);
+  CHECK(p4d->gpu_memory_gib == 320);  // 327680 MiB
+  const InstanceType* g6f = find_type(*catalog, "g6f.large");
+  REQUIRE(g6f != nullptr);
+  CHECK(g6f->gpu_count == 0);
+  CHECK(g6f->gpu_fraction == 0.125);
+  CHECK(find_type(*catalog, "m5.large")->gpu_model.empty());
+  // p4d us-east-1 on-demand is given on two zone rows with the same price: one regional offer.
+  CHECK(catalog->offers.size() == 5);  // p4d, g5 x2 regions, g6f, m5
+  CHECK(catalog->spot_prices.size() == 5);  // p4d x2 zones, g5 us-east-1a, g6f, m5
+  const auto p4d_spot_b = std::find_if(catalog->spot_prices.begin(), catalog->spot_prices.end(),
+                                       [](const SpotPricePoint& p) { return p.pool.zone == "us-east-1b"; });
+  REQUIRE(p4d_spot_b != catalog->spot_prices.end());
+  CHECK(p4d_spot_b->price.micro_usd() == 10'004'300);
+  CHECK(p4d_spot_b->pool.region == "us-east-1");
+}
+
+TEST_CASE("pricing::parse_price_file maps SkyPilot columns by header whatever their order", "[pricing]") {
+  const auto in_order = parse_price_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv"), options_for("aws"));
+  const auto reordered =
+      parse_price_file(ImportFormat::skypilot, fixture("skypilot_aws_vms_reordered.csv"), options_for("aws"));
+  REQUIRE(in_order.ok());
+  REQUIRE(reordered.ok());
+  CHECK(in_order->instance_types == reordered->instance_types);
+  CHECK(in_order->offers == reordered->offers);
+  CHECK(in_order->spot_prices == reordered->spot_prices);
+}
+
+TEST_CASE("pricing::parse_price_file reads SkyPilot catalogs of other clouds, with absent columns", "[pricing]") {
+  const auto lambda =
+      parse_price_file(ImportFormat::skypilot, fixture("skypilot_lambda_vms.csv"), options_for("lambda"));
+  REQUIRE(lambda.ok());
+  const InstanceType* h100 = find_type(*lambda, "gpu_8x_h100_sxm5");
+  REQUIRE(h100 != nullptr);
+  CHECK(h100->provider == "lambda");
+  CHECK(h100->gpu_memory_gib == 640);  // 8 x 81920 MiB from the per-GPU size
+  CHECK(lambda->spot_prices.empty());
+  CHECK(lambda->offers.size() == 2);
+
+  const auto gcp = parse_price_file(ImportFormat::skypilot, fixture("skypilot_gcp_vms.csv"), options_for("gcp"));
+  REQUIRE(gcp.ok());
+  CHECK(gcp->instance_types.size() == 2);  // the accelerator-only row has no machine and is skipped
+  CHECK(gcp->offers.size() == 2);
+}
+
+TEST_CASE("pricing::parse_price_file reads aws ec2 describe-spot-price-history output", "[pricing]") {
+  const auto catalog = parse_price_file(ImportFormat::aws_spot_history, fixture("aws_spot_history.json"));
+  REQUIRE(catalog.ok());
+  CHECK(catalog->spot_prices.size() == 4);  // the Windows row is not Linux pricing
+  const InMemoryPriceSource source(*catalog);
+  const PoolKey zone_a{"aws", "us-east-1", "us-east-1a", "p3.2xlarge", PurchaseOption::spot};
+  CHECK(*source.spot_price(zone_a, *parse_instant("2025-11-29T20:00:00Z")) == Money::from_micro_usd(933'100));
+  CHECK(*source.spot_price(zone_a, *parse_instant("2025-11-29T23:54:12Z")) == Money::from_micro_usd(918'000));
+  CHECK_FALSE(source.spot_price(zone_a, *parse_instant("2025-11-29T18:01:39Z"))->has_value());
+  const auto history = source.spot_price_history(zone_a);
+  REQUIRE(history->size() == 2);
+  CHECK(history->front().at < history->back().at);
+  const PoolKey local_zone{"aws", "us-west-2-lax-1", "us-west-2-lax-1a", "g5.xlarge", PurchaseOption::spot};
+  CHECK(source.spot_price_history(local_zone)->size() == 1);
+}
+
+TEST_CASE("pricing::parse_price_file reads the fleetcast CSV: all options, terms, risks and dates", "[pricing]") {
+  const auto catalog = parse_price_file(ImportFormat::fleetcast_csv, fixture("fleetcast_prices.csv"));
+  REQUIRE(catalog.ok());
+  REQUIRE(catalog->instance_types.size() == 1);
+  CHECK(catalog->instance_types[0].provider == "coreweave");
+  CHECK(catalog->instance_types[0].gpu_count == 8);
+  REQUIRE(catalog->offers.size() == 3);
+  const InMemoryPriceSource source(*catalog);
+  OfferQuery query;
+  query.option = PurchaseOption::reserved;
+  const auto reserved = source.offers(query);
+  REQUIRE(reserved->size() == 2);
+  // 1y partial upfront: $20/h + $175,200 / 8760 h = $40/h.
+  CHECK(effective_hourly_cost((*reserved)[0].offer).micro_usd() == 40'000'000);
+  CHECK(effective_hourly_cost((*reserved)[1].offer).micro_usd() == 14'500'000);
+  query.option = PurchaseOption::on_demand;
+  const Offer on_demand = source.offers(query)->at(0).offer;
+  CHECK(*break_even_utilisation((*reserved)[0].offer, on_demand) == Approx(40.0 / 49.24));
+  const PoolKey spot{"coreweave", "us-east-04", "us-east-04a", "gd-8xh100ib-i128", PurchaseOption::spot};
+  CHECK(*source.spot_price(spot, *parse_instant("2025-11-08T11:59:59Z")) == Money::from_micro_usd(18'500'000));
+  CHECK(*source.spot_price(spot, *parse_instant("2025-11-08T12:00:00Z")) == Money::from_micro_usd(19'250'000));
+  CHECK((*source.spot_risk(spot))->savings_percent == 62);
+}
+
+TEST_CASE("pricing::parse_price_file errors name the file, the line or JSON pointer, and the field", "[pricing]") {
+  const std::string not_number = error_of(ImportFormat::skypilot, "skypilot_price_not_number.csv");
+  CHECK_THAT(not_number, Catch::Contains("skypilot_price_not_number.csv:3") && Catch::Contains("'Price'") &&
+                             Catch::Contains("1.21x"));
+  const std::string negative = error_of(ImportFormat::skypilot, "skypilot_negative_price.csv");
+  CHECK_THAT(negative, Catch::Contains("skypilot_negative_price.csv:3") && Catch::Contains("non-negative"));
+  const std::string duplicate = error_of(ImportFormat::skypilot, "skypilot_duplicate_prices.csv");
+  CHECK_THAT(duplicate, Catch::Contains("skypilot_duplicate_prices.csv:4") && Catch::Contains("duplicate") &&
+                            Catch::Contains("skypilot_duplicate_prices.csv:2"));
+  const std::string bad_spot = error_of(ImportFormat::aws_spot_history, "aws_spot_history_bad_price.json");
+  CHECK_THAT(bad_spot, Catch::Contains("/SpotPriceHistory/1/SpotPrice") && Catch::Contains("cheap"));
+  const std::string bad_key = error_of(ImportFormat::ec2instances, "ec2instances_bad_reserved_key.json");
+  CHECK_THAT(bad_key, Catch::Contains("/0/pricing/us-east-1/linux/reserved/yrTerm2Standard.noUpfront"));
+  const std::string bad_option = error_of(ImportFormat::fleetcast_csv, "fleetcast_prices_bad_option.csv");
+  CHECK_THAT(bad_option, Catch::Contains("fleetcast_prices_bad_option.csv:3") && Catch::Contains("'option'"));
+  const std::string wrong_format = error_of(ImportFormat::ec2instances, "skypilot_aws_vms.csv");
+  CHECK_THAT(wrong_format, Catch::Contains("not valid JSON"));
+  const auto missing = parse_price_file(ImportFormat::skypilot, fixture("no_such_file.csv"));
+  CHECK(missing.status().code() == StatusCode::not_found);
+}
+
+TEST_CASE("pricing::parse_price_file refuses a truncated ec2instances file, naming where it ends", "[pricing]") {
+  REQUIRE(std::filesystem::exists(real_ec2instances_file()));
+  std::ifstream in(real_ec2instances_file(), std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::filesystem::path truncated = fresh_database("truncated").replace_extension(".json");
+  std::ofstream(truncated, std::ios::binary) << text.substr(0, text.size() / 2);
+  const auto parsed = parse_price_file(ImportFormat::ec2instances, truncated);
+  REQUIRE_FALSE(parsed.ok());
+  CHECK_THAT(parsed.status().message(), Catch::Contains("truncated.json") && Catch::Contains("line"));
+}
+
+TEST_CASE("pricing::parse_price_file takes the valid-from date from the file name when none is given", "[pricing]") {
+  REQUIRE(std::filesystem::exists(real_ec2instances_file()));
+  const auto catalog = parse_price_file(ImportFormat::ec2instances, real_ec2instances_file());
+  REQUIRE(catalog.ok());
+  CHECK(catalog->offers.front().valid_from == *parse_instant("2025-11-30T00:00:00Z"));
+}

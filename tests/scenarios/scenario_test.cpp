@@ -1,0 +1,114 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fleetcast/scenario.h"
+
+using namespace fleetcast;
+
+namespace {
+
+const std::filesystem::path kExamples = std::filesystem::path(FLEETCAST_SOURCE_DIR) / "scenarios" / "examples";
+
+ScenarioValidation validate_text(const std::string& json) {
+  return validate_scenario_json(json, std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / "inline.json");
+}
+
+const std::string kMinimal = R"({
+  "version": 1, "name": "minimal",
+  "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "2d", "step": "30m"},
+  "pricing": {"provider": "aws", "regions": ["us-west-2"]},
+  "instance_types": ["g6.xlarge"],
+  "purchase_options": ["on_demand"],
+  "workloads": [{"name": "w", "kind": "service", "demand": {"unit": "gpus", "generator": {"base": 3}}}],
+  "policy": {"kind": "static", "static": [{"instance_type": "g6.xlarge", "region": "us-west-2", "option": "on_demand", "count": 3}]}
+})";
+
+}  // namespace
+
+TEST_CASE("scenarios: every example scenario validates", "[scenarios]") {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kExamples)) {
+    if (entry.path().extension() != ".json") continue;
+    ++count;
+    INFO(entry.path().filename().string());
+    const ScenarioValidation validation = validate_scenario_file(entry.path());
+    for (const auto& diagnostic : validation.diagnostics) UNSCOPED_INFO(diagnostic.to_string());
+    CHECK(validation.valid());
+  }
+  CHECK(count >= 4);
+}
+
+TEST_CASE("scenarios: a minimal scenario gets the documented defaults", "[scenarios]") {
+  const ScenarioValidation validation = validate_text(kMinimal);
+  REQUIRE(validation.diagnostics.empty());
+  const Scenario& s = *validation.scenario;
+  CHECK(s.seed == 0);
+  CHECK_FALSE(s.pricing.database.has_value());
+  CHECK(s.horizon.intervals() == 96);
+  CHECK(s.horizon.step == Seconds{1800});
+  CHECK(s.spot.allowed);
+  CHECK(s.spot.interruption_model == InterruptionModel::advisor);
+  CHECK(s.policy.kind == PolicyKind::static_capacity);
+  REQUIRE(s.policy.static_capacity.size() == 1);
+  CHECK(s.policy.static_capacity[0].count == 3);
+  CHECK(s.policy.distribution.on_demand_percentage_above_base == 100);
+  const auto& service = std::get<ServiceWorkload>(s.workloads[0].spec);
+  CHECK(service.target_utilisation == 0.7);
+  CHECK(service.max_unserved_fraction == 0.001);
+  CHECK(std::get<DemandGenerator>(service.demand.source).base == 3);
+}
+
+TEST_CASE("scenarios: the mixed-fleet example reads its CSV and commitments", "[scenarios]") {
+  auto scenario = load_scenario(kExamples / "mixed_fleet_with_reservations.json");
+  REQUIRE(scenario.ok());
+  REQUIRE(scenario->workloads.size() == 3);
+  const auto& service = std::get<ServiceWorkload>(scenario->workloads[0].spec);
+  CHECK(service.demand.unit == DemandUnit::requests_per_second);
+  const auto& trace = std::get<DemandTrace>(service.demand.source);
+  CHECK(trace.series.values.size() == 21 * 24);  // 21 days of hourly samples in the file
+  CHECK(trace.series.step == kHour);
+  CHECK(trace.origin == scenario->horizon.start);  // defaults to the horizon start
+  CHECK(trace.file == (kExamples / "data" / "recsys_requests_per_second_1h.csv").lexically_normal());
+  CHECK(service.throughput_per_gpu.at("L4") == 95);
+  REQUIRE(scenario->commitments.size() == 2);
+  const Commitment& g5 = scenario->commitments[0];
+  CHECK(g5.count == 16);
+  CHECK(g5.term == ReservationTerm::three_years);
+  CHECK(g5.payment == UpfrontPayment::all_upfront);
+  // 2024-03-01 + 3 x 365 days = 2027-02-29 does not exist: 2024-03-01 + 1095 d = 2027-03-01.
+  CHECK(format_instant(g5.end()) == "2027-03-01T00:00:00Z");
+  const auto& batch = std::get<BatchWorkload>(scenario->workloads[2].spec);
+  CHECK(batch.work == Seconds{5 * 3600});
+  CHECK(batch.deadline == Seconds{12 * 3600});
+  REQUIRE(scenario->policy.scheduled_actions.size() == 3);
+  CHECK(scenario->policy.scheduled_actions[0].desired_capacity == 60);
+  CHECK_FALSE(scenario->policy.scheduled_actions[2].desired_capacity.has_value());
+}
+
+TEST_CASE("scenarios: a scenario reports all of its mistakes at once", "[scenarios]") {
+  std::string broken = kMinimal;
+  broken.replace(broken.find("\"2d\""), 4, "\"0d\"");
+  broken.replace(broken.find("\"us-west-2\"]"), 11, "\"us-wset-2\"");
+  const ScenarioValidation validation = validate_text(broken);
+  CHECK_FALSE(validation.valid());
+  // The zero duration is a parse error; catalog checks run only on a parsed document, so the
+  // region typo is found once the first mistake is fixed.
+  REQUIRE(validation.diagnostics.size() == 1);
+  CHECK(validation.diagnostics[0].location == "/horizon/duration");
+}
+
+TEST_CASE("scenarios: a price database path must lead to a SQLite catalog", "[scenarios]") {
+  std::string with_database = kMinimal;
+  with_database.replace(with_database.find("\"provider\""), 10, "\"database\": \"no/such/prices.db\", \"provider\"");
+  const ScenarioValidation validation = validate_text(with_database);
+  REQUIRE(validation.diagnostics.size() == 1);
+  CHECK(validation.diagnostics[0].location == "/pricing/database");
+}
+
+TEST_CASE("scenarios: load_scenario returns every diagnostic in its error", "[scenarios]") {
+  auto missing = load_scenario(std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / "nope.json");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Catch::EndsWith("nope.json: no such file"));
+}

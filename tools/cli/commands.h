@@ -1,0 +1,19 @@
+// The subcommands of the `fleetcast` CLI. Each lives in its own file and registers itself on the
+// root CLI11 app; its callback stores the exit code in `exit_code`.
+//
+// Exit codes, the same for every command: 0 success, 1 the work failed (I/O, a run error),
+// 2 invalid input or usage (a bad scenario, a bad flag).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fleetcast::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitInvalidInput = 2;
+
+void add_validate_command(CLI::App& app, int& exit_code);
+void add_pricing_command(CLI::App& app, int& exit_code);
+
+}  // namespace fleetcast::cli
