@@ -11,13 +11,14 @@ if(NOT FLEETCAST_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
+    # A100 and H100 as real code, plus PTX for sm_90 so newer GPUs can JIT it. Set before
+    # enable_language, which would otherwise pick the compiler's own default (sm_75 for nvcc 13).
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
+    endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
     set(FLEETCAST_HAVE_CUDA ON)
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "52")
-      # A100 and H100 as real code, plus PTX for sm_90 so newer GPUs can JIT it.
-      set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
-    endif()
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     message(STATUS "fleetcast: CUDA backend ON (${CMAKE_CUDA_COMPILER}, archs ${CMAKE_CUDA_ARCHITECTURES})")

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
 
   int exit_code = fleetcast::cli::kExitOk;
   fleetcast::cli::add_validate_command(app, exit_code);
+  fleetcast::cli::add_run_command(app, exit_code);
   fleetcast::cli::add_pricing_command(app, exit_code);
 
   try {

@@ -1,0 +1,74 @@
+// The immutable part of a simulation, built once per scenario and shared by all replicas: the
+// pools with their prices, each workload's group of eligible pools, the reservations owned, the
+// billing rule. Building it is where a scenario that validates but cannot run is refused.
+//
+// Thread-safety: immutable after build_fleet_model(); shared read-only by replicas on many threads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/spot_market.h"
+#include "fleetcast/pricing.h"
+#include "fleetcast/scenario.h"
+#include "fleetcast/status.h"
+
+namespace fleetcast::engine {
+
+/// A pool instances run in: on-demand or spot. Reservations are a billing discount on matching
+/// on-demand instances, as on AWS, so they have no pool of their own.
+struct PoolModel {
+  PoolKey key;
+  InstanceType type;
+  Money on_demand_rate;               // USD per instance-hour (on-demand pools)
+  std::optional<SpotMarket> market;   // spot pools
+  std::string name;                   // "aws/us-east-1/g6e.xlarge/spot"
+  double interruption_hazard_per_hour = 0;  // spot pools under the advisor model; 0 otherwise
+  Seconds median_launch_latency{0};         // looked up once: see launch_latency.h
+};
+
+/// One reservation line: `count` instances' worth of hours, applied to a matching on-demand pool.
+struct ReservationModel {
+  std::string label;                  // for notes and reports
+  std::optional<std::size_t> pool;    // the on-demand pool it covers, if the scenario has it
+  int count = 0;
+  Money hourly_rate;                  // effective: upfront amortised over the term
+  Seconds active_from{0}, active_until{0};  // horizon-relative, clipped to the horizon
+};
+
+/// A workload's autoscaling group: the pools it may use and what a GPU of each delivers.
+struct GroupModel {
+  std::size_t workload = 0;
+  std::vector<std::size_t> on_demand_pools;  // cheapest first
+  std::vector<std::size_t> spot_pools;       // in the allocation strategy's preference order
+  std::vector<double> units_per_gpu;         // per pool (all pools), 0 where not eligible
+};
+
+/// A scheduled action's firing: at `at` (horizon-relative, 0 for the last firing before the
+/// start), ordered by when it `occurred`.
+struct ScheduledFiring {
+  Seconds at{0};
+  Seconds occurred{0};
+  std::size_t action = 0;  // index into the policy's scheduled actions
+};
+
+struct FleetModel {
+  const Scenario* scenario = nullptr;        // not owned; outlives the model
+  std::vector<PoolModel> pools;
+  std::vector<GroupModel> groups;            // one per workload, same order
+  std::vector<ReservationModel> reservations;
+  /// Static policy: per group, (pool, instance count) pairs.
+  std::vector<std::vector<std::pair<std::size_t, int>>> static_instances;
+  std::vector<ScheduledFiring> scheduled_firings;  // in order
+  BillingRule billing;
+  Seconds interruption_notice{120};
+  std::vector<std::string> notes;
+};
+
+/// Builds the model; failed_precondition when the scenario cannot run (a workload no pool
+/// satisfies, a missing price, a trace shorter than the horizon, an unsupported time zone).
+Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource& prices);
+
+}  // namespace fleetcast::engine

@@ -1,0 +1,102 @@
+// Simulating a scenario's fleet: instances launched, interrupted and billed hour by hour under the
+// scenario's scaling policy, its demand served or not, over one or many Monte Carlo replicas.
+//
+// A run is deterministic for the scenario's seed: replica k draws from streams derived from
+// (seed, purpose, k), so the report is the same whatever the number of threads.
+//
+// Thread-safety: simulate() may be called from many threads at once; each call owns its state. The
+// PriceSource must allow concurrent const calls (all fleetcast implementations do).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fleetcast/cancellation.h"
+#include "fleetcast/money.h"
+#include "fleetcast/pricing.h"
+#include "fleetcast/scenario.h"
+#include "fleetcast/status.h"
+#include "fleetcast/time.h"
+
+namespace fleetcast {
+
+struct SimulationOptions {
+  int replicas = 1;                             // >= 1
+  int threads = 0;                              // 0: one per hardware thread, at most `replicas`
+  bool record_trace = false;                    // keep replica 0's event trace
+  const CancellationToken* cancellation = nullptr;  // optional; cancel() stops the run promptly
+};
+
+/// Costs of one replica, exact in micro-USD.
+struct CostBreakdown {
+  Money total;
+  Money on_demand;
+  Money reserved;         // every hour of every reservation overlapping the horizon
+  Money spot;
+  Money reserved_unused;  // the part of `reserved` for hours no matching instance ran
+  friend bool operator==(const CostBreakdown&, const CostBreakdown&) = default;
+};
+
+/// What one replica measured.
+struct ReplicaOutcome {
+  int replica = 0;
+  CostBreakdown cost;
+  std::vector<Money> cost_by_pool;  // indexed like SimulationReport::pools
+  std::vector<Money> cost_by_hour;  // hour k covers [start + k h, start + (k+1) h)
+  double served_fraction = 1;       // served / demanded, demand-weighted over all services
+  double utilisation = 0;           // busy GPU-seconds / running GPU-seconds
+  std::int64_t instances_launched = 0;
+  std::int64_t launch_failures = 0;  // spot requests refused for lack of capacity
+  std::int64_t interruptions = 0;    // spot instances reclaimed
+  /// GPU-hours lost to interruptions: batch work done since the last checkpoint, and service
+  /// capacity missing from an interruption until its replacement is ready.
+  double lost_gpu_hours = 0;
+  std::int64_t jobs_total = 0;       // batch jobs that arrived
+  std::int64_t jobs_completed = 0;
+  std::int64_t deadline_misses = 0;  // finished late, or unfinished with a deadline inside the horizon
+  double mean_job_wait_seconds = 0;  // from arrival to first start, over jobs that started
+  std::uint64_t events = 0;
+};
+
+/// One interval of replica 0, for the per-interval CSV.
+struct IntervalRecord {
+  Instant start;
+  std::vector<double> demand;        // per workload, in its unit
+  std::vector<double> served;        // per workload, mean over the interval
+  std::vector<double> running_gpus;  // per pool, time-averaged over the interval
+};
+
+struct Spread {
+  double mean = 0, p5 = 0, p50 = 0, p95 = 0;
+};
+
+struct SimulationReport {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  std::vector<std::string> pools;      // "provider/region/instance_type/option"
+  std::vector<PurchaseOption> pool_options;
+  std::vector<std::string> workloads;
+  std::vector<ReplicaOutcome> replicas;  // in replica order
+  Spread cost_usd;                     // across replicas
+  Spread served_fraction;
+  std::vector<IntervalRecord> intervals;  // replica 0
+  std::vector<std::string> trace;         // replica 0, when SimulationOptions::record_trace
+  std::vector<std::string> notes;         // defaults and fallbacks the run applied
+};
+
+/// Simulates `scenario` with `prices`. Refuses, before running, a scenario that cannot run (no
+/// pool satisfies a workload, a trace shorter than the horizon, a price missing for a pool):
+/// failed_precondition naming what is missing. cancelled when the token is cancelled.
+Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& prices,
+                                  const SimulationOptions& options = {});
+
+/// The report as a JSON document (cost.total_usd, cost.by_option, cost.reserved_unused_usd,
+/// slo.served_fraction, interruptions, lost_gpu_hours, utilisation, seed, replicas, ...).
+std::string simulation_report_json(const SimulationReport& report);
+
+/// Replica 0's intervals as CSV: interval_start, then demand/served per workload and running GPUs
+/// per pool.
+std::string simulation_intervals_csv(const SimulationReport& report);
+
+}  // namespace fleetcast

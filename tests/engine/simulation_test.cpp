@@ -1,0 +1,239 @@
+// Fleet simulations checked against figures derived by hand from a small catalog of round prices.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <thread>
+
+#include "engine/billing.h"
+#include "fleetcast/simulation.h"
+
+using namespace fleetcast;
+
+namespace {
+
+Money usd(const char* text) { return parse_usd(text).value(); }
+
+// Provider "test", region "r1": one.gpu (1 x G1) at $1/h on-demand, $0.30/h spot in the ">20%"
+// bucket, $0.60/h 1-year reserved; eight.gpu (8 x G1) at $8/h, $4.80/h reserved.
+InMemoryPriceSource test_catalog() {
+  PriceCatalog catalog;
+  catalog.instance_types = {InstanceType{"test", "one.gpu", 8, 32, "G1", 1, 24},
+                            InstanceType{"test", "eight.gpu", 96, 512, "G1", 8, 640}};
+  const Instant valid = parse_instant("2026-01-01T00:00:00Z").value();
+  const auto key = [](const char* type, PurchaseOption option) { return PoolKey{"test", "r1", "", type, option}; };
+  const ReservationTerms one_year{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
+  catalog.offers = {
+      Offer{key("one.gpu", PurchaseOption::on_demand), std::nullopt, usd("1.00"), Money{}, false, valid},
+      Offer{key("eight.gpu", PurchaseOption::on_demand), std::nullopt, usd("8.00"), Money{}, false, valid},
+      Offer{key("one.gpu", PurchaseOption::reserved), one_year, usd("0.60"), Money{}, true, valid},
+      Offer{key("eight.gpu", PurchaseOption::reserved), one_year, usd("4.80"), Money{}, true, valid},
+  };
+  catalog.spot_prices = {SpotPricePoint{key("one.gpu", PurchaseOption::spot), valid, usd("0.30")}};
+  catalog.spot_risks = {SpotRisk{key("one.gpu", PurchaseOption::spot), InterruptionBucket::over_20_percent, 70, valid}};
+  catalog.billing_rules = {BillingRule{"test", Seconds{1}, Seconds{60}}};
+  return InMemoryPriceSource(std::move(catalog));
+}
+
+// A one-workload scenario in region r1 with the given duration, options, policy and extras.
+std::string scenario_json(const std::string& duration, const std::string& options, const std::string& policy,
+                          const std::string& extra = "", const std::string& demand = R"({"unit": "gpus", "generator": {"base": 4}})") {
+  return R"({"version": 1, "name": "test", "seed": 5,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": ")" + duration + R"(", "step": "1h"},
+    "pricing": {"provider": "test", "regions": ["r1"]},
+    "instance_types": ["one.gpu"], "purchase_options": )" + options + R"(,
+    "workloads": [{"name": "w", "kind": "service", "demand": )" + demand + R"(}],
+    "policy": )" + policy + extra + "}";
+}
+
+Scenario load(const std::string& json, const PriceSource& prices) {
+  ScenarioValidation validation = validate_scenario_json(json, "test.json", &prices);
+  for (const auto& diagnostic : validation.diagnostics) UNSCOPED_INFO(diagnostic.to_string());
+  REQUIRE(validation.valid());
+  return *validation.scenario;
+}
+
+// Total seconds instances ran: the horizon minus each launch's latency, read from the trace lines
+// "launch <pool> #<id> ready in <duration>".
+std::int64_t running_seconds(const SimulationReport& report, std::int64_t horizon_seconds) {
+  std::int64_t total = 0;
+  for (const std::string& line : report.trace) {
+    const auto at = line.find(" ready in ");
+    if (line.find(" launch ") == std::string::npos || at == std::string::npos) continue;
+    total += horizon_seconds - parse_duration(line.substr(at + 10)).value().count();
+  }
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("engine::billed_duration applies granularity and minimum", "[engine]") {
+  const BillingRule aws{"aws", Seconds{1}, Seconds{60}};
+  const BillingRule hourly{"x", Seconds{3600}, Seconds{3600}};
+  CHECK(engine::billed_duration(Seconds{0}, aws) == Seconds{60});
+  CHECK(engine::billed_duration(Seconds{20}, aws) == Seconds{60});
+  CHECK(engine::billed_duration(Seconds{61}, aws) == Seconds{61});
+  CHECK(engine::billed_duration(Seconds{61}, hourly) == Seconds{3600});
+  CHECK(engine::billed_duration(Seconds{3601}, hourly) == Seconds{7200});
+}
+
+TEST_CASE("engine: a static on-demand fleet costs its rate times its running hours", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(scenario_json("2d", R"(["on_demand"])",
+      R"({"kind": "static", "static": [{"instance_type": "one.gpu", "region": "r1", "option": "on_demand", "count": 3}]})"),
+      prices);
+  SimulationOptions options;
+  options.record_trace = true;
+  auto report = simulate(scenario, prices, options);
+  REQUIRE(report.ok());
+  const ReplicaOutcome& outcome = report->replicas.front();
+  const std::int64_t seconds = running_seconds(*report, 2 * 86400);
+  CHECK(seconds > 3 * (2 * 86400 - 600));  // each was ready within ten minutes
+  // $1/h for `seconds` instance-seconds, rounded per pool-hour: within 48 micro-USD.
+  CHECK(std::abs(outcome.cost.on_demand.micro_usd() - seconds * 1'000'000 / 3600) <= 48);
+  CHECK(outcome.cost.total == outcome.cost.on_demand);
+  CHECK(outcome.cost.spot == Money{});
+  CHECK(outcome.instances_launched == 3);
+  CHECK(outcome.interruptions == 0);
+  // Demand 4 GPUs against 3: served 3/4 once running.
+  CHECK(outcome.served_fraction == Approx(0.75).margin(0.75 * 600.0 / (2 * 86400)));
+}
+
+TEST_CASE("engine: reservations are billed every hour and cover matching on-demand instances", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const std::string commitments = R"(, "commitments": [
+      {"instance_type": "one.gpu", "region": "r1", "count": 2, "term": "1y", "payment": "no_upfront", "start": "2026-06-01T00:00:00Z"},
+      {"instance_type": "eight.gpu", "region": "r1", "count": 1, "term": "1y", "payment": "no_upfront", "start": "2026-06-01T00:00:00Z"}])";
+  const Scenario scenario = load(scenario_json("2d", R"(["on_demand", "reserved"])",
+      R"({"kind": "static", "static": [{"instance_type": "one.gpu", "region": "r1", "option": "on_demand", "count": 3}]})",
+      commitments), prices);
+  SimulationOptions options;
+  options.record_trace = true;
+  auto report = simulate(scenario, prices, options);
+  REQUIRE(report.ok());
+  const CostBreakdown& cost = report->replicas.front().cost;
+  // 2 x $0.60 + 1 x $4.80 for 48 hours, whether used or not.
+  CHECK(cost.reserved == usd("288.00"));
+  // eight.gpu is not a candidate: its $230.40 is all waste. The two one.gpu reservations are
+  // always covered: even in the first hour the three instances run at least 3 x (3600 - 600) s,
+  // more than the 2 x 3600 s reserved.
+  CHECK(cost.reserved_unused == usd("230.40"));
+  // On-demand pays $1/h only for the seconds the reservations do not cover (per pool-hour rounding).
+  const std::int64_t seconds = running_seconds(*report, 2 * 86400);
+  CHECK(std::abs(cost.on_demand.micro_usd() - (seconds - 2 * 2 * 86400) * 1'000'000 / 3600) <= 48);
+  CHECK(cost.total == cost.on_demand + cost.reserved);
+}
+
+TEST_CASE("engine: spot interruptions over many replicas match the advisor bucket's hazard", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(scenario_json("30d", R"(["on_demand", "spot"])",
+      R"({"kind": "static", "static": [{"instance_type": "one.gpu", "region": "r1", "option": "spot", "count": 20}]})"),
+      prices);
+  SimulationOptions options;
+  options.replicas = 24;
+  auto report = simulate(scenario, prices, options);
+  REQUIRE(report.ok());
+  // ">20%" bucket: 25% interrupted within 30 days, so lambda = -ln(0.75) / 720 per hour.
+  const double lambda = -std::log(0.75) / 720.0;
+  double exposure_hours = 0;
+  std::int64_t interruptions = 0;
+  for (const ReplicaOutcome& outcome : report->replicas) {
+    // Spot instance-hours from the bill ($0.30/h), less the notices (2 min each, no longer exposed).
+    exposure_hours += outcome.cost.spot.usd() / 0.30 - outcome.interruptions * 120.0 / 3600.0;
+    interruptions += outcome.interruptions;
+  }
+  const double expected = lambda * exposure_hours;
+  INFO("interruptions " << interruptions << ", expected " << expected);
+  CHECK(expected > 100);
+  CHECK(std::abs(static_cast<double>(interruptions) - expected) < 5 * std::sqrt(expected));
+}
+
+TEST_CASE("engine: the report is identical whatever the thread count", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(scenario_json("7d", R"(["on_demand", "spot"])",
+      R"({"kind": "target_tracking", "max_capacity": 64,
+          "distribution": {"on_demand_base_capacity": 2, "on_demand_percentage_above_base": 25},
+          "target_tracking": {"target_value": 80}})", "",
+      R"({"unit": "gpus", "generator": {"base": 20, "daily_amplitude": 0.5, "noise": 0.1}})"), prices);
+  SimulationOptions one_thread;
+  one_thread.replicas = 6;
+  one_thread.threads = 1;
+  SimulationOptions three_threads = one_thread;
+  three_threads.threads = 3;
+  auto a = simulate(scenario, prices, one_thread);
+  auto b = simulate(scenario, prices, three_threads);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(simulation_report_json(*a) == simulation_report_json(*b));
+  CHECK(simulation_intervals_csv(*a) == simulation_intervals_csv(*b));
+  // Replicas differ from each other (their own streams), but a replica is reproducible.
+  CHECK(a->replicas[0].cost.total != a->replicas[1].cost.total);
+}
+
+TEST_CASE("engine: target tracking capped by max capacity serves max / demand", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(scenario_json("2d", R"(["on_demand"])",
+      R"({"kind": "target_tracking", "max_capacity": 30, "target_tracking": {"target_value": 100}})", "",
+      R"({"unit": "gpus", "generator": {"base": 40}})"), prices);
+  auto report = simulate(scenario, prices);
+  REQUIRE(report.ok());
+  // 30 GPUs serve 30 of 40 once launched (within ten minutes of the start).
+  CHECK(report->replicas.front().served_fraction <= 0.75);
+  CHECK(report->replicas.front().served_fraction >= 0.75 * (1 - 600.0 / (2 * 86400)));
+}
+
+TEST_CASE("engine: a scenario no pool can serve is refused before it runs", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  std::string json = scenario_json("2d", R"(["on_demand"])", R"({"kind": "target_tracking", "target_tracking": {"target_value": 70}})");
+  json.replace(json.find(R"("kind": "service")"), 17, R"("kind": "service", "gpu": {"min_gpus_per_instance": 2})");
+  auto report = simulate(load(json, prices), prices);
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.status().code() == StatusCode::failed_precondition);
+  CHECK_THAT(report.status().message(), Catch::Contains("workload 'w': no candidate pool satisfies its GPU requirement"));
+}
+
+TEST_CASE("engine: a run cancelled from another thread returns Cancelled", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(scenario_json("365d", R"(["on_demand"])",
+      R"({"kind": "target_tracking", "target_tracking": {"target_value": 70}})"), prices);
+  CancellationToken token;
+  token.cancel();  // cancelled before it starts: the run notices at its first check
+  SimulationOptions options;
+  options.cancellation = &token;
+  auto report = simulate(scenario, prices, options);
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.status().code() == StatusCode::cancelled);
+}
+
+TEST_CASE("engine: a batch queue on a static fleet waits as long as M/M/c predicts", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  std::string json = scenario_json("365d", R"(["on_demand"])",
+      R"({"kind": "static", "static": [{"instance_type": "one.gpu", "region": "r1", "option": "on_demand", "count": 4}]})");
+  json.replace(json.find(R"("workloads": [)"), json.find("}]", json.find(R"("workloads": [)")) + 2 - json.find(R"("workloads": [)"),
+               R"("workloads": [{"name": "jobs", "kind": "batch", "jobs": {"arrivals_per_day": 72, "gpus_per_job": 1,
+                 "work": "1h", "work_distribution": "exponential", "checkpoint_interval": "10m", "deadline": "30d"}}])");
+  const Scenario scenario = load(json, prices);
+  SimulationOptions options;
+  options.replicas = 4;
+  auto report = simulate(scenario, prices, options);
+  REQUIRE(report.ok());
+  // M/M/4 with lambda = 3/h and mu = 1/h, so a = 3 and rho = 0.75. Erlang C by hand:
+  //   1/P0 = 1 + 3 + 9/2 + 27/6 + (81/24) / (1 - 0.75) = 13 + 13.5 = 26.5
+  //   C = (81/24) / (1 - 0.75) * P0 = 13.5 / 26.5 = 0.50943
+  //   Wq = C / (c mu - lambda) = 0.50943 h = 1834 s
+  const double expected_wait = 13.5 / 26.5 * 3600;
+  double wait = 0;
+  std::int64_t jobs = 0;
+  for (const ReplicaOutcome& outcome : report->replicas) {
+    wait += outcome.mean_job_wait_seconds * static_cast<double>(outcome.jobs_completed);
+    jobs += outcome.jobs_completed;
+    CHECK(outcome.deadline_misses == 0);
+    CHECK(outcome.jobs_completed >= outcome.jobs_total - 30);  // all but the last few finish
+  }
+  wait /= static_cast<double>(jobs);
+  INFO("mean wait " << wait << " s over " << jobs << " jobs, M/M/c " << expected_wait << " s");
+  // Four simulated years: the mean of correlated waits is within 8% (about 3 standard errors).
+  CHECK(std::abs(wait - expected_wait) < 0.08 * expected_wait);
+  // Utilisation of the 4 GPUs is rho = 0.75.
+  CHECK(report->replicas.front().utilisation == Approx(0.75).epsilon(0.03));
+}

@@ -1,0 +1,141 @@
+// `fleetcast run SCENARIO`: simulates a scenario's fleet and prints its cost and service levels,
+// as a readable summary or, with --json, as the report document.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "fleetcast/scenario.h"
+#include "fleetcast/simulation.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/output_file.h"
+
+namespace fleetcast::cli {
+
+namespace {
+
+struct RunArguments {
+  std::string scenario;
+  bool json = false;
+  int replicas = 1;
+  int threads = 0;
+  std::string intervals_csv;
+  std::string trace_file;
+};
+
+std::string dollars(Money amount) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "$%.2f", amount.usd());
+  return buffer;
+}
+
+std::string percent(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f%%", fraction * 100);
+  return buffer;
+}
+
+void print_summary(std::ostream& out, const Scenario& scenario, const SimulationReport& report) {
+  const ReplicaOutcome& first = report.replicas.front();
+  const CostBreakdown& cost = first.cost;
+  out << "Simulated " << scenario.name << ": " << format_duration(scenario.horizon.duration) << " from "
+      << format_instant(scenario.horizon.start) << " in steps of " << format_duration(scenario.horizon.step)
+      << ", seed " << report.seed << ", " << report.replicas.size() << " replica"
+      << (report.replicas.size() == 1 ? "" : "s") << "\n";
+  out << "  cost          " << dollars(cost.total) << "  (on-demand " << dollars(cost.on_demand) << ", reserved "
+      << dollars(cost.reserved) << " of which unused " << dollars(cost.reserved_unused) << ", spot "
+      << dollars(cost.spot) << ")\n";
+  bool has_services = false;
+  bool has_batch = false;
+  for (const auto& workload : scenario.workloads) (workload.kind() == WorkloadKind::service ? has_services : has_batch) = true;
+  if (has_services) out << "  served        " << percent(first.served_fraction) << " of service demand\n";
+  if (has_batch) {
+    out << "  batch jobs    " << first.jobs_completed << " of " << first.jobs_total << " completed, "
+        << first.deadline_misses << " missed their deadline, mean wait " << format_duration(Seconds{static_cast<std::int64_t>(first.mean_job_wait_seconds)})
+        << "\n";
+  }
+  out << "  spot          " << first.interruptions << " interruptions, " << first.launch_failures
+      << " launches refused, " << first.lost_gpu_hours << " GPU-hours lost\n";
+  out << "  utilisation   " << percent(first.utilisation) << " of running GPUs busy; " << first.instances_launched
+      << " instances launched\n";
+  if (report.replicas.size() > 1) {
+    char line[200];
+    std::snprintf(line, sizeof line, "  %zu replicas   cost mean $%.2f, p5 $%.2f, p50 $%.2f, p95 $%.2f\n",
+                  report.replicas.size(), report.cost_usd.mean, report.cost_usd.p5, report.cost_usd.p50,
+                  report.cost_usd.p95);
+    out << line;
+    if (has_services) {
+      std::snprintf(line, sizeof line, "                served mean %.3f%%, p5 %.3f%%, p50 %.3f%%, p95 %.3f%%\n",
+                    report.served_fraction.mean * 100, report.served_fraction.p5 * 100,
+                    report.served_fraction.p50 * 100, report.served_fraction.p95 * 100);
+      out << line;
+    }
+  }
+  out << "  cost by pool\n";
+  for (std::size_t p = 0; p < report.pools.size(); ++p) {
+    if (first.cost_by_pool[p] == Money{}) continue;
+    out << "    " << report.pools[p] << "  " << dollars(first.cost_by_pool[p]) << "\n";
+  }
+  for (const auto& note : report.notes) out << "  note: " << note << "\n";
+}
+
+int run(const RunArguments& arguments) {
+  auto scenario = load_scenario(arguments.scenario);
+  if (!scenario.ok()) {
+    std::cerr << scenario.status().message() << '\n';
+    return kExitInvalidInput;
+  }
+  auto prices = open_scenario_prices(scenario->pricing);
+  if (!prices.ok()) {
+    std::cerr << arguments.scenario << ": " << prices.status().message() << '\n';
+    return kExitFailure;
+  }
+  SimulationOptions options;
+  options.replicas = arguments.replicas;
+  options.threads = arguments.threads;
+  options.record_trace = !arguments.trace_file.empty();
+  auto report = simulate(*scenario, **prices, options);
+  if (!report.ok()) {
+    std::cerr << arguments.scenario << ": " << report.status().message() << '\n';
+    return report.status().code() == StatusCode::failed_precondition ? kExitInvalidInput : kExitFailure;
+  }
+  if (!arguments.intervals_csv.empty()) {
+    if (Status status = write_file_atomically(arguments.intervals_csv, simulation_intervals_csv(*report)); !status.ok()) {
+      std::cerr << status.message() << '\n';
+      return kExitFailure;
+    }
+  }
+  if (!arguments.trace_file.empty()) {
+    std::string trace;
+    for (const auto& line : report->trace) trace += line + '\n';
+    if (Status status = write_file_atomically(arguments.trace_file, trace); !status.ok()) {
+      std::cerr << status.message() << '\n';
+      return kExitFailure;
+    }
+  }
+  if (arguments.json) {
+    std::cout << simulation_report_json(*report);
+  } else {
+    print_summary(std::cout, *scenario, *report);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto arguments = std::make_shared<RunArguments>();
+  auto* command = app.add_subcommand("run", "Simulate a scenario's fleet: cost, service levels, interruptions");
+  command->add_option("SCENARIO", arguments->scenario, "Scenario JSON file")->required();
+  command->add_flag("--json", arguments->json, "Print the report as JSON");
+  command->add_option("--replicas", arguments->replicas, "Monte Carlo replicas (each with its own random streams)")
+      ->check(CLI::Range(1, 100000));
+  command->add_option("--threads", arguments->threads, "Threads for the replicas (0: one per core); results do not depend on it")
+      ->check(CLI::Range(0, 1024));
+  command->add_option("--intervals", arguments->intervals_csv, "Write replica 0's demand and capacity per interval to this CSV");
+  command->add_option("--trace", arguments->trace_file, "Write replica 0's event trace to this file");
+  command->footer("Exit status: 0 simulated, 2 the scenario is invalid or cannot run, 1 another failure.");
+  command->callback([arguments, &exit_code] { exit_code = run(*arguments); });
+}
+
+}  // namespace fleetcast::cli
