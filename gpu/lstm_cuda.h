@@ -1,0 +1,25 @@
+// The CUDA backend of the LSTM forecaster, as the backend registry in models/ sees it. No CUDA
+// types here (ggml's include/ggml-cuda.h style): the registry and the tests include it from plain
+// C++; only gpu/lstm_kernels.cu knows about the runtime.
+//
+// Thread-safety: every function may be called from any thread; each call uses its own device
+// buffers and stream on the current device.
+#pragma once
+
+#include "fleetcast/status.h"
+#include "gpu/lstm_launch.h"
+#include "models/lstm_layout.h"
+
+namespace fleetcast::gpu {
+
+/// Ok when a CUDA device is present and answers (a device count, its properties and a small
+/// allocation); otherwise `unavailable` with the runtime's reason, e.g. no driver or no device.
+Status cuda_device_status();
+
+/// Runs the batched forward pass of models/lstm_layout.h on the device: context and horizon rolled
+/// out in one persistent-style kernel launch. Same contract and output as the CPU oracle
+/// models::lstm_forward_cpu, within float32 rounding. Errors are `unavailable` (no device) or
+/// `internal` (a CUDA error, named).
+Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing = nullptr);
+
+}  // namespace fleetcast::gpu

@@ -1,0 +1,30 @@
+// The boundary between gpu/lstm_kernels.cu (compiled by nvcc as C++17) and the C++20 rest of
+// the library: plain functions that report failure as a message instead of a Status (status.h
+// needs C++20). Internal to gpu/.
+//
+// Thread-safety: as gpu/lstm_cuda.h.
+#pragma once
+
+#include <string>
+
+#include "models/lstm_layout.h"
+
+namespace fleetcast::gpu {
+
+/// Where the time of one lstm_forward_cuda call went, for benchmarks.
+struct CudaTiming {
+  double kernel_milliseconds = 0;  // the rollout kernel alone (CUDA events)
+  double total_milliseconds = 0;   // allocation, copies in and out, and the kernel
+  bool weights_on_chip = false;    // whether the weights fitted in shared memory
+};
+
+namespace detail {
+
+/// "" when a device of compute capability 8.0 or newer answers; else why not.
+std::string probe_device();
+
+/// Runs the forward pass; "" on success, else the CUDA error with the call that failed.
+std::string run_lstm_forward(const models::LstmForwardParams& params, CudaTiming* timing);
+
+}  // namespace detail
+}  // namespace fleetcast::gpu

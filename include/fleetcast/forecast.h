@@ -1,0 +1,232 @@
+// Load forecasting: quantile forecasts of a load series from an LSTM (trained here, on the CPU)
+// or from baselines (seasonal naive, Holt-Winters), the LSTM model file, the inference backend
+// registry (CUDA when a healthy device is present, else CPU) and a rolling-origin backtest.
+//
+// Every forecast is a set of quantiles per future step (at least p10, p50, p90). The planner takes
+// any Forecaster. Nothing here throws; fallible calls return Status or Result<T>, and messages
+// name the file, the field, and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetcast/status.h"
+#include "fleetcast/time.h"
+#include "fleetcast/time_series.h"
+
+namespace fleetcast::forecast {
+
+/// Quantile levels every forecaster produces unless told otherwise.
+inline constexpr double kDefaultQuantiles[] = {0.1, 0.5, 0.9};
+
+/// A forecast of `horizon` steps as quantiles. Value type; thread-safety: none needed.
+struct QuantileForecast {
+  std::int64_t start_seconds = 0;        // time of the first forecast step (same origin as the series)
+  Seconds step{0};
+  std::vector<double> levels;            // ascending quantile levels in (0, 1), e.g. 0.1 0.5 0.9
+  std::vector<std::vector<double>> values;  // values[q][h]: quantile levels[q] at step h; non-decreasing in q
+  std::string model;                     // "lstm", "seasonal_naive", "holt_winters", ...
+  std::string backend;                   // what computed it: "cpu" or "cuda"
+
+  [[nodiscard]] std::size_t horizon() const { return values.empty() ? 0 : values.front().size(); }
+  /// The row of the level closest to `level` (levels is never empty in a produced forecast).
+  [[nodiscard]] const std::vector<double>& quantile(double level) const;
+};
+
+/// Progress of LSTM training, reported once per epoch through TrainingOptions::on_epoch.
+struct EpochProgress {
+  int epoch = 0;                   // 1-based
+  int max_epochs = 0;
+  double train_loss = 0;           // mean pinball loss over the epoch's batches (scaled units)
+  double validation_loss = 0;      // mean pinball loss on the validation windows (scaled units)
+  bool improved = false;           // the best validation loss so far
+};
+
+/// Settings of the LSTM and of its training. The defaults are the settings the project evaluates
+/// with; they are not tuned to one series.
+struct LstmOptions {
+  int layers = 1;                  // 1 or 2
+  int hidden = 32;                 // 8..256 (32..128 in practice)
+  int context = 96;                // history steps the network reads before forecasting
+  int horizon = 48;                // steps it forecasts
+  std::vector<double> quantiles = {0.1, 0.5, 0.9};  // ascending, in (0, 1), must contain 0.5
+  int max_epochs = 60;
+  int patience = 8;                // epochs without validation improvement before stopping
+  int batch_size = 64;
+  double learning_rate = 3e-3;     // Adam
+  double gradient_clip = 1.0;      // maximum global L2 norm of a batch gradient
+  double validation_fraction = 0.2;  // the latest share of training windows held out
+  std::uint64_t seed = 42;         // same seed, same data -> same weights, bit for bit
+  /// Called after every epoch (the library never prints). May be empty.
+  std::function<void(const EpochProgress&)> on_epoch;
+};
+
+/// Per-series scaling of the LSTM's inputs and outputs: scaled = (value - level) / scale, where
+/// each window's level is the mean of its last `level_steps` history values (so the network is
+/// level-invariant and carries over to levels it never saw) and `scale` is the training series'
+/// in-sample mean absolute daily change (so the scaled pinball loss reads like MASE). Fitted on the
+/// training series and saved with the model.
+struct Scaler {
+  double scale = 1;                // > 0, in the series' units
+  int level_steps = 24;            // >= 1, one day of steps
+};
+
+/// A trained LSTM forecaster: options, scaler, float32 parameters in the layout contract of
+/// models/lstm_layout.h, and provenance. Value type.
+struct LstmModel {
+  static constexpr int kFileVersion = 1;
+
+  LstmOptions options;             // on_epoch is not saved
+  Scaler scaler;
+  std::int64_t step_seconds = 0;   // step of the training series; predictions need the same step
+  int season = 24;                 // steps per day at that step
+  std::vector<float> parameters;
+  /// Per quantile, a factor on its distance from the median: each symmetric pair of levels
+  /// (p10, p90) is widened or narrowed about the median so that it covers its nominal share of the
+  /// validation windows (split-conformal calibration); the median's factor is 1.
+  std::vector<double> calibration;
+  std::string training_data_hash;  // "fnv1a64:<16 hex digits>" of the training series
+  std::size_t training_samples = 0;
+  int epochs_run = 0;
+  double train_loss = 0;           // best epoch's training pinball loss (scaled units)
+  double validation_loss = 0;      // best validation pinball loss (scaled units)
+  double training_seconds = 0;     // wall time of training, informative only
+};
+
+/// Trains an LSTM on `series` (hourly or any constant step). Needs at least
+/// season + context + horizon + a few windows of data; errors say how many samples are needed.
+/// Deterministic for a given seed. Thread-safety: reentrant.
+Result<LstmModel> train_lstm(const TimeSeries& series, const LstmOptions& options);
+
+/// The model as versioned JSON text, and back. Loading checks the format, version, layout and
+/// parameter count; `source` names the file or row in messages.
+std::string model_to_json(const LstmModel& model);
+Result<LstmModel> model_from_json(std::string_view text, std::string_view source);
+
+Status save_model(const LstmModel& model, const std::filesystem::path& path);
+Result<LstmModel> load_model(const std::filesystem::path& path);
+/// Stores the model under `name` in table `forecast_models` of the SQLite database at `database`
+/// (created, with the table, if missing; an existing name is replaced).
+Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name);
+Result<LstmModel> load_model_from_database(const std::filesystem::path& database, std::string_view name);
+
+/// Which inference backend to use for the LSTM.
+enum class BackendPreference { automatic, cpu, cuda };
+
+/// The backend a registry chose, and why the CPU was chosen when it was.
+struct BackendChoice {
+  std::string name;                // "cuda" or "cpu"
+  std::string reason;              // empty when the preferred backend runs; else why not
+};
+
+/// Batched LSTM inference over the registered backends: CPU (Eigen, always present) and CUDA
+/// (when the library was built with it and a device is present and healthy). The caller owns the
+/// registry; probing happens once, in the constructor. A CUDA failure at run time falls back to
+/// the CPU for that call and is reported in the call's BackendChoice.
+/// Thread-safety: const member functions may be called concurrently.
+class BackendRegistry {
+ public:
+  explicit BackendRegistry(BackendPreference preference = BackendPreference::automatic);
+  ~BackendRegistry();
+  BackendRegistry(BackendRegistry&&) noexcept;
+  BackendRegistry& operator=(BackendRegistry&&) noexcept;
+  BackendRegistry(const BackendRegistry&) = delete;
+  BackendRegistry& operator=(const BackendRegistry&) = delete;
+
+  /// The backend predictions will use, and why the CPU was chosen if it was.
+  [[nodiscard]] const BackendChoice& choice() const;
+  /// Names of the backends compiled into this build ("cpu", and "cuda" when built with CUDA).
+  [[nodiscard]] std::vector<std::string> compiled_backends() const;
+
+  /// Forecasts model.options.horizon steps after the end of each history (each needs at least
+  /// season + context samples, at the model's step, finite). `ran` (optional) receives the
+  /// backend that computed the batch.
+  Result<std::vector<QuantileForecast>> predict(const LstmModel& model, std::span<const TimeSeries> histories,
+                                                BackendChoice* ran = nullptr) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A forecasting method: fit on a history, then forecast from the end of a history.
+/// Thread-safety: fit() mutates; after it, predict() may be called concurrently.
+class Forecaster {
+ public:
+  virtual ~Forecaster() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  /// Learns from `history` (baselines keep only settings; the LSTM trains).
+  virtual Status fit(const TimeSeries& history) = 0;
+  /// Forecasts `horizon` steps after the end of `history` (at most the trained horizon for the LSTM).
+  [[nodiscard]] virtual Result<QuantileForecast> predict(const TimeSeries& history, int horizon) const = 0;
+};
+
+/// Seasonal naive: each step repeats the value one season earlier (daily: 1 day, weekly: 7 days);
+/// quantiles from the spread of the in-sample seasonal differences, widening with the number of
+/// seasons ahead.
+enum class Seasonality { daily, weekly };
+std::unique_ptr<Forecaster> make_seasonal_naive(Seasonality seasonality);
+/// Holt-Winters with additive trend and additive daily seasonality; smoothing parameters chosen by
+/// in-sample one-step squared error on a grid; normal quantiles from the ETS(A,A,A) variance.
+std::unique_ptr<Forecaster> make_holt_winters();
+/// The LSTM: fit() trains with `options`; predict() runs on `registry` (which must outlive it).
+std::unique_ptr<Forecaster> make_lstm(LstmOptions options, const BackendRegistry& registry);
+/// An LSTM forecaster around an already trained model.
+std::unique_ptr<Forecaster> make_lstm(LstmModel model, const BackendRegistry& registry);
+
+/// Accuracy of one model over a backtest. MASE scales by the in-sample MAE of the daily seasonal
+/// naive forecast; sMAPE (in percent) and MASE use the p50; pinball is the mean over the quantiles
+/// (in the series' units); coverage is the share of actuals inside [p10, p90].
+struct ForecastMetrics {
+  double mase = 0;
+  double smape = 0;
+  double pinball = 0;
+  double coverage_p10_p90 = 0;
+  std::size_t points = 0;          // forecast steps scored
+};
+
+struct BacktestOptions {
+  int horizon = 48;
+  int origins = 7;                 // forecast origins, one per `origin_spacing` steps, ending at the series' end
+  int origin_spacing = 24;
+  LstmOptions lstm;                // the LSTM is trained once on the data before the first origin
+};
+
+struct ModelScore {
+  std::string model;
+  std::string backend;             // "cpu"/"cuda" for the LSTM, "cpu" for the baselines
+  ForecastMetrics metrics;
+};
+
+struct BacktestReport {
+  std::vector<ModelScore> scores;  // lstm, seasonal_naive, seasonal_naive_weekly, holt_winters
+  std::size_t training_samples = 0;
+  double lstm_training_seconds = 0;
+};
+
+/// Rolling-origin backtest of the LSTM and each baseline on one series. Refuses a series too short
+/// for the requested origins and the LSTM's context. Thread-safety: reentrant.
+Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOptions& options,
+                                    const BackendRegistry& registry);
+
+/// Scores forecasts against actuals. `actuals[i]` are the values at the steps of `forecasts[i]`;
+/// `scale` is the MASE denominator (> 0).
+ForecastMetrics score_forecasts(std::span<const QuantileForecast> forecasts,
+                                std::span<const std::vector<double>> actuals, double scale);
+
+/// "fnv1a64:<hex>" of a series' start, step and values (bit patterns), for model provenance.
+std::string series_hash(const TimeSeries& series);
+
+/// Checks that a series can be used for forecasting: at least `min_samples` values, a positive
+/// step, all values finite. Errors start with `what`, say what is wrong and how many samples are
+/// needed, followed by `why` in parentheses when it is not empty.
+Status check_series(const TimeSeries& series, std::size_t min_samples, std::string_view what,
+                    std::string_view why = {});
+
+}  // namespace fleetcast::forecast

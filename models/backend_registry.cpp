@@ -1,0 +1,139 @@
+// The inference backend registry (ggml's ggml-backend-reg.cpp in spirit): the CPU backend always,
+// the CUDA backend when the library was built with it (FLEETCAST_WITH_CUDA) and a device answers.
+#include <algorithm>
+#include <string>
+
+#include "models/forecast_internal.h"
+#include "models/lstm_network.h"
+#include "models/lstm_training.h"
+#if FLEETCAST_WITH_CUDA
+#include "gpu/lstm_cuda.h"
+#endif
+
+namespace fleetcast::forecast {
+
+namespace {
+
+#if FLEETCAST_WITH_CUDA
+constexpr bool kCudaCompiled = true;
+#else
+constexpr bool kCudaCompiled = false;
+#endif
+
+BackendChoice choose_backend(BackendPreference preference) {
+  if (preference == BackendPreference::cpu) return {"cpu", "the CPU backend was requested"};
+#if FLEETCAST_WITH_CUDA
+  if (Status device = gpu::cuda_device_status(); !device.ok()) {
+    return {"cpu", "CUDA unavailable: " + device.message()};
+  }
+  return {"cuda", ""};
+#else
+  return {"cpu", "this build has no CUDA backend"};
+#endif
+}
+
+Status run_backend(const std::string& name, const models::LstmForwardParams& params) {
+#if FLEETCAST_WITH_CUDA
+  if (name == "cuda") return gpu::lstm_forward_cuda(params);
+#endif
+  (void)name;
+  return models::lstm_forward_cpu(params);
+}
+
+}  // namespace
+
+struct BackendRegistry::Impl {
+  BackendChoice choice;
+};
+
+BackendRegistry::BackendRegistry(BackendPreference preference)
+    : impl_(std::make_unique<Impl>(Impl{choose_backend(preference)})) {}
+BackendRegistry::~BackendRegistry() = default;
+BackendRegistry::BackendRegistry(BackendRegistry&&) noexcept = default;
+BackendRegistry& BackendRegistry::operator=(BackendRegistry&&) noexcept = default;
+
+const BackendChoice& BackendRegistry::choice() const { return impl_->choice; }
+
+std::vector<std::string> BackendRegistry::compiled_backends() const {
+  if (kCudaCompiled) return {"cpu", "cuda"};
+  return {"cpu"};
+}
+
+Result<std::vector<QuantileForecast>> BackendRegistry::predict(const LstmModel& model,
+                                                               std::span<const TimeSeries> histories,
+                                                               BackendChoice* ran) const {
+  const models::LstmShape shape = shape_of(model.options);
+  if (model.parameters.size() != shape.parameter_count() ||
+      model.calibration.size() != static_cast<std::size_t>(shape.quantiles)) {
+    return invalid_argument_error("LSTM model has " + std::to_string(model.parameters.size()) + " parameters and " +
+                                  std::to_string(model.calibration.size()) + " calibration factors, its shape needs " +
+                                  std::to_string(shape.parameter_count()) + " and " + std::to_string(shape.quantiles));
+  }
+  const int context = model.options.context;
+  const int horizon = model.options.horizon;
+  const auto window = static_cast<std::size_t>(model.season + context);
+  std::vector<float> history(histories.size() * window);
+  std::vector<double> levels(histories.size());
+  std::vector<std::int64_t> first_times(histories.size());
+  for (std::size_t s = 0; s < histories.size(); ++s) {
+    const TimeSeries& series = histories[s];
+    const std::string what = "LSTM prediction, series " + std::to_string(s);
+    if (Status status = check_series(series, window, what,
+                                     "one day of " + std::to_string(model.season) + " steps before the model's context of " +
+                                         std::to_string(context));
+        !status.ok()) {
+      return status;
+    }
+    if (series.values.size() > 1 && series.step.count() != model.step_seconds) {
+      return invalid_argument_error(what + ": step " + std::to_string(series.step.count()) +
+                                    " s, the model was trained at " + std::to_string(model.step_seconds) + " s");
+    }
+    const std::span recent(series.values.data() + series.values.size() - window, window);
+    levels[s] = window_level(recent, model.scaler);
+    for (std::size_t i = 0; i < window; ++i) {
+      history[s * window + i] = static_cast<float>((recent[i] - levels[s]) / model.scaler.scale);
+    }
+    first_times[s] = series.time_of(series.values.size());
+  }
+  std::vector<float> output(histories.size() * static_cast<std::size_t>(horizon * shape.quantiles));
+  models::LstmForwardParams params;
+  params.shape = shape;
+  params.parameters = model.parameters.data();
+  params.series_count = static_cast<int>(histories.size());
+  params.context = context;
+  params.horizon = horizon;
+  params.season = model.season;
+  params.history = history.data();
+  params.first_forecast_seconds = first_times.data();
+  params.step_seconds = model.step_seconds;
+  params.output = output.data();
+
+  BackendChoice used = impl_->choice;
+  if (Status status = run_backend(used.name, params); !status.ok()) {
+    if (used.name == "cpu") return status;
+    used = {"cpu", "the CUDA run failed (" + status.message() + "), fell back to the CPU"};
+    if (Status fallback = models::lstm_forward_cpu(params); !fallback.ok()) return fallback;
+  }
+  if (ran != nullptr) *ran = used;
+
+  const auto median = static_cast<std::size_t>(
+      std::find(model.options.quantiles.begin(), model.options.quantiles.end(), 0.5) - model.options.quantiles.begin());
+  std::vector<QuantileForecast> forecasts;
+  forecasts.reserve(histories.size());
+  for (std::size_t s = 0; s < histories.size(); ++s) {
+    QuantileForecast forecast = empty_forecast(histories[s], model.options.quantiles, horizon, "lstm", used.name);
+    const float* out = output.data() + s * static_cast<std::size_t>(horizon * shape.quantiles);
+    for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
+      for (int h = 0; h < horizon; ++h) {
+        const float* step = out + h * shape.quantiles;
+        const double scaled = step[median] + model.calibration[q] * (step[q] - step[median]);
+        forecast.values[q][static_cast<std::size_t>(h)] = levels[s] + model.scaler.scale * scaled;
+      }
+    }
+    sort_quantiles(forecast);
+    forecasts.push_back(std::move(forecast));
+  }
+  return forecasts;
+}
+
+}  // namespace fleetcast::forecast

@@ -1,0 +1,116 @@
+// Rolling-origin backtest and forecast metrics (MASE, sMAPE, pinball, p10-p90 coverage).
+#include <cmath>
+#include <string>
+
+#include "models/forecast_internal.h"
+#include "models/lstm_training.h"
+
+namespace fleetcast::forecast {
+
+namespace {
+
+// The in-sample mean absolute error of the daily seasonal naive forecast: the MASE denominator.
+double seasonal_naive_mae(const std::vector<double>& values, std::size_t season) {
+  double sum = 0;
+  for (std::size_t t = season; t < values.size(); ++t) sum += std::abs(values[t] - values[t - season]);
+  return sum / static_cast<double>(values.size() - season);
+}
+
+}  // namespace
+
+ForecastMetrics score_forecasts(std::span<const QuantileForecast> forecasts,
+                                std::span<const std::vector<double>> actuals, double scale) {
+  ForecastMetrics metrics;
+  double absolute = 0, smape = 0, pinball = 0, covered = 0;
+  for (std::size_t i = 0; i < forecasts.size(); ++i) {
+    const QuantileForecast& forecast = forecasts[i];
+    const std::vector<double>& median = forecast.quantile(0.5);
+    const std::vector<double>& low = forecast.quantile(0.1);
+    const std::vector<double>& high = forecast.quantile(0.9);
+    for (std::size_t h = 0; h < actuals[i].size() && h < forecast.horizon(); ++h) {
+      const double y = actuals[i][h];
+      absolute += std::abs(y - median[h]);
+      const double denominator = std::abs(y) + std::abs(median[h]);
+      smape += denominator > 0 ? 200 * std::abs(y - median[h]) / denominator : 0;
+      double loss = 0;
+      for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
+        const double error = y - forecast.values[q][h];
+        loss += error >= 0 ? forecast.levels[q] * error : (forecast.levels[q] - 1) * error;
+      }
+      pinball += loss / static_cast<double>(forecast.levels.size());
+      covered += (low[h] <= y && y <= high[h]) ? 1 : 0;
+      ++metrics.points;
+    }
+  }
+  if (metrics.points == 0) return metrics;
+  const auto points = static_cast<double>(metrics.points);
+  metrics.mase = absolute / points / scale;
+  metrics.smape = smape / points;
+  metrics.pinball = pinball / points;
+  metrics.coverage_p10_p90 = covered / points;
+  return metrics;
+}
+
+Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOptions& options,
+                                    const BackendRegistry& registry) {
+  if (options.horizon < 1 || options.origins < 1 || options.origin_spacing < 1) {
+    return invalid_argument_error("backtest: horizon, origins and origin_spacing must be >= 1");
+  }
+  LstmOptions lstm_options = options.lstm;
+  lstm_options.horizon = options.horizon;
+  if (Status status = check_lstm_options(lstm_options); !status.ok()) return status;
+  const int season = steps_per_day(series.step);
+  const std::size_t tested = static_cast<std::size_t>(options.horizon) +
+                             static_cast<std::size_t>(options.origins - 1) * static_cast<std::size_t>(options.origin_spacing);
+  const std::size_t needed = min_training_samples(lstm_options, season) + tested;
+  if (Status status = check_series(series, needed, "backtest",
+                                   std::to_string(options.origins) + " origins " + std::to_string(options.origin_spacing) +
+                                       " steps apart and a horizon of " + std::to_string(options.horizon) +
+                                       " after the LSTM's training data");
+      !status.ok()) {
+    return status;
+  }
+  const std::size_t first_origin = series.values.size() - tested;
+  const TimeSeries training = head_of(series, first_origin);
+  const double scale = seasonal_naive_mae(training.values, static_cast<std::size_t>(season));
+  if (!(scale > 0)) {
+    return invalid_argument_error("backtest: the training part repeats exactly every day, so MASE is undefined");
+  }
+
+  std::vector<TimeSeries> histories;
+  std::vector<std::vector<double>> actuals;
+  for (int i = 0; i < options.origins; ++i) {
+    const std::size_t origin = first_origin + static_cast<std::size_t>(i) * static_cast<std::size_t>(options.origin_spacing);
+    histories.push_back(head_of(series, origin));
+    const auto begin = series.values.begin() + static_cast<std::ptrdiff_t>(origin);
+    actuals.emplace_back(begin, begin + options.horizon);
+  }
+
+  BacktestReport report;
+  auto model = train_lstm(training, lstm_options);
+  if (!model.ok()) return model.status();
+  report.training_samples = model->training_samples;
+  report.lstm_training_seconds = model->training_seconds;
+  BackendChoice ran;
+  auto lstm_forecasts = registry.predict(*model, histories, &ran);
+  if (!lstm_forecasts.ok()) return lstm_forecasts.status();
+  report.scores.push_back({"lstm", ran.name, score_forecasts(*lstm_forecasts, actuals, scale)});
+
+  std::vector<std::unique_ptr<Forecaster>> baselines;
+  baselines.push_back(make_seasonal_naive(Seasonality::daily));
+  baselines.push_back(make_seasonal_naive(Seasonality::weekly));
+  baselines.push_back(make_holt_winters());
+  for (auto& baseline : baselines) {
+    std::vector<QuantileForecast> forecasts;
+    for (const TimeSeries& history : histories) {
+      if (Status status = baseline->fit(history); !status.ok()) return status;
+      auto forecast = baseline->predict(history, options.horizon);
+      if (!forecast.ok()) return forecast.status();
+      forecasts.push_back(std::move(forecast).value());
+    }
+    report.scores.push_back({std::string(baseline->name()), "cpu", score_forecasts(forecasts, actuals, scale)});
+  }
+  return report;
+}
+
+}  // namespace fleetcast::forecast

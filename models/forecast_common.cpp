@@ -1,0 +1,133 @@
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "models/forecast_internal.h"
+
+namespace fleetcast::forecast {
+
+const std::vector<double>& QuantileForecast::quantile(double level) const {
+  std::size_t best = 0;
+  for (std::size_t q = 1; q < levels.size(); ++q) {
+    if (std::abs(levels[q] - level) < std::abs(levels[best] - level)) best = q;
+  }
+  return values[best];
+}
+
+int steps_per_day(Seconds step) {
+  if (step.count() <= 0) return 1;
+  return static_cast<int>(std::max<std::int64_t>(1, (kDay.count() + step.count() / 2) / step.count()));
+}
+
+Scaler fit_scaler(std::span<const double> values, int season) {
+  const auto lag = static_cast<std::size_t>(season);
+  double daily_change = 0;
+  for (std::size_t t = lag; t < values.size(); ++t) daily_change += std::abs(values[t] - values[t - lag]);
+  daily_change /= static_cast<double>(std::max<std::size_t>(1, values.size() - std::min(lag, values.size())));
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= static_cast<double>(values.size());
+  double variance = 0;
+  for (double v : values) variance += (v - mean) * (v - mean);
+  const double deviation = std::sqrt(variance / static_cast<double>(values.size()));
+  const double tiny = 1e-9 * std::max(1.0, std::abs(mean));
+  const double scale = daily_change > tiny ? daily_change : (deviation > tiny ? deviation : 1.0);
+  return {scale, season};
+}
+
+double window_level(std::span<const double> history, const Scaler& scaler) {
+  const std::size_t count = std::min(history.size(), static_cast<std::size_t>(scaler.level_steps));
+  double sum = 0;
+  for (std::size_t i = history.size() - count; i < history.size(); ++i) sum += history[i];
+  return sum / static_cast<double>(count);
+}
+
+TimeSeries head_of(const TimeSeries& series, std::size_t size) {
+  TimeSeries head = series;
+  head.values.resize(size);
+  return head;
+}
+
+void sort_quantiles(QuantileForecast& forecast) {
+  std::vector<double> column(forecast.levels.size());
+  for (std::size_t h = 0; h < forecast.horizon(); ++h) {
+    for (std::size_t q = 0; q < column.size(); ++q) column[q] = forecast.values[q][h];
+    std::sort(column.begin(), column.end());
+    for (std::size_t q = 0; q < column.size(); ++q) forecast.values[q][h] = column[q];
+  }
+}
+
+QuantileForecast empty_forecast(const TimeSeries& history, std::span<const double> levels, int horizon,
+                                std::string model, std::string backend) {
+  QuantileForecast forecast;
+  forecast.start_seconds = history.time_of(history.values.size());
+  forecast.step = history.step;
+  forecast.levels.assign(levels.begin(), levels.end());
+  forecast.values.assign(levels.size(), std::vector<double>(static_cast<std::size_t>(horizon), 0.0));
+  forecast.model = std::move(model);
+  forecast.backend = std::move(backend);
+  return forecast;
+}
+
+double normal_quantile(double p) {
+  // Peter Acklam's algorithm: rational approximations in a central region and the two tails.
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                 6.680131188771972e+01, -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                 -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                 3.754408661907416e+00};
+  constexpr double kLow = 0.02425;
+  if (p < kLow) {
+    const double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - kLow) return -normal_quantile(1 - p);
+  const double q = p - 0.5;
+  const double r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+std::string series_hash(const TimeSeries& series) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64
+  const auto mix = [&hash](std::uint64_t word) {
+    for (int byte = 0; byte < 8; ++byte) {
+      hash ^= (word >> (8 * byte)) & 0xFF;
+      hash *= 0x100000001b3ULL;
+    }
+  };
+  mix(static_cast<std::uint64_t>(series.start_seconds));
+  mix(static_cast<std::uint64_t>(series.step.count()));
+  for (double value : series.values) mix(std::bit_cast<std::uint64_t>(value));
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return std::string("fnv1a64:") + text;
+}
+
+Status check_series(const TimeSeries& series, std::size_t min_samples, std::string_view what,
+                    std::string_view why) {
+  if (series.values.size() < min_samples) {
+    return invalid_argument_error(std::string(what) + ": the series has " + std::to_string(series.values.size()) +
+                                  " samples, expected at least " + std::to_string(min_samples) +
+                                  (why.empty() ? std::string() : " (" + std::string(why) + ")"));
+  }
+  if (series.values.size() > 1 && series.step.count() <= 0) {
+    return invalid_argument_error(std::string(what) + ": the series step is " + std::to_string(series.step.count()) +
+                                  " s, expected a positive step");
+  }
+  for (std::size_t i = 0; i < series.values.size(); ++i) {
+    if (!std::isfinite(series.values[i])) {
+      return invalid_argument_error(std::string(what) + ": value " + std::to_string(i) + " (at t=" +
+                                    std::to_string(series.time_of(i)) + " s) is not finite, expected a number");
+    }
+  }
+  return {};
+}
+
+}  // namespace fleetcast::forecast

@@ -1,0 +1,39 @@
+// Helpers shared by the forecasters, the trainer and the backtest (internal to models/).
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "fleetcast/forecast.h"
+
+namespace fleetcast::forecast {
+
+/// Steps per day at `step` (24 for hourly data), at least 1; the daily season of every model.
+int steps_per_day(Seconds step);
+
+/// The scaler of a training series at `season` steps per day: its mean absolute daily change,
+/// else its standard deviation (a series that repeats daily), else 1 (a constant series).
+Scaler fit_scaler(std::span<const double> values, int season);
+
+/// The level a window of history (oldest first) is measured from: the mean of its last
+/// scaler.level_steps values.
+double window_level(std::span<const double> history, const Scaler& scaler);
+
+/// The first `size` samples of `series` (size <= its length), same start and step.
+TimeSeries head_of(const TimeSeries& series, std::size_t size);
+
+/// Makes quantile rows non-decreasing across levels at every step (sorting each column), so that
+/// independently learned quantiles never cross.
+void sort_quantiles(QuantileForecast& forecast);
+
+/// A forecast with `levels` and `horizon` steps starting after the end of `history`, values zero.
+QuantileForecast empty_forecast(const TimeSeries& history, std::span<const double> levels, int horizon,
+                                std::string model, std::string backend);
+
+/// The inverse standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9), for
+/// normal quantiles of the baselines.
+double normal_quantile(double probability);
+
+}  // namespace fleetcast::forecast

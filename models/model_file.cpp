@@ -1,0 +1,217 @@
+// The versioned LSTM model file: JSON with the layout contract, options, scaler, provenance,
+// metrics and the float32 parameters; on disk or as a row of the SQLite table forecast_models.
+#include <sqlite3.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "models/lstm_training.h"
+
+namespace fleetcast::forecast {
+
+namespace {
+
+constexpr const char* kFormat = "fleetcast.lstm_forecaster";
+constexpr const char* kGateOrder = "i,f,g,o";
+constexpr const char* kDtype = "float32";
+
+using nlohmann::json;
+
+json layout_json(const models::LstmShape& shape) {
+  return {{"version", models::kLstmLayoutVersion},
+          {"gate_order", kGateOrder},
+          {"dtype", kDtype},
+          {"input_features", models::kLstmInputFeatures},
+          {"layers", shape.layers},
+          {"hidden", shape.hidden},
+          {"quantiles", shape.quantiles},
+          {"parameter_count", shape.parameter_count()}};
+}
+
+// Owns an sqlite3 handle and closes it on every path.
+class Database {
+ public:
+  static Result<Database> open(const std::filesystem::path& path, int flags) {
+    sqlite3* handle = nullptr;
+    const int rc = sqlite3_open_v2(path.string().c_str(), &handle, flags, nullptr);
+    Database database(handle);
+    if (rc != SQLITE_OK) {
+      return unavailable_error(path.string() + ": cannot open SQLite database: " +
+                               (handle != nullptr ? sqlite3_errmsg(handle) : sqlite3_errstr(rc)));
+    }
+    return database;
+  }
+  Database(Database&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Database& operator=(Database&&) = delete;
+  ~Database() { sqlite3_close(handle_); }
+
+  Status execute(const char* sql, const std::filesystem::path& path) const {
+    char* error = nullptr;
+    if (sqlite3_exec(handle_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+      Status status = internal_error(path.string() + ": " + (error != nullptr ? error : "SQLite error"));
+      sqlite3_free(error);
+      return status;
+    }
+    return {};
+  }
+  sqlite3* get() const { return handle_; }
+
+ private:
+  explicit Database(sqlite3* handle) : handle_(handle) {}
+  sqlite3* handle_;
+};
+
+// Owns a prepared statement.
+struct Statement {
+  sqlite3_stmt* handle = nullptr;
+  ~Statement() { sqlite3_finalize(handle); }
+};
+
+constexpr const char* kCreateTable =
+    "CREATE TABLE IF NOT EXISTS forecast_models ("
+    " name TEXT PRIMARY KEY,"
+    " format_version INTEGER NOT NULL,"
+    " training_data_hash TEXT NOT NULL,"
+    " model_json TEXT NOT NULL)";
+
+}  // namespace
+
+std::string model_to_json(const LstmModel& model) {
+  const LstmOptions& o = model.options;
+  const json document = {
+      {"format", kFormat},
+      {"version", LstmModel::kFileVersion},
+      {"layout", layout_json(shape_of(o))},
+      {"options",
+       {{"layers", o.layers}, {"hidden", o.hidden}, {"context", o.context}, {"horizon", o.horizon},
+        {"quantiles", o.quantiles}, {"max_epochs", o.max_epochs}, {"patience", o.patience},
+        {"batch_size", o.batch_size}, {"learning_rate", o.learning_rate}, {"gradient_clip", o.gradient_clip},
+        {"validation_fraction", o.validation_fraction}, {"seed", o.seed}}},
+      {"series", {{"step_seconds", model.step_seconds}, {"season_steps", model.season}}},
+      {"scaler", {{"scale", model.scaler.scale}, {"level_steps", model.scaler.level_steps}}},
+      {"training",
+       {{"data_hash", model.training_data_hash}, {"samples", model.training_samples},
+        {"epochs_run", model.epochs_run}, {"seconds", model.training_seconds}}},
+      {"metrics", {{"train_pinball", model.train_loss}, {"validation_pinball", model.validation_loss}}},
+      {"calibration", model.calibration},
+      {"parameters", model.parameters}};
+  return document.dump(1);
+}
+
+Result<LstmModel> model_from_json(std::string_view text, std::string_view source) {
+  const std::string where(source);
+  try {
+    const json document = json::parse(text);
+    if (!document.is_object() || document.value("format", std::string()) != kFormat) {
+      return invalid_argument_error(where + ": not a fleetcast LSTM model file (expected \"format\": \"" + kFormat + "\")");
+    }
+    const int version = document.at("version").get<int>();
+    if (version != LstmModel::kFileVersion) {
+      return invalid_argument_error(where + ": model file version " + std::to_string(version) +
+                                    ", this build reads version " + std::to_string(LstmModel::kFileVersion));
+    }
+    LstmModel model;
+    const json& o = document.at("options");
+    LstmOptions& options = model.options;
+    options.layers = o.at("layers").get<int>();
+    options.hidden = o.at("hidden").get<int>();
+    options.context = o.at("context").get<int>();
+    options.horizon = o.at("horizon").get<int>();
+    options.quantiles = o.at("quantiles").get<std::vector<double>>();
+    options.max_epochs = o.at("max_epochs").get<int>();
+    options.patience = o.at("patience").get<int>();
+    options.batch_size = o.at("batch_size").get<int>();
+    options.learning_rate = o.at("learning_rate").get<double>();
+    options.gradient_clip = o.at("gradient_clip").get<double>();
+    options.validation_fraction = o.at("validation_fraction").get<double>();
+    options.seed = o.at("seed").get<std::uint64_t>();
+    if (Status status = check_lstm_options(options); !status.ok()) return status.with_context(where + ": /options");
+    if (document.at("layout") != layout_json(shape_of(options))) {
+      return invalid_argument_error(where + ": /layout " + document.at("layout").dump() +
+                                    " does not match this build's contract " + layout_json(shape_of(options)).dump());
+    }
+    model.step_seconds = document.at("series").at("step_seconds").get<std::int64_t>();
+    model.season = document.at("series").at("season_steps").get<int>();
+    model.scaler.scale = document.at("scaler").at("scale").get<double>();
+    model.scaler.level_steps = document.at("scaler").at("level_steps").get<int>();
+    if (model.step_seconds <= 0 || model.season < 1 || !(model.scaler.scale > 0) || model.scaler.level_steps < 1) {
+      return invalid_argument_error(where + ": /series or /scaler: expected a positive step, season, scale and level_steps");
+    }
+    const json& training = document.at("training");
+    model.training_data_hash = training.at("data_hash").get<std::string>();
+    model.training_samples = training.at("samples").get<std::size_t>();
+    model.epochs_run = training.at("epochs_run").get<int>();
+    model.training_seconds = training.at("seconds").get<double>();
+    model.train_loss = document.at("metrics").at("train_pinball").get<double>();
+    model.validation_loss = document.at("metrics").at("validation_pinball").get<double>();
+    model.calibration = document.at("calibration").get<std::vector<double>>();
+    if (model.calibration.size() != options.quantiles.size()) {
+      return invalid_argument_error(where + ": /calibration has " + std::to_string(model.calibration.size()) +
+                                    " values, expected one per quantile (" + std::to_string(options.quantiles.size()) + ")");
+    }
+    model.parameters = document.at("parameters").get<std::vector<float>>();
+    if (model.parameters.size() != shape_of(options).parameter_count()) {
+      return invalid_argument_error(where + ": /parameters has " + std::to_string(model.parameters.size()) +
+                                    " values, the layout needs " + std::to_string(shape_of(options).parameter_count()));
+    }
+    return model;
+  } catch (const json::exception& error) {
+    return invalid_argument_error(where + ": invalid model file: " + error.what());
+  }
+}
+
+Status save_model(const LstmModel& model, const std::filesystem::path& path) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << model_to_json(model) << '\n';
+  file.close();
+  if (!file) return permission_denied_error(path.string() + ": cannot write the model file");
+  return {};
+}
+
+Result<LstmModel> load_model(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return not_found_error(path.string() + ": cannot open the model file");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return model_from_json(text.str(), path.string());
+}
+
+Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name) {
+  auto db = Database::open(database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (!db.ok()) return db.status();
+  if (Status status = db->execute(kCreateTable, database); !status.ok()) return status;
+  Statement statement;
+  const char* sql =
+      "INSERT OR REPLACE INTO forecast_models (name, format_version, training_data_hash, model_json) "
+      "VALUES (?1, ?2, ?3, ?4)";
+  const std::string text = model_to_json(model);
+  if (sqlite3_prepare_v2(db->get(), sql, -1, &statement.handle, nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(statement.handle, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT) != SQLITE_OK ||
+      sqlite3_bind_int(statement.handle, 2, LstmModel::kFileVersion) != SQLITE_OK ||
+      sqlite3_bind_text(statement.handle, 3, model.training_data_hash.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+      sqlite3_bind_text(statement.handle, 4, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT) != SQLITE_OK ||
+      sqlite3_step(statement.handle) != SQLITE_DONE) {
+    return internal_error(database.string() + ": cannot store model '" + std::string(name) + "': " +
+                          sqlite3_errmsg(db->get()));
+  }
+  return {};
+}
+
+Result<LstmModel> load_model_from_database(const std::filesystem::path& database, std::string_view name) {
+  if (!std::filesystem::exists(database)) return not_found_error(database.string() + ": no such SQLite database");
+  auto db = Database::open(database, SQLITE_OPEN_READONLY);
+  if (!db.ok()) return db.status();
+  Statement statement;
+  const std::string where = database.string() + ": forecast_models['" + std::string(name) + "']";
+  if (sqlite3_prepare_v2(db->get(), "SELECT model_json FROM forecast_models WHERE name = ?1", -1, &statement.handle,
+                         nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(statement.handle, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT) != SQLITE_OK) {
+    return not_found_error(where + ": cannot query the table: " + sqlite3_errmsg(db->get()));
+  }
+  if (sqlite3_step(statement.handle) != SQLITE_ROW) return not_found_error(where + ": no model of that name");
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement.handle, 0));
+  return model_from_json(text != nullptr ? text : "", where);
+}
+
+}  // namespace fleetcast::forecast

@@ -1,0 +1,65 @@
+// The rolling-origin backtest on the real hourly load series of ../shared/data/load/: the LSTM,
+// with the default settings, beats seasonal naive on MASE; its p10-p90 interval should cover 70-90%.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+
+#include "fleetcast/forecast.h"
+
+namespace fc = fleetcast::forecast;
+
+namespace {
+
+fleetcast::TimeSeries load_series(const std::string& file);
+
+// The backtest of one file, run once per test process (training takes seconds).
+const fc::BacktestReport& backtest(const std::string& file) {
+  static std::map<std::string, fc::BacktestReport> reports;
+  if (auto found = reports.find(file); found != reports.end()) return found->second;
+  const fc::BackendRegistry registry;
+  auto report = fc::run_backtest(load_series(file), fc::BacktestOptions{}, registry);
+  REQUIRE(report.ok());
+  return reports.emplace(file, std::move(report).value()).first->second;
+}
+
+const fc::ForecastMetrics& metrics_of(const fc::BacktestReport& report, const std::string& model) {
+  for (const auto& score : report.scores) {
+    if (score.model == model) return score.metrics;
+  }
+  FAIL("no score for " << model);
+  throw;  // unreachable: FAIL throws
+}
+
+fleetcast::TimeSeries load_series(const std::string& file) {
+  const std::filesystem::path path = std::filesystem::path(FLEETCAST_SHARED_DATA_DIR) / "load" / file;
+  REQUIRE(std::filesystem::exists(path));
+  auto series = fleetcast::read_time_series_csv(path);
+  REQUIRE(series.ok());
+  return std::move(series).value();
+}
+
+constexpr const char* kDlrm = "alibaba_dlrm2025_gpus_in_use_1h.csv";
+constexpr const char* kGpu2023 = "alibaba_gpu2023_gpus_allocated_1h.csv";
+
+}  // namespace
+
+TEST_CASE("forecast::run_backtest: the LSTM beats seasonal naive on MASE on both Alibaba hourly series", "[models][data]") {
+  for (const char* file : {kDlrm, kGpu2023}) {
+    const fc::BacktestReport report = backtest(file);
+    const auto& lstm = metrics_of(report, "lstm");
+    const auto& naive = metrics_of(report, "seasonal_naive");
+    INFO(file << ": lstm MASE " << lstm.mase << ", seasonal naive " << naive.mase);
+    CHECK(lstm.points == 7 * 48);
+    CHECK(lstm.mase < naive.mase);
+  }
+}
+
+TEST_CASE("forecast::run_backtest refuses a series too short for its origins", "[models]") {
+  fleetcast::TimeSeries series;
+  series.step = fleetcast::Seconds{3600};
+  series.values.assign(300, 1.0);
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  auto report = fc::run_backtest(series, fc::BacktestOptions{}, registry);
+  REQUIRE_FALSE(report.ok());
+  CHECK_THAT(report.status().message(), Catch::Contains("300 samples, expected at least 424"));
+}

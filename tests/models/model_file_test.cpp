@@ -1,0 +1,106 @@
+// The versioned model file: round trips through a file and SQLite, and refuses other versions,
+// other layouts and truncated parameters.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fleetcast/forecast.h"
+#include "tests/models/synthetic_series.h"
+
+namespace fc = fleetcast::forecast;
+
+namespace {
+
+const fc::LstmModel& small_model() {
+  static const fc::LstmModel model = [] {
+    fc::LstmOptions options;
+    options.max_epochs = 2;
+    options.context = 24;
+    options.hidden = 8;
+    return fc::train_lstm(fleetcast::test::synthetic_hourly_series(12, 1.0, 5), options).value();
+  }();
+  return model;
+}
+
+std::filesystem::path output_path(const std::string& name) {
+  std::filesystem::create_directories(FLEETCAST_TEST_OUTPUT_DIR);
+  const auto path = std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / name;
+  std::filesystem::remove(path);
+  return path;
+}
+
+void check_same(const fc::LstmModel& a, const fc::LstmModel& b) {
+  CHECK(a.parameters == b.parameters);  // float -> JSON -> float is exact
+  CHECK(a.calibration == b.calibration);
+  CHECK(a.scaler.scale == b.scaler.scale);
+  CHECK(a.scaler.level_steps == b.scaler.level_steps);
+  CHECK(a.training_data_hash == b.training_data_hash);
+  CHECK(a.options.hidden == b.options.hidden);
+  CHECK(a.options.context == b.options.context);
+  CHECK(a.options.quantiles == b.options.quantiles);
+  CHECK(a.step_seconds == b.step_seconds);
+  CHECK(a.validation_loss == b.validation_loss);
+}
+
+}  // namespace
+
+TEST_CASE("forecast::save_model and load_model round-trip a model file", "[models]") {
+  const auto path = output_path("round_trip.json");
+  REQUIRE(fc::save_model(small_model(), path).ok());
+  auto loaded = fc::load_model(path);
+  REQUIRE(loaded.ok());
+  check_same(small_model(), *loaded);
+}
+
+TEST_CASE("forecast::save_model_to_database round-trips through table forecast_models", "[models]") {
+  const auto path = output_path("models.sqlite");
+  REQUIRE(fc::save_model_to_database(small_model(), path, "dlrm").ok());
+  REQUIRE(fc::save_model_to_database(small_model(), path, "dlrm").ok());  // replaces
+  auto loaded = fc::load_model_from_database(path, "dlrm");
+  REQUIRE(loaded.ok());
+  check_same(small_model(), *loaded);
+  auto missing = fc::load_model_from_database(path, "other");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Catch::Contains("forecast_models['other']: no model of that name"));
+}
+
+TEST_CASE("forecast::model_from_json refuses another version, layout or parameter count", "[models]") {
+  nlohmann::json document = nlohmann::json::parse(fc::model_to_json(small_model()));
+  SECTION("another version") {
+    document["version"] = 2;
+    auto model = fc::model_from_json(document.dump(), "m.json");
+    REQUIRE_FALSE(model.ok());
+    CHECK(model.status().message() == "m.json: model file version 2, this build reads version 1");
+  }
+  SECTION("another gate order") {
+    document["layout"]["gate_order"] = "i,g,f,o";
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("does not match this build's contract"));
+  }
+  SECTION("missing parameters") {
+    document["parameters"].erase(0);
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("/parameters has"));
+  }
+  SECTION("not a model") {
+    CHECK_THAT(fc::model_from_json("{\"a\": 1}", "m.json").status().message(),
+               Catch::Contains("not a fleetcast LSTM model file"));
+    CHECK_THAT(fc::model_from_json("{", "m.json").status().message(), Catch::Contains("m.json: invalid model file"));
+  }
+}
+
+TEST_CASE("forecast::load_model names a missing file", "[models]") {
+  auto model = fc::load_model("/nonexistent/model.json");
+  REQUIRE_FALSE(model.ok());
+  CHECK(model.status().code() == fleetcast::StatusCode::not_found);
+  CHECK_THAT(model.status().message(), Catch::Contains("/nonexistent/model.json"));
+}
+
+TEST_CASE("forecast::BackendRegistry refuses a history shorter than the model's window", "[models]") {
+  const fleetcast::TimeSeries short_series = fleetcast::test::synthetic_hourly_series(1, 1.0, 6);
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  auto forecasts = registry.predict(small_model(), std::span(&short_series, 1));
+  REQUIRE_FALSE(forecasts.ok());
+  CHECK_THAT(forecasts.status().message(), Catch::Contains("series 0: the series has 24 samples, expected at least 48"));
+}

@@ -1,0 +1,150 @@
+// The CUDA LSTM rollout kernel (gpu/) against cuDNN's LSTM on the same shapes: one layer, input
+// kLstmInputFeatures, hidden 64 and 128, 1k to 64k series, context + horizon steps, float32 (cuDNN
+// with CUDNN_DEFAULT_MATH, i.e. no TF32, as our kernel). Both are timed on the device with CUDA
+// events, transfers excluded; cuDNN computes only the LSTM (its input tensor prepared beforehand),
+// ours also the step features and the quantile head. Prints median series x horizon steps per
+// second and the ratio ours / cuDNN.
+//
+// Usage: bench_forecast_cudnn [context=48] [horizon=48] [runs=5]
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "gpu/lstm_cuda.h"
+#include "models/lstm_problem.h"
+
+namespace {
+
+#define CHECK_CUDA(call)                                                                       \
+  do {                                                                                         \
+    if (cudaError_t e = (call); e != cudaSuccess) {                                            \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));                   \
+      std::exit(1);                                                                            \
+    }                                                                                          \
+  } while (false)
+#define CHECK_CUDNN(call)                                                                      \
+  do {                                                                                         \
+    if (cudnnStatus_t s = (call); s != CUDNN_STATUS_SUCCESS) {                                 \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudnnGetErrorString(s));                  \
+      std::exit(1);                                                                            \
+    }                                                                                          \
+  } while (false)
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// Median milliseconds of cudnnRNNForward (inference) over `runs`.
+double cudnn_milliseconds(cudnnHandle_t handle, int series, int steps, int hidden, int runs) {
+  const int input = fleetcast::models::kLstmInputFeatures;
+  cudnnDropoutDescriptor_t dropout;
+  CHECK_CUDNN(cudnnCreateDropoutDescriptor(&dropout));
+  CHECK_CUDNN(cudnnSetDropoutDescriptor(dropout, handle, 0.0f, nullptr, 0, 0));
+  cudnnRNNDescriptor_t rnn;
+  CHECK_CUDNN(cudnnCreateRNNDescriptor(&rnn));
+  CHECK_CUDNN(cudnnSetRNNDescriptor_v8(rnn, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_SINGLE_INP_BIAS,
+                                       CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                       CUDNN_DEFAULT_MATH, input, hidden, hidden, 1, dropout,
+                                       CUDNN_RNN_PADDED_IO_DISABLED));
+  std::vector<int> lengths(static_cast<std::size_t>(series), steps);
+  cudnnRNNDataDescriptor_t x_desc, y_desc;
+  CHECK_CUDNN(cudnnCreateRNNDataDescriptor(&x_desc));
+  CHECK_CUDNN(cudnnCreateRNNDataDescriptor(&y_desc));
+  float padding = 0;
+  CHECK_CUDNN(cudnnSetRNNDataDescriptor(x_desc, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, steps, series,
+                                        input, lengths.data(), &padding));
+  CHECK_CUDNN(cudnnSetRNNDataDescriptor(y_desc, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, steps, series,
+                                        hidden, lengths.data(), &padding));
+  cudnnTensorDescriptor_t h_desc;
+  CHECK_CUDNN(cudnnCreateTensorDescriptor(&h_desc));
+  const int dims[3] = {1, series, hidden};
+  const int strides[3] = {series * hidden, hidden, 1};
+  CHECK_CUDNN(cudnnSetTensorNdDescriptor(h_desc, CUDNN_DATA_FLOAT, 3, dims, strides));
+  std::size_t weight_bytes = 0, work_bytes = 0, reserve_bytes = 0;
+  CHECK_CUDNN(cudnnGetRNNWeightSpaceSize(handle, rnn, &weight_bytes));
+  CHECK_CUDNN(cudnnGetRNNTempSpaceSizes(handle, rnn, CUDNN_FWD_MODE_INFERENCE, x_desc, &work_bytes, &reserve_bytes));
+  void *x, *y, *weights, *work, *sequence_lengths;
+  const std::size_t x_bytes = sizeof(float) * static_cast<std::size_t>(steps) * series * input;
+  CHECK_CUDA(cudaMalloc(&x, x_bytes));
+  CHECK_CUDA(cudaMalloc(&y, sizeof(float) * static_cast<std::size_t>(steps) * series * hidden));
+  CHECK_CUDA(cudaMalloc(&weights, weight_bytes));
+  CHECK_CUDA(cudaMalloc(&work, std::max<std::size_t>(work_bytes, 1)));
+  CHECK_CUDA(cudaMalloc(&sequence_lengths, sizeof(int) * lengths.size()));
+  CHECK_CUDA(cudaMemcpy(sequence_lengths, lengths.data(), sizeof(int) * lengths.size(), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemset(x, 0, x_bytes));
+  CHECK_CUDA(cudaMemset(weights, 0, weight_bytes));
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  std::vector<double> times;
+  for (int run = 0; run <= runs; ++run) {  // run 0 warms up
+    CHECK_CUDA(cudaEventRecord(start));
+    CHECK_CUDNN(cudnnRNNForward(handle, rnn, CUDNN_FWD_MODE_INFERENCE, static_cast<const int*>(sequence_lengths), x_desc,
+                                x, y_desc, y, h_desc, nullptr, nullptr, h_desc, nullptr, nullptr, weight_bytes, weights,
+                                work_bytes, work, 0, nullptr));
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    if (run > 0) times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  for (void* p : {x, y, weights, work, sequence_lengths}) cudaFree(p);
+  cudnnDestroyTensorDescriptor(h_desc);
+  cudnnDestroyRNNDataDescriptor(x_desc);
+  cudnnDestroyRNNDataDescriptor(y_desc);
+  cudnnDestroyRNNDescriptor(rnn);
+  cudnnDestroyDropoutDescriptor(dropout);
+  return median(times);
+}
+
+// Median kernel milliseconds of our rollout over `runs`.
+double kernel_milliseconds(int series, int context, int horizon, int hidden, int runs, bool* on_chip) {
+  const fleetcast::models::LstmShape shape{1, hidden, 3};
+  auto problem = fleetcast::models::LstmProblem::random(shape, series, context, horizon, 3);
+  const fleetcast::models::LstmForwardParams params = problem.params();
+  std::vector<double> times;
+  for (int run = 0; run <= runs; ++run) {
+    fleetcast::gpu::CudaTiming timing;
+    if (fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, &timing); !status.ok()) {
+      std::fprintf(stderr, "%s\n", status.message().c_str());
+      std::exit(1);
+    }
+    *on_chip = timing.weights_on_chip;
+    if (run > 0) times.push_back(timing.kernel_milliseconds);
+  }
+  return median(times);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int context = argc > 1 ? std::atoi(argv[1]) : 48;
+  const int horizon = argc > 2 ? std::atoi(argv[2]) : 48;
+  const int runs = argc > 3 ? std::atoi(argv[3]) : 5;
+  if (fleetcast::Status device = fleetcast::gpu::cuda_device_status(); !device.ok()) {
+    std::fprintf(stderr, "no usable CUDA device: %s\n", device.message().c_str());
+    return 77;
+  }
+  cudnnHandle_t handle;
+  CHECK_CUDNN(cudnnCreate(&handle));
+  std::printf("hidden  series  steps  ours_ms  cudnn_ms  ours_series*horizon/s  cudnn_series*horizon/s  ours/cudnn  weights\n");
+  for (const int hidden : {64, 128}) {
+    for (const int series : {1024, 4096, 16384, 65536}) {
+      bool on_chip = false;
+      const double ours = kernel_milliseconds(series, context, horizon, hidden, runs, &on_chip);
+      const double cudnn = cudnn_milliseconds(handle, series, context + horizon, hidden, runs);
+      const double work = static_cast<double>(series) * horizon;
+      std::printf("%6d  %6d  %5d  %7.3f  %8.3f  %21.3g  %22.3g  %10.2f  %s\n", hidden, series, context + horizon, ours,
+                  cudnn, work / (ours / 1e3), work / (cudnn / 1e3), cudnn / ours, on_chip ? "shared" : "global");
+    }
+  }
+  cudnnDestroy(handle);
+  return 0;
+}

@@ -1,0 +1,239 @@
+// `fleetcast forecast train|predict|eval`: trains the LSTM load forecaster on a `timestamp,value`
+// series, forecasts quantiles from a saved model, and backtests the LSTM against the baselines.
+// Every output names the inference backend that ran ("cuda" or "cpu", and why the CPU).
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fleetcast/forecast.h"
+#include "tools/cli/commands.h"
+
+namespace fleetcast::cli {
+
+namespace {
+
+using forecast::BackendChoice;
+using forecast::BackendPreference;
+using forecast::BackendRegistry;
+
+// Usage and input mistakes exit 2; the rest (I/O, a backend failure) exit 1.
+int report_error(const Status& status) {
+  std::cerr << "fleetcast forecast: " << status.message() << '\n';
+  switch (status.code()) {
+    case StatusCode::invalid_argument:
+    case StatusCode::not_found:
+    case StatusCode::failed_precondition:
+    case StatusCode::out_of_range:
+      return kExitInvalidInput;
+    default:
+      return kExitFailure;
+  }
+}
+
+std::string describe(const BackendChoice& choice) {
+  return choice.reason.empty() ? choice.name : choice.name + " (" + choice.reason + ")";
+}
+
+nlohmann::json backend_json(const BackendChoice& choice) {
+  return {{"name", choice.name}, {"reason", choice.reason}};
+}
+
+struct BackendFlag {
+  std::string value = "auto";
+  void add_to(CLI::App* command) {
+    command->add_option("--backend", value, "Inference backend: auto (CUDA when a device is healthy), cpu, cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
+  }
+  [[nodiscard]] BackendPreference preference() const {
+    if (value == "cpu") return BackendPreference::cpu;
+    if (value == "cuda") return BackendPreference::cuda;
+    return BackendPreference::automatic;
+  }
+};
+
+// Where a model lives: a JSON file, or a row of a SQLite database.
+struct ModelLocation {
+  std::string file;
+  std::string database;
+  std::string name = "default";
+  void add_to(CLI::App* command, const char* file_help) {
+    command->add_option("--model", file, file_help);
+    command->add_option("--db", database, "SQLite database holding models in table forecast_models");
+    command->add_option("--name", name, "Model name in the database")->capture_default_str();
+  }
+  [[nodiscard]] Status check() const {
+    if (file.empty() == database.empty()) return invalid_argument_error("give exactly one of --model FILE and --db DATABASE");
+    return {};
+  }
+};
+
+void add_lstm_options(CLI::App* command, forecast::LstmOptions& options) {
+  command->add_option("--layers", options.layers, "LSTM layers (1 or 2)")->capture_default_str();
+  command->add_option("--hidden", options.hidden, "Hidden units per layer")->capture_default_str();
+  command->add_option("--context", options.context, "History steps read before forecasting")->capture_default_str();
+  command->add_option("--horizon", options.horizon, "Steps forecast")->capture_default_str();
+  command->add_option("--epochs", options.max_epochs, "Maximum training epochs")->capture_default_str();
+  command->add_option("--patience", options.patience, "Early stopping patience (epochs)")->capture_default_str();
+  command->add_option("--learning-rate", options.learning_rate, "Adam learning rate")->capture_default_str();
+  command->add_option("--validation-fraction", options.validation_fraction,
+                      "Latest share of training windows held out for early stopping and interval calibration")
+      ->capture_default_str();
+  command->add_option("--seed", options.seed, "Random seed (same seed, same weights)")->capture_default_str();
+}
+
+void print_progress(const forecast::EpochProgress& progress) {
+  std::fprintf(stderr, "epoch %3d/%d  train pinball %.5f  validation pinball %.5f%s\n", progress.epoch,
+               progress.max_epochs, progress.train_loss, progress.validation_loss, progress.improved ? "  *" : "");
+}
+
+void add_train(CLI::App& forecast_app, int& exit_code) {
+  auto* command = forecast_app.add_subcommand("train", "Train the LSTM forecaster on a load series");
+  auto series = std::make_shared<std::string>();
+  auto location = std::make_shared<ModelLocation>();
+  auto options = std::make_shared<forecast::LstmOptions>();
+  auto quiet = std::make_shared<bool>(false);
+  command->add_option("--series", *series, "timestamp,value CSV of the load history")->required();
+  location->add_to(command, "Model file to write (JSON)");
+  add_lstm_options(command, *options);
+  command->add_flag("--quiet", *quiet, "Do not print the progress of each epoch");
+  command->callback([=, &exit_code] {
+    if (Status status = location->check(); !status.ok()) return void(exit_code = report_error(status));
+    auto data = read_time_series_csv(*series);
+    if (!data.ok()) return void(exit_code = report_error(data.status()));
+    forecast::LstmOptions settings = *options;
+    if (!*quiet) settings.on_epoch = print_progress;
+    auto model = forecast::train_lstm(*data, settings);
+    if (!model.ok()) return void(exit_code = report_error(model.status()));
+    const Status saved = location->file.empty()
+                             ? forecast::save_model_to_database(*model, location->database, location->name)
+                             : forecast::save_model(*model, location->file);
+    if (!saved.ok()) return void(exit_code = report_error(saved));
+    std::cout << "trained on " << model->training_samples << " windows in " << std::fixed << std::setprecision(1)
+              << model->training_seconds << " s (" << model->epochs_run << " epochs, backend cpu); validation pinball "
+              << std::setprecision(5) << model->validation_loss << "; saved to "
+              << (location->file.empty() ? location->database + " as '" + location->name + "'" : location->file) << '\n';
+    exit_code = kExitOk;
+  });
+}
+
+void add_predict(CLI::App& forecast_app, int& exit_code) {
+  auto* command = forecast_app.add_subcommand("predict", "Forecast quantiles after the end of a series with a trained model");
+  auto series = std::make_shared<std::string>();
+  auto location = std::make_shared<ModelLocation>();
+  auto backend = std::make_shared<BackendFlag>();
+  auto json = std::make_shared<bool>(false);
+  command->add_option("--series", *series, "timestamp,value CSV: the history to forecast from")->required();
+  location->add_to(command, "Model file written by 'forecast train'");
+  backend->add_to(command);
+  command->add_flag("--json", *json, "Print a JSON object instead of a table");
+  command->callback([=, &exit_code] {
+    if (Status status = location->check(); !status.ok()) return void(exit_code = report_error(status));
+    auto model = location->file.empty() ? forecast::load_model_from_database(location->database, location->name)
+                                        : forecast::load_model(location->file);
+    if (!model.ok()) return void(exit_code = report_error(model.status()));
+    auto data = read_time_series_csv(*series);
+    if (!data.ok()) return void(exit_code = report_error(data.status()));
+    const BackendRegistry registry(backend->preference());
+    BackendChoice ran;
+    auto forecasts = registry.predict(*model, std::span(&*data, 1), &ran);
+    if (!forecasts.ok()) return void(exit_code = report_error(forecasts.status()));
+    const forecast::QuantileForecast& result = forecasts->front();
+    if (*json) {
+      nlohmann::json steps = nlohmann::json::array();
+      for (std::size_t h = 0; h < result.horizon(); ++h) {
+        nlohmann::json quantiles = nlohmann::json::object();
+        for (std::size_t q = 0; q < result.levels.size(); ++q) {
+          char level[16];
+          std::snprintf(level, sizeof level, "p%g", result.levels[q] * 100);
+          quantiles[level] = result.values[q][h];
+        }
+        steps.push_back({{"timestamp", result.start_seconds + static_cast<std::int64_t>(h) * result.step.count()},
+                         {"quantiles", quantiles}});
+      }
+      std::cout << nlohmann::json{{"model", "lstm"}, {"backend", backend_json(ran)}, {"steps", steps}}.dump(2) << '\n';
+    } else {
+      std::cout << "backend: " << describe(ran) << '\n' << "timestamp";
+      for (double level : result.levels) std::cout << ",p" << level * 100;
+      std::cout << '\n' << std::setprecision(6);
+      for (std::size_t h = 0; h < result.horizon(); ++h) {
+        std::cout << result.start_seconds + static_cast<std::int64_t>(h) * result.step.count();
+        for (const auto& row : result.values) std::cout << ',' << row[h];
+        std::cout << '\n';
+      }
+    }
+    exit_code = kExitOk;
+  });
+}
+
+void add_eval(CLI::App& forecast_app, int& exit_code) {
+  auto* command = forecast_app.add_subcommand(
+      "eval", "Rolling-origin backtest: MASE, sMAPE, pinball and p10-p90 coverage of the LSTM and each baseline");
+  auto series = std::make_shared<std::string>();
+  auto options = std::make_shared<forecast::BacktestOptions>();
+  auto backend = std::make_shared<BackendFlag>();
+  auto json = std::make_shared<bool>(false);
+  auto quiet = std::make_shared<bool>(false);
+  command->add_option("--series", *series, "timestamp,value CSV of the load history")->required();
+  command->add_option("--origins", options->origins, "Forecast origins, ending at the series' end")->capture_default_str();
+  command->add_option("--spacing", options->origin_spacing, "Steps between origins")->capture_default_str();
+  add_lstm_options(command, options->lstm);
+  backend->add_to(command);
+  command->add_flag("--json", *json, "Print a JSON object {\"models\": {name: metrics}}");
+  command->add_flag("--quiet", *quiet, "Do not print the progress of LSTM training");
+  command->callback([=, &exit_code] {
+    auto data = read_time_series_csv(*series);
+    if (!data.ok()) return void(exit_code = report_error(data.status()));
+    forecast::BacktestOptions settings = *options;
+    settings.horizon = settings.lstm.horizon;
+    if (!*quiet && !*json) settings.lstm.on_epoch = print_progress;
+    const BackendRegistry registry(backend->preference());
+    auto report = forecast::run_backtest(*data, settings, registry);
+    if (!report.ok()) return void(exit_code = report_error(report.status()));
+    if (*json) {
+      nlohmann::json models = nlohmann::json::object();
+      for (const auto& score : report->scores) {
+        models[score.model] = {{"mase", score.metrics.mase},
+                               {"smape", score.metrics.smape},
+                               {"pinball", score.metrics.pinball},
+                               {"coverage_p10_p90", score.metrics.coverage_p10_p90},
+                               {"points", score.metrics.points},
+                               {"backend", score.backend}};
+      }
+      std::cout << nlohmann::json{{"series", *series},
+                                  {"backend", backend_json(registry.choice())},
+                                  {"lstm_training_seconds", report->lstm_training_seconds},
+                                  {"models", models}}
+                       .dump(2)
+                << '\n';
+    } else {
+      std::cout << "backend: " << describe(registry.choice()) << "; LSTM trained in " << std::fixed
+                << std::setprecision(1) << report->lstm_training_seconds << " s on " << report->training_samples
+                << " windows\n";
+      std::cout << std::left << std::setw(24) << "model" << std::right << std::setw(9) << "MASE" << std::setw(9)
+                << "sMAPE%" << std::setw(11) << "pinball" << std::setw(11) << "p10-p90" << '\n';
+      for (const auto& score : report->scores) {
+        std::cout << std::left << std::setw(24) << score.model << std::right << std::setprecision(3) << std::setw(9)
+                  << score.metrics.mase << std::setw(9) << score.metrics.smape << std::setw(11)
+                  << score.metrics.pinball << std::setw(10) << std::setprecision(1)
+                  << 100 * score.metrics.coverage_p10_p90 << "%\n";
+      }
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace
+
+void add_forecast_command(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand("forecast", "Train, run and evaluate the load forecaster (LSTM and baselines)");
+  command->require_subcommand(1);
+  add_train(*command, exit_code);
+  add_predict(*command, exit_code);
+  add_eval(*command, exit_code);
+}
+
+}  // namespace fleetcast::cli
