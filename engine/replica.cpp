@@ -148,6 +148,9 @@ class Replica {
   void accrue_group(std::size_t group);
   void set_running(std::size_t pool, std::size_t group, int instance_delta);
   void record_interval(std::int64_t interval);
+  void record_ledger(std::int64_t hour, const std::string& pool, PurchaseOption option, Money cost) {
+    if (options_.record_intervals && cost != Money{}) result_.ledger.push_back(LedgerEntry{hour, pool, option, cost});
+  }
   /// Adds a line to the trace when one is kept; `make_line` builds it only then.
   template <typename MakeLine>
   void trace(MakeLine&& make_line) {
@@ -361,6 +364,8 @@ void Replica::on_hour_end(std::int64_t hour) {
       pool.price_seconds -= covered * pool.price.micro_usd();
     }
     const Money charge = reservation.hourly_rate.prorate(Seconds{reserved_seconds});
+    record_ledger(hour, reservation.pool ? model_.pools[*reservation.pool].name : reservation.label,
+                  PurchaseOption::reserved, charge);
     result_.outcome.cost.reserved += charge;
     result_.outcome.cost.reserved_unused += reservation.hourly_rate.prorate(Seconds{reserved_seconds - covered});
     result_.outcome.cost_by_hour[static_cast<std::size_t>(hour)] += charge;
@@ -371,6 +376,7 @@ void Replica::on_hour_end(std::int64_t hour) {
     // price_seconds is (micro-USD per hour) x seconds: prorating it over one second divides by
     // 3600 with Money's rounding, once per pool and hour.
     const Money charge = Money::from_micro_usd(pool.price_seconds).prorate(Seconds{1});
+    record_ledger(hour, model_.pools[p].name, model_.pools[p].key.option, charge);
     (model_.pools[p].market ? result_.outcome.cost.spot : result_.outcome.cost.on_demand) += charge;
     result_.outcome.cost_by_pool[p] += charge;
     result_.outcome.cost_by_hour[static_cast<std::size_t>(hour)] += charge;
@@ -387,12 +393,12 @@ void Replica::on_hour_end(std::int64_t hour) {
 // ---- demand and decisions ----
 
 void Replica::on_interval_start(std::int64_t interval) {
+  // Close the previous interval first: serving accrues up to this instant before it is recorded.
+  for (std::size_t g = 0; g < groups_.size(); ++g) accrue_group(g);
   if (interval > 0) record_interval(interval - 1);
   current_interval_ = interval;
   for (std::size_t g = 0; g < groups_.size(); ++g) {
-    if (groups_[g].batch) continue;  // batch demand follows its jobs
-    accrue_group(g);
-    groups_[g].demand = demand_[g][static_cast<std::size_t>(interval)];
+    if (!groups_[g].batch) groups_[g].demand = demand_[g][static_cast<std::size_t>(interval)];  // batch: from jobs
   }
 }
 

@@ -18,6 +18,7 @@ namespace fleetcast::engine {
 struct ReplicaRun {
   ReplicaOutcome outcome;
   std::vector<IntervalRecord> intervals;  // when asked
+  std::vector<LedgerEntry> ledger;        // when intervals are asked
   std::vector<std::string> trace;         // when asked
 };
 

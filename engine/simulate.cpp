@@ -92,6 +92,7 @@ Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& p
   report.cost_usd = spread_of(costs);
   report.served_fraction = spread_of(served);
   report.intervals = std::move(runs.front()->intervals);
+  report.ledger = std::move(runs.front()->ledger);
   report.trace = std::move(runs.front()->trace);
   return report;
 }
@@ -163,6 +164,15 @@ std::string simulation_intervals_csv(const SimulationReport& report) {
     out << '\n';
   }
   return out.str();
+}
+
+std::string simulation_ledger_csv(const SimulationReport& report, Instant horizon_start) {
+  std::string csv = "hour_start,pool,option,cost_usd\n";
+  for (const LedgerEntry& entry : report.ledger) {
+    csv += format_instant(horizon_start + kHour * entry.hour) + "," + entry.pool + "," +
+           std::string(purchase_option_name(entry.option)) + "," + format_usd(entry.cost) + "\n";
+  }
+  return csv;
 }
 
 }  // namespace fleetcast

@@ -67,6 +67,16 @@ struct IntervalRecord {
   std::vector<double> running_gpus;  // per pool, time-averaged over the interval
 };
 
+/// One line of replica 0's cost ledger: what one pool cost in one hour under one purchase option
+/// (reservations appear under `reserved`, against the on-demand pool they cover, or against their
+/// own label when the scenario has no such pool).
+struct LedgerEntry {
+  std::int64_t hour = 0;   // hour k covers [start + k h, start + (k+1) h)
+  std::string pool;
+  PurchaseOption option = PurchaseOption::on_demand;
+  Money cost;
+};
+
 struct Spread {
   double mean = 0, p5 = 0, p50 = 0, p95 = 0;
 };
@@ -81,6 +91,7 @@ struct SimulationReport {
   Spread cost_usd;                     // across replicas
   Spread served_fraction;
   std::vector<IntervalRecord> intervals;  // replica 0
+  std::vector<LedgerEntry> ledger;        // replica 0, non-zero entries, hour by hour
   std::vector<std::string> trace;         // replica 0, when SimulationOptions::record_trace
   std::vector<std::string> notes;         // defaults and fallbacks the run applied
 };
@@ -98,5 +109,8 @@ std::string simulation_report_json(const SimulationReport& report);
 /// Replica 0's intervals as CSV: interval_start, then demand/served per workload and running GPUs
 /// per pool.
 std::string simulation_intervals_csv(const SimulationReport& report);
+
+/// Replica 0's cost ledger as CSV: hour_start,pool,option,cost_usd (six decimals, exact).
+std::string simulation_ledger_csv(const SimulationReport& report, Instant horizon_start);
 
 }  // namespace fleetcast

@@ -1,6 +1,7 @@
 // `fleetcast run SCENARIO`: simulates a scenario's fleet and prints its cost and service levels,
 // as a readable summary or, with --json, as the report document.
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@ struct RunArguments {
   int replicas = 1;
   int threads = 0;
   std::string intervals_csv;
+  std::string ledger_csv;
   std::string trace_file;
 };
 
@@ -99,16 +101,19 @@ int run(const RunArguments& arguments) {
     std::cerr << arguments.scenario << ": " << report.status().message() << '\n';
     return report.status().code() == StatusCode::failed_precondition ? kExitInvalidInput : kExitFailure;
   }
-  if (!arguments.intervals_csv.empty()) {
-    if (Status status = write_file_atomically(arguments.intervals_csv, simulation_intervals_csv(*report)); !status.ok()) {
-      std::cerr << status.message() << '\n';
-      return kExitFailure;
-    }
-  }
-  if (!arguments.trace_file.empty()) {
-    std::string trace;
-    for (const auto& line : report->trace) trace += line + '\n';
-    if (Status status = write_file_atomically(arguments.trace_file, trace); !status.ok()) {
+  // The optional output files, each written whole or not at all.
+  const std::pair<const std::string&, std::function<std::string()>> outputs[] = {
+      {arguments.intervals_csv, [&] { return simulation_intervals_csv(*report); }},
+      {arguments.ledger_csv, [&] { return simulation_ledger_csv(*report, scenario->horizon.start); }},
+      {arguments.trace_file, [&] {
+         std::string trace;
+         for (const auto& line : report->trace) trace += line + '\n';
+         return trace;
+       }},
+  };
+  for (const auto& [path, contents] : outputs) {
+    if (path.empty()) continue;
+    if (Status status = write_file_atomically(path, contents()); !status.ok()) {
       std::cerr << status.message() << '\n';
       return kExitFailure;
     }
@@ -133,6 +138,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--threads", arguments->threads, "Threads for the replicas (0: one per core); results do not depend on it")
       ->check(CLI::Range(0, 1024));
   command->add_option("--intervals", arguments->intervals_csv, "Write replica 0's demand and capacity per interval to this CSV");
+  command->add_option("--ledger", arguments->ledger_csv, "Write replica 0's cost by hour, pool and purchase option to this CSV");
   command->add_option("--trace", arguments->trace_file, "Write replica 0's event trace to this file");
   command->footer("Exit status: 0 simulated, 2 the scenario is invalid or cannot run, 1 another failure.");
   command->callback([arguments, &exit_code] { exit_code = run(*arguments); });
