@@ -117,7 +117,7 @@ class Replica {
   using Fired = EventQueue<Event>::Fired;
 
   Status setup();
-  Status handle(const Fired& fired);
+  void handle(const Fired& fired);
   void on_interval_start(std::int64_t interval);
   void on_policy_tick();
   void on_hour_end(std::int64_t hour);
@@ -191,7 +191,8 @@ Result<ReplicaRun> Replica::run() {
   Status status = run_events(queue_, end_ + Seconds{1}, stats,
                              [this](const Fired& fired, EventQueue<Event>&) {
                                now_ = fired.time;
-                               return handle(fired);
+                               handle(fired);
+                               return Status{};
                              },
                              options_.cancellation);
   if (!status.ok()) return status;
@@ -285,7 +286,7 @@ Status Replica::setup() {
   return {};
 }
 
-Status Replica::handle(const Fired& fired) {
+void Replica::handle(const Fired& fired) {
   std::visit(
       [this](const auto& event) {
         using T = std::decay_t<decltype(event)>;
@@ -302,7 +303,6 @@ Status Replica::handle(const Fired& fired) {
         if constexpr (std::is_same_v<T, JobFinished>) on_job_finished(event.job);
       },
       fired.payload);
-  return {};
 }
 
 // ---- accounting ----
