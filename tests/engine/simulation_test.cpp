@@ -53,6 +53,17 @@ Scenario load(const std::string& json, const PriceSource& prices) {
   return *validation.scenario;
 }
 
+// Target tracking at 80% over noisy daily demand around 20 GPUs, with an on-demand base of 2 and
+// `on_demand_percent` of the rest on-demand: a fleet that scales, launches and bills all the time.
+Scenario tracking_scenario(const PriceSource& prices, const std::string& duration, int on_demand_percent,
+                           const std::string& options, const std::string& extra = "") {
+  return load(scenario_json(duration, options,
+      R"({"kind": "target_tracking", "max_capacity": 64,
+          "distribution": {"on_demand_base_capacity": 2, "on_demand_percentage_above_base": )" +
+          std::to_string(on_demand_percent) + R"(}, "target_tracking": {"target_value": 80}})",
+      extra, R"({"unit": "gpus", "generator": {"base": 20, "daily_amplitude": 0.5, "noise": 0.1}})"), prices);
+}
+
 // Total seconds instances ran: the horizon minus each launch's latency, read from the trace lines
 // "launch <pool> #<id> ready in <duration>".
 std::int64_t running_seconds(const SimulationReport& report, std::int64_t horizon_seconds) {
@@ -150,11 +161,7 @@ TEST_CASE("engine: spot interruptions over many replicas match the advisor bucke
 
 TEST_CASE("engine: the report is identical whatever the thread count", "[engine]") {
   const InMemoryPriceSource prices = test_catalog();
-  const Scenario scenario = load(scenario_json("7d", R"(["on_demand", "spot"])",
-      R"({"kind": "target_tracking", "max_capacity": 64,
-          "distribution": {"on_demand_base_capacity": 2, "on_demand_percentage_above_base": 25},
-          "target_tracking": {"target_value": 80}})", "",
-      R"({"unit": "gpus", "generator": {"base": 20, "daily_amplitude": 0.5, "noise": 0.1}})"), prices);
+  const Scenario scenario = tracking_scenario(prices, "7d", 25, R"(["on_demand", "spot"])");
   SimulationOptions one_thread;
   one_thread.replicas = 6;
   one_thread.threads = 1;
@@ -240,13 +247,9 @@ TEST_CASE("engine: a batch queue on a static fleet waits as long as M/M/c predic
 
 TEST_CASE("engine: the cost ledger adds up to the bill, hour by hour and pool by pool", "[engine]") {
   const InMemoryPriceSource prices = test_catalog();
-  const Scenario scenario = load(scenario_json("3d", R"(["on_demand", "reserved", "spot"])",
-      R"({"kind": "target_tracking", "max_capacity": 64,
-          "distribution": {"on_demand_base_capacity": 2, "on_demand_percentage_above_base": 50},
-          "target_tracking": {"target_value": 80}})",
+  const Scenario scenario = tracking_scenario(prices, "3d", 50, R"(["on_demand", "reserved", "spot"])",
       R"(, "commitments": [{"instance_type": "one.gpu", "region": "r1", "count": 3, "term": "1y",
-           "payment": "no_upfront", "start": "2026-06-01T00:00:00Z"}])",
-      R"({"unit": "gpus", "generator": {"base": 20, "daily_amplitude": 0.5, "noise": 0.1}})"), prices);
+           "payment": "no_upfront", "start": "2026-06-01T00:00:00Z"}])");
   auto report = simulate(scenario, prices);
   REQUIRE(report.ok());
   const ReplicaOutcome& outcome = report->replicas.front();
@@ -310,11 +313,7 @@ TEST_CASE("engine: a predictive policy is refused before the run, saying why", "
 
 TEST_CASE("engine: the interval records add up to the run's demand and service", "[engine]") {
   const InMemoryPriceSource prices = test_catalog();
-  const Scenario scenario = load(scenario_json("3d", R"(["on_demand", "spot"])",
-      R"({"kind": "target_tracking", "max_capacity": 64,
-          "distribution": {"on_demand_base_capacity": 2, "on_demand_percentage_above_base": 50},
-          "target_tracking": {"target_value": 80}})", "",
-      R"({"unit": "gpus", "generator": {"base": 20, "daily_amplitude": 0.5, "noise": 0.1}})"), prices);
+  const Scenario scenario = tracking_scenario(prices, "3d", 50, R"(["on_demand", "spot"])");
   auto report = simulate(scenario, prices);
   REQUIRE(report.ok());
   REQUIRE(report->intervals.size() == 72);
