@@ -328,3 +328,32 @@ TEST_CASE("engine: the interval records add up to the run's demand and service",
   // The first hour is served but for the launch latency (under ten minutes).
   CHECK(report->intervals.front().served[0] >= report->intervals.front().demand[0] * (1 - 600.0 / 3600));
 }
+
+TEST_CASE("engine: an instance that runs under a minute is billed the 60 s minimum", "[engine]") {
+  // Every day one instance is asked for at 00:00 and given up at 00:02. It becomes ready after its
+  // launch latency L (from the trace); if L < 120 s it runs 120 - L seconds and is billed
+  // max(60, 120 - L) at $1/h; if not, it is cancelled while pending and costs nothing.
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(scenario_json("7d", R"(["on_demand"])",
+      R"({"kind": "scheduled", "max_capacity": 1, "scheduled_actions": [
+          {"name": "up", "recurrence": "0 0 * * *", "desired_capacity": 1},
+          {"name": "down", "recurrence": "2 0 * * *", "desired_capacity": 0}]})"), prices);
+  SimulationOptions options;
+  options.record_trace = true;
+  auto report = simulate(scenario, prices, options);
+  REQUIRE(report.ok());
+  std::int64_t billed_seconds = 0;
+  int short_runs = 0;
+  for (const std::string& line : report->trace) {
+    const auto at = line.find(" ready in ");
+    if (line.find(" launch ") == std::string::npos || at == std::string::npos) continue;
+    const std::int64_t latency = parse_duration(line.substr(at + 10)).value().count();
+    if (latency >= 120) continue;
+    billed_seconds += std::max<std::int64_t>(60, 120 - latency);
+    short_runs += 120 - latency < 60;
+  }
+  INFO(short_runs << " runs under a minute, " << billed_seconds << " s billed");
+  CHECK(short_runs >= 1);  // the test exercises the minimum
+  // One charge a day, each rounded once to the micro-dollar.
+  CHECK(std::abs(report->replicas.front().cost.on_demand.micro_usd() - billed_seconds * 1'000'000 / 3600) <= 7);
+}
