@@ -15,6 +15,20 @@ std::optional<std::size_t> CsvTable::column(std::string_view name) const {
   return std::nullopt;
 }
 
+Result<std::vector<std::size_t>> CsvTable::require_columns(std::initializer_list<std::string_view> names) const {
+  std::vector<std::size_t> indexes;
+  std::string expected;  // "'a', 'b' and 'c'"
+  std::size_t count = 0;
+  for (std::string_view name : names) {
+    if (auto index = column(name)) indexes.push_back(*index);
+    if (count > 0) expected += count + 1 == names.size() ? " and " : ", ";
+    expected += "'" + std::string(name) + "'";
+    ++count;
+  }
+  if (indexes.size() == names.size()) return indexes;
+  return invalid_argument_error(source + ":" + std::to_string(header_line) + ": expected a header with columns " + expected);
+}
+
 std::string CsvTable::where(std::size_t row) const {
   return source + ":" + std::to_string(row_lines.at(row));
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ struct CsvTable {
 
   /// Index of the column whose header is `name` (exact, after trimming), or nullopt.
   [[nodiscard]] std::optional<std::size_t> column(std::string_view name) const;
+  /// The indexes of the named columns, in the order given; invalid_argument naming the header line
+  /// and every expected column ("expected a header with columns 'a' and 'b'") when one is missing.
+  [[nodiscard]] Result<std::vector<std::size_t>> require_columns(std::initializer_list<std::string_view> names) const;
   /// "<source>:<line>" of row `row`, for messages.
   [[nodiscard]] std::string where(std::size_t row) const;
 };

@@ -20,12 +20,10 @@ std::optional<std::int64_t> parse_timestamp(std::string_view field) {
 Result<TimeSeries> read_time_series_csv(const std::filesystem::path& path) {
   auto table = csv::read_file(path);
   if (!table.ok()) return table.status();
-  const auto time_column = table->column("timestamp");
-  const auto value_column = table->column("value");
-  if (!time_column || !value_column) {
-    return invalid_argument_error(table->source + ":" + std::to_string(table->header_line) +
-                                  ": expected a header with columns 'timestamp' and 'value'");
-  }
+  const auto columns = table->require_columns({"timestamp", "value"});
+  if (!columns.ok()) return columns.status();
+  const std::size_t time_column = (*columns)[0];
+  const std::size_t value_column = (*columns)[1];
   if (table->rows.empty()) {
     return invalid_argument_error(table->source + ": no rows after the header, expected at least one sample");
   }
@@ -33,8 +31,8 @@ Result<TimeSeries> read_time_series_csv(const std::filesystem::path& path) {
   series.values.reserve(table->rows.size());
   std::int64_t previous = 0;
   for (std::size_t row = 0; row < table->rows.size(); ++row) {
-    const std::string_view time_field = text::trim(table->rows[row][*time_column]);
-    const std::string_view value_field = text::trim(table->rows[row][*value_column]);
+    const std::string_view time_field = text::trim(table->rows[row][time_column]);
+    const std::string_view value_field = text::trim(table->rows[row][value_column]);
     const auto timestamp = parse_timestamp(time_field);
     if (!timestamp) {
       return invalid_argument_error(table->where(row) + ": timestamp '" + std::string(time_field) +

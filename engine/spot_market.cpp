@@ -53,12 +53,10 @@ Seconds interruption_notice(std::string_view provider) noexcept {
 Result<AvailabilityTrace> read_availability_trace(const std::filesystem::path& file) {
   auto table = csv::read_file(file);
   if (!table.ok()) return table.status();
-  const auto time_column = table->column("t_seconds");
-  const auto available_column = table->column("available");
-  if (!time_column || !available_column) {
-    return invalid_argument_error(table->source + ":" + std::to_string(table->header_line) +
-                                  ": expected a header with columns 't_seconds' and 'available'");
-  }
+  const auto columns = table->require_columns({"t_seconds", "available"});
+  if (!columns.ok()) return columns.status();
+  const std::size_t time_column = (*columns)[0];
+  const std::size_t available_column = (*columns)[1];
   if (table->rows.size() < 2) {
     return invalid_argument_error(table->source + ": " + std::to_string(table->rows.size()) +
                                   " rows after the header; expected at least two ticks (the last tick's "
@@ -70,8 +68,8 @@ Result<AvailabilityTrace> read_availability_trace(const std::filesystem::path& f
   trace.available.reserve(table->rows.size());
   std::int64_t first = 0;
   for (std::size_t row = 0; row < table->rows.size(); ++row) {
-    const std::string_view time_field = text::trim(table->rows[row][*time_column]);
-    const std::string_view available_field = text::trim(table->rows[row][*available_column]);
+    const std::string_view time_field = text::trim(table->rows[row][time_column]);
+    const std::string_view available_field = text::trim(table->rows[row][available_column]);
     const auto seconds = text::parse_int64(time_field);
     if (!seconds) {
       return invalid_argument_error(table->where(row) + ": t_seconds '" + std::string(time_field) +

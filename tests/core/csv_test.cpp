@@ -25,3 +25,15 @@ TEST_CASE("core::csv names the line of a malformed row", "[core]") {
   CHECK_FALSE(csv::parse("", "t.csv").ok());
   CHECK(csv::read_file("/nonexistent/x.csv").status().code() == StatusCode::not_found);
 }
+
+TEST_CASE("core::csv require_columns finds columns by name or names every one expected", "[core]") {
+  auto table = csv::parse("value,timestamp,extra\n1,0,x\n", "t.csv");
+  REQUIRE(table.ok());
+  auto found = table->require_columns({"timestamp", "value"});
+  REQUIRE(found.ok());
+  CHECK(*found == std::vector<std::size_t>{1, 0});
+  CHECK(table->require_columns({"timestamp", "load"}).status().message() ==
+        "t.csv:1: expected a header with columns 'timestamp' and 'load'");
+  CHECK(table->require_columns({"a", "b", "c"}).status().message() ==
+        "t.csv:1: expected a header with columns 'a', 'b' and 'c'");
+}
