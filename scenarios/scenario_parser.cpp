@@ -28,30 +28,6 @@ std::filesystem::path resolve(const std::filesystem::path& base_dir, const std::
   return path.is_absolute() ? path : (base_dir / path).lexically_normal();
 }
 
-Horizon parse_horizon(ObjectReader& root, DiagnosticSink& sink) {
-  Horizon horizon;
-  const json* value = root.field("horizon", Presence::required);
-  if (value == nullptr) return horizon;
-  ObjectReader reader(sink, *value, child_pointer(root.pointer(), "horizon"), {"start", "duration", "step"});
-  assign(horizon.start, reader.instant("start", Presence::required));
-  const auto duration = reader.duration("duration", Presence::required);
-  const auto step = reader.duration("step", Presence::required);
-  if (duration && step) {
-    if (*step > *duration) {
-      reader.error("step", "the step (" + format_duration(*step) + ") is longer than the horizon (" +
-                               format_duration(*duration) + ")");
-    } else if (duration->count() % step->count() != 0) {
-      reader.error("step", "the step (" + format_duration(*step) + ") does not divide the horizon (" +
-                               format_duration(*duration) + "); expected a step such that duration / step is whole");
-    } else if (step->count() % 60 != 0) {
-      reader.error("step", "expected a step of whole minutes, found " + format_duration(*step));
-    }
-  }
-  assign(horizon.duration, duration);
-  assign(horizon.step, step);
-  return horizon;
-}
-
 PricingSettings parse_pricing(ObjectReader& root, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
   PricingSettings pricing;
   const json* value = root.field("pricing", Presence::required);
@@ -294,50 +270,6 @@ SpotSettings parse_spot(ObjectReader& root, const std::filesystem::path& base_di
   return spot;
 }
 
-InstancesDistribution parse_distribution(ObjectReader& policy, DiagnosticSink& sink) {
-  InstancesDistribution distribution;
-  const json* value = policy.field("distribution", Presence::optional);
-  if (value == nullptr) return distribution;
-  ObjectReader reader(sink, *value, child_pointer(policy.pointer(), "distribution"),
-                      {"on_demand_base_capacity", "on_demand_percentage_above_base", "spot_allocation_strategy",
-                       "capacity_rebalance"});
-  assign_int(distribution.on_demand_base_capacity, reader.integer("on_demand_base_capacity", Presence::optional, 0, kCapacityMax));
-  assign_int(distribution.on_demand_percentage_above_base,
-             reader.integer("on_demand_percentage_above_base", Presence::optional, 0, 100));
-  if (auto strategy = reader.choice("spot_allocation_strategy", Presence::optional,
-                                    {"lowest-price", "capacity-optimized", "price-capacity-optimized"})) {
-    distribution.spot_allocation_strategy = *strategy == "lowest-price"         ? SpotAllocationStrategy::lowest_price
-                                            : *strategy == "capacity-optimized" ? SpotAllocationStrategy::capacity_optimized
-                                                                                : SpotAllocationStrategy::price_capacity_optimized;
-  }
-  assign(distribution.capacity_rebalance, reader.boolean("capacity_rebalance", Presence::optional));
-  return distribution;
-}
-
-TargetTracking parse_target_tracking(const json& value, const std::string& pointer, DiagnosticSink& sink) {
-  TargetTracking tracking;
-  ObjectReader reader(sink, value, pointer,
-                      {"metric", "target_value", "scale_out_cooldown", "scale_in_cooldown", "instance_warmup",
-                       "disable_scale_in"});
-  assign(tracking.metric, reader.choice("metric", Presence::optional, {"gpu_utilisation", "requests_per_gpu"}));
-  if (tracking.metric == "gpu_utilisation") {
-    if (auto target = reader.percentage("target_value", Presence::required)) {
-      if (*target == 0) {
-        reader.error("target_value", "expected a utilisation target above 0%");
-      } else {
-        tracking.target_value = *target;
-      }
-    }
-  } else {
-    assign(tracking.target_value, reader.positive_number("target_value", Presence::required, kNoMax));
-  }
-  assign(tracking.scale_out_cooldown, reader.duration("scale_out_cooldown", Presence::optional));
-  assign(tracking.scale_in_cooldown, reader.duration("scale_in_cooldown", Presence::optional));
-  assign(tracking.instance_warmup, reader.duration("instance_warmup", Presence::optional));
-  assign(tracking.disable_scale_in, reader.boolean("disable_scale_in", Presence::optional));
-  return tracking;
-}
-
 StepScaling parse_step_scaling(const json& value, const std::string& pointer, DiagnosticSink& sink) {
   StepScaling scaling;
   ObjectReader reader(sink, value, pointer, {"metric", "threshold", "steps", "cooldown"});
@@ -452,6 +384,74 @@ Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
 }
 
 }  // namespace
+
+Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink) {
+  Horizon horizon;
+  const json* value = parent.field("horizon", Presence::required);
+  if (value == nullptr) return horizon;
+  ObjectReader reader(sink, *value, child_pointer(parent.pointer(), "horizon"), {"start", "duration", "step"});
+  assign(horizon.start, reader.instant("start", Presence::required));
+  const auto duration = reader.duration("duration", Presence::required);
+  const auto step = reader.duration("step", Presence::required);
+  if (duration && step) {
+    if (*step > *duration) {
+      reader.error("step", "the step (" + format_duration(*step) + ") is longer than the horizon (" +
+                               format_duration(*duration) + ")");
+    } else if (duration->count() % step->count() != 0) {
+      reader.error("step", "the step (" + format_duration(*step) + ") does not divide the horizon (" +
+                               format_duration(*duration) + "); expected a step such that duration / step is whole");
+    } else if (step->count() % 60 != 0) {
+      reader.error("step", "expected a step of whole minutes, found " + format_duration(*step));
+    }
+  }
+  assign(horizon.duration, duration);
+  assign(horizon.step, step);
+  return horizon;
+}
+
+InstancesDistribution parse_distribution(ObjectReader& parent, DiagnosticSink& sink) {
+  InstancesDistribution distribution;
+  const json* value = parent.field("distribution", Presence::optional);
+  if (value == nullptr) return distribution;
+  ObjectReader reader(sink, *value, child_pointer(parent.pointer(), "distribution"),
+                      {"on_demand_base_capacity", "on_demand_percentage_above_base", "spot_allocation_strategy",
+                       "capacity_rebalance"});
+  assign_int(distribution.on_demand_base_capacity, reader.integer("on_demand_base_capacity", Presence::optional, 0, kCapacityMax));
+  assign_int(distribution.on_demand_percentage_above_base,
+             reader.integer("on_demand_percentage_above_base", Presence::optional, 0, 100));
+  if (auto strategy = reader.choice("spot_allocation_strategy", Presence::optional,
+                                    {"lowest-price", "capacity-optimized", "price-capacity-optimized"})) {
+    distribution.spot_allocation_strategy = *strategy == "lowest-price"         ? SpotAllocationStrategy::lowest_price
+                                            : *strategy == "capacity-optimized" ? SpotAllocationStrategy::capacity_optimized
+                                                                                : SpotAllocationStrategy::price_capacity_optimized;
+  }
+  assign(distribution.capacity_rebalance, reader.boolean("capacity_rebalance", Presence::optional));
+  return distribution;
+}
+
+TargetTracking parse_target_tracking(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+  TargetTracking tracking;
+  ObjectReader reader(sink, value, pointer,
+                      {"metric", "target_value", "scale_out_cooldown", "scale_in_cooldown", "instance_warmup",
+                       "disable_scale_in"});
+  assign(tracking.metric, reader.choice("metric", Presence::optional, {"gpu_utilisation", "requests_per_gpu"}));
+  if (tracking.metric == "gpu_utilisation") {
+    if (auto target = reader.percentage("target_value", Presence::required)) {
+      if (*target == 0) {
+        reader.error("target_value", "expected a utilisation target above 0%");
+      } else {
+        tracking.target_value = *target;
+      }
+    }
+  } else {
+    assign(tracking.target_value, reader.positive_number("target_value", Presence::required, kNoMax));
+  }
+  assign(tracking.scale_out_cooldown, reader.duration("scale_out_cooldown", Presence::optional));
+  assign(tracking.scale_in_cooldown, reader.duration("scale_in_cooldown", Presence::optional));
+  assign(tracking.instance_warmup, reader.duration("instance_warmup", Presence::optional));
+  assign(tracking.disable_scale_in, reader.boolean("disable_scale_in", Presence::optional));
+  return tracking;
+}
 
 Scenario parse_scenario(const json& document, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
   Scenario scenario;

@@ -20,4 +20,13 @@ namespace fleetcast::scenarios {
 Scenario parse_scenario(const nlohmann::json& document, const std::filesystem::path& base_dir,
                         DiagnosticSink& sink);
 
+/// Readers of the parts other documents share with a scenario (a plan has a horizon, and groups
+/// with a distribution and target tracking). Each reports its problems to `sink`.
+/// The "horizon" field of `parent`: start, duration, step; the step divides the duration.
+Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink);
+/// The optional "distribution" field of `parent` (AWS's InstancesDistribution); defaults when absent.
+InstancesDistribution parse_distribution(ObjectReader& parent, DiagnosticSink& sink);
+/// A target-tracking object at `pointer`.
+TargetTracking parse_target_tracking(const nlohmann::json& value, const std::string& pointer, DiagnosticSink& sink);
+
 }  // namespace fleetcast::scenarios

@@ -1,0 +1,392 @@
+// The plan's JSON document (format "fleetcast-plan", version 1): writing, and reading with every
+// field checked, so that an exporter never works from a plan it misread.
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/hash.h"
+#include "fleetcast/plan.h"
+#include "scenarios/json_reader.h"
+#include "scenarios/scenario_parser.h"
+
+namespace fleetcast {
+
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+using scenarios::child_pointer;
+using scenarios::DiagnosticSink;
+using scenarios::ObjectReader;
+using scenarios::Presence;
+
+constexpr std::string_view kFormatName = "fleetcast-plan";
+constexpr std::int64_t kCountMax = 100'000'000;
+constexpr double kUsdMax = 9e12;
+
+ordered_json distribution_json(const InstancesDistribution& distribution) {
+  return ordered_json{{"on_demand_base_capacity", distribution.on_demand_base_capacity},
+                      {"on_demand_percentage_above_base", distribution.on_demand_percentage_above_base},
+                      {"spot_allocation_strategy", spot_allocation_strategy_name(distribution.spot_allocation_strategy)},
+                      {"capacity_rebalance", distribution.capacity_rebalance}};
+}
+
+ordered_json target_tracking_json(const TargetTracking& tracking) {
+  return ordered_json{{"metric", tracking.metric},
+                      {"target_value", tracking.target_value},
+                      {"scale_out_cooldown", format_duration(tracking.scale_out_cooldown)},
+                      {"scale_in_cooldown", format_duration(tracking.scale_in_cooldown)},
+                      {"instance_warmup", format_duration(tracking.instance_warmup)},
+                      {"disable_scale_in", tracking.disable_scale_in}};
+}
+
+ordered_json group_json(const PlannedGroup& group) {
+  ordered_json types = ordered_json::array();
+  for (const GroupInstanceType& type : group.instance_types) {
+    types.push_back({{"instance_type", type.instance_type}, {"weighted_capacity", type.weighted_capacity}});
+  }
+  ordered_json schedule = ordered_json::array();
+  for (const CapacityChange& change : group.schedule) {
+    schedule.push_back({{"at", format_instant(change.at)},
+                        {"min_capacity", change.min_capacity},
+                        {"max_capacity", change.max_capacity},
+                        {"desired_capacity", change.desired_capacity}});
+  }
+  return ordered_json{{"name", group.name},
+                      {"workload", group.workload},
+                      {"workload_kind", group.workload_kind == WorkloadKind::service ? "service" : "batch"},
+                      {"region", group.region},
+                      {"gpu_model", group.gpu_model},
+                      {"instance_types", types},
+                      {"pools", group.pools},
+                      {"min_capacity", group.min_capacity},
+                      {"max_capacity", group.max_capacity},
+                      {"distribution", distribution_json(group.distribution)},
+                      {"target_tracking", target_tracking_json(group.target_tracking)},
+                      {"schedule", schedule}};
+}
+
+ordered_json plan_document(const Plan& plan) {
+  ordered_json document;
+  document["format"] = kFormatName;
+  document["format_version"] = plan.format_version;
+  document["scenario"] = plan.scenario;
+  document["scenario_hash"] = plan.scenario_hash;
+  document["seed"] = plan.seed;
+  document["horizon"] = {{"start", format_instant(plan.horizon.start)},
+                         {"duration", format_duration(plan.horizon.duration)},
+                         {"step", format_duration(plan.horizon.step)}};
+  document["risk_quantile"] = plan.risk_quantile;
+  document["budget_usd"] = plan.budget ? json(plan.budget->usd()) : json(nullptr);
+  document["budget_status"] = plan.budget_status;
+  ordered_json forecasts = ordered_json::array();
+  for (const WorkloadForecast& forecast : plan.forecasts) {
+    forecasts.push_back({{"workload", forecast.workload},
+                         {"forecaster", forecast.forecaster},
+                         {"backend", forecast.backend},
+                         {"reason", forecast.reason},
+                         {"history_samples", forecast.history_samples},
+                         {"mean_p50", forecast.mean_p50},
+                         {"peak_planned", forecast.peak_planned}});
+  }
+  document["forecasts"] = forecasts;
+  ordered_json commitments = ordered_json::array();
+  for (const CommitmentRecommendation& commitment : plan.commitments) {
+    commitments.push_back({{"instance_type", commitment.instance_type},
+                           {"region", commitment.region},
+                           {"count", commitment.count},
+                           {"term", reservation_term_name(commitment.terms.term)},
+                           {"offering_class", reservation_class_name(commitment.terms.reservation_class)},
+                           {"payment", upfront_payment_name(commitment.terms.payment)},
+                           {"hourly_cost_usd", commitment.hourly_cost.usd()},
+                           {"upfront_per_instance_usd", commitment.upfront_per_instance.usd()},
+                           {"expected_utilisation", commitment.expected_utilisation},
+                           {"break_even_utilisation", commitment.break_even_utilisation},
+                           {"expected_saving_usd", commitment.expected_saving.usd()},
+                           {"reason", commitment.reason}});
+  }
+  document["commitments"] = commitments;
+  ordered_json pools = ordered_json::array();
+  for (std::size_t p = 0; p < plan.pools.size(); ++p) {
+    const PlannedPool& pool = plan.pools[p];
+    pools.push_back({{"name", pool.name},
+                     {"provider", pool.provider},
+                     {"region", pool.region},
+                     {"instance_type", pool.instance_type},
+                     {"option", purchase_option_name(pool.option)},
+                     {"gpu_model", pool.gpu_model},
+                     {"gpus_per_instance", pool.gpus_per_instance},
+                     {"hourly_price_usd", pool.hourly_price.usd()},
+                     {"instances", p < plan.instances.size() ? plan.instances[p] : std::vector<int>{}}});
+  }
+  document["pools"] = pools;
+  ordered_json groups = ordered_json::array();
+  for (const PlannedGroup& group : plan.groups) groups.push_back(group_json(group));
+  document["groups"] = groups;
+  const PlanOutcome& expected = plan.expected;
+  document["expected"] = {{"replicas", expected.replicas},
+                          {"cost_p50_usd", expected.cost_p50_usd},
+                          {"cost_p95_usd", expected.cost_p95_usd},
+                          {"cost_mean_usd", expected.cost_mean_usd},
+                          {"served_fraction_mean", expected.served_fraction_mean},
+                          {"served_fraction_p5", expected.served_fraction_p5},
+                          {"slo_attainment", expected.slo_attainment},
+                          {"planned_cost_usd", expected.planned_cost.usd()}};
+  document["notes"] = plan.notes;
+  return document;
+}
+
+// ---- reading ----
+
+template <typename T, typename U>
+void assign(T& target, const std::optional<U>& value) {
+  if (value) target = static_cast<T>(*value);
+}
+
+void assign_money(Money& target, const std::optional<double>& usd) {
+  if (usd) target = Money::from_usd(*usd);
+}
+
+std::vector<std::string> option_names() { return {"on_demand", "reserved", "spot"}; }
+
+WorkloadForecast read_forecast(DiagnosticSink& sink, const json& value, const std::string& pointer) {
+  WorkloadForecast forecast;
+  ObjectReader reader(sink, value, pointer,
+                      {"workload", "forecaster", "backend", "reason", "history_samples", "mean_p50", "peak_planned"});
+  assign(forecast.workload, reader.string("workload", Presence::required));
+  assign(forecast.forecaster, reader.string("forecaster", Presence::required));
+  assign(forecast.backend, reader.string("backend", Presence::required));
+  assign(forecast.reason, reader.string("reason", Presence::optional));
+  assign(forecast.history_samples, reader.integer("history_samples", Presence::required, 0, kCountMax * 100));
+  assign(forecast.mean_p50, reader.number("mean_p50", Presence::required, 0, kUsdMax));
+  assign(forecast.peak_planned, reader.number("peak_planned", Presence::required, 0, kUsdMax));
+  return forecast;
+}
+
+CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value, const std::string& pointer) {
+  CommitmentRecommendation commitment;
+  ObjectReader reader(sink, value, pointer,
+                      {"instance_type", "region", "count", "term", "offering_class", "payment", "hourly_cost_usd",
+                       "upfront_per_instance_usd", "expected_utilisation", "break_even_utilisation",
+                       "expected_saving_usd", "reason"});
+  assign(commitment.instance_type, reader.string("instance_type", Presence::required));
+  assign(commitment.region, reader.string("region", Presence::required));
+  assign(commitment.count, reader.integer("count", Presence::required, 1, kCountMax));
+  if (auto term = reader.choice("term", Presence::required, {"1y", "3y"})) {
+    commitment.terms.term = *parse_reservation_term(*term);
+  }
+  if (auto cls = reader.choice("offering_class", Presence::required, {"standard", "convertible"})) {
+    commitment.terms.reservation_class = *parse_reservation_class(*cls);
+  }
+  if (auto payment = reader.choice("payment", Presence::required, {"no_upfront", "partial_upfront", "all_upfront"})) {
+    commitment.terms.payment = *parse_upfront_payment(*payment);
+  }
+  assign_money(commitment.hourly_cost, reader.number("hourly_cost_usd", Presence::required, 0, kUsdMax));
+  assign_money(commitment.upfront_per_instance, reader.number("upfront_per_instance_usd", Presence::required, 0, kUsdMax));
+  assign(commitment.expected_utilisation, reader.number("expected_utilisation", Presence::required, 0, 1));
+  assign(commitment.break_even_utilisation, reader.number("break_even_utilisation", Presence::required, 0, 1e6));
+  assign_money(commitment.expected_saving, reader.number("expected_saving_usd", Presence::required, -kUsdMax, kUsdMax));
+  assign(commitment.reason, reader.string("reason", Presence::optional));
+  return commitment;
+}
+
+std::vector<int> read_counts(ObjectReader& reader, std::string_view key) {
+  std::vector<int> counts;
+  reader.array(key, Presence::required, [&](const json& element, const std::string& pointer) {
+    if (!element.is_number_integer() || element.get<std::int64_t>() < 0 || element.get<std::int64_t>() > kCountMax) {
+      reader.error(key, "element " + pointer + ": expected a whole number of instances >= 0, found " +
+                            scenarios::describe_value(element));
+      return;
+    }
+    counts.push_back(element.get<int>());
+  });
+  return counts;
+}
+
+PlannedPool read_pool(DiagnosticSink& sink, const json& value, const std::string& pointer, std::vector<int>& instances) {
+  PlannedPool pool;
+  ObjectReader reader(sink, value, pointer,
+                      {"name", "provider", "region", "instance_type", "option", "gpu_model", "gpus_per_instance",
+                       "hourly_price_usd", "instances"});
+  assign(pool.name, reader.string("name", Presence::required));
+  assign(pool.provider, reader.string("provider", Presence::required));
+  assign(pool.region, reader.string("region", Presence::required));
+  assign(pool.instance_type, reader.string("instance_type", Presence::required));
+  if (auto option = reader.choice("option", Presence::required, option_names())) {
+    pool.option = *parse_purchase_option(*option);
+  }
+  assign(pool.gpu_model, reader.string("gpu_model", Presence::required));
+  assign(pool.gpus_per_instance, reader.integer("gpus_per_instance", Presence::required, 1, 1024));
+  assign_money(pool.hourly_price, reader.number("hourly_price_usd", Presence::required, 0, kUsdMax));
+  instances = read_counts(reader, "instances");
+  return pool;
+}
+
+CapacityChange read_change(DiagnosticSink& sink, const json& value, const std::string& pointer) {
+  CapacityChange change;
+  ObjectReader reader(sink, value, pointer, {"at", "min_capacity", "max_capacity", "desired_capacity"});
+  assign(change.at, reader.instant("at", Presence::required));
+  assign(change.min_capacity, reader.integer("min_capacity", Presence::required, 0, kCountMax));
+  assign(change.max_capacity, reader.integer("max_capacity", Presence::required, 0, kCountMax));
+  assign(change.desired_capacity, reader.integer("desired_capacity", Presence::required, 0, kCountMax));
+  if (change.min_capacity > change.desired_capacity || change.desired_capacity > change.max_capacity) {
+    sink.error(pointer, "expected min_capacity <= desired_capacity <= max_capacity, found " +
+                            std::to_string(change.min_capacity) + ", " + std::to_string(change.desired_capacity) +
+                            ", " + std::to_string(change.max_capacity));
+  }
+  return change;
+}
+
+PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::string& pointer, std::size_t pool_count) {
+  PlannedGroup group;
+  ObjectReader reader(sink, value, pointer,
+                      {"name", "workload", "workload_kind", "region", "gpu_model", "instance_types", "pools",
+                       "min_capacity", "max_capacity", "distribution", "target_tracking", "schedule"});
+  assign(group.name, reader.string("name", Presence::required));
+  assign(group.workload, reader.string("workload", Presence::required));
+  if (auto kind = reader.choice("workload_kind", Presence::required, {"service", "batch"})) {
+    group.workload_kind = *kind == "service" ? WorkloadKind::service : WorkloadKind::batch;
+  }
+  assign(group.region, reader.string("region", Presence::required));
+  assign(group.gpu_model, reader.string("gpu_model", Presence::required));
+  reader.array("instance_types", Presence::required, [&](const json& element, const std::string& element_pointer) {
+    ObjectReader type_reader(sink, element, element_pointer, {"instance_type", "weighted_capacity"});
+    GroupInstanceType type;
+    assign(type.instance_type, type_reader.string("instance_type", Presence::required));
+    assign(type.weighted_capacity, type_reader.integer("weighted_capacity", Presence::required, 1, 999));
+    group.instance_types.push_back(std::move(type));
+  });
+  reader.array("pools", Presence::required, [&](const json& element, const std::string& element_pointer) {
+    if (!element.is_number_unsigned() || element.get<std::size_t>() >= pool_count) {
+      sink.error(element_pointer, "expected the index of one of the plan's " + std::to_string(pool_count) +
+                                      " pools, found " + scenarios::describe_value(element));
+      return;
+    }
+    group.pools.push_back(element.get<std::size_t>());
+  });
+  assign(group.min_capacity, reader.integer("min_capacity", Presence::required, 0, kCountMax));
+  assign(group.max_capacity, reader.integer("max_capacity", Presence::required, 0, kCountMax));
+  if (group.min_capacity > group.max_capacity) {
+    reader.error("max_capacity", "expected max_capacity >= min_capacity (" + std::to_string(group.min_capacity) +
+                                     "), found " + std::to_string(group.max_capacity));
+  }
+  group.distribution = scenarios::parse_distribution(reader, sink);
+  if (const json* tracking = reader.field("target_tracking", Presence::required)) {
+    group.target_tracking = scenarios::parse_target_tracking(*tracking, child_pointer(pointer, "target_tracking"), sink);
+  }
+  reader.array("schedule", Presence::required, [&](const json& element, const std::string& element_pointer) {
+    group.schedule.push_back(read_change(sink, element, element_pointer));
+  });
+  for (std::size_t i = 1; i < group.schedule.size(); ++i) {
+    if (group.schedule[i].at <= group.schedule[i - 1].at) {
+      sink.error(child_pointer(child_pointer(pointer, "schedule"), i), "expected changes in increasing time order");
+      break;
+    }
+  }
+  return group;
+}
+
+void read_expected(ObjectReader& root, DiagnosticSink& sink, PlanOutcome& expected) {
+  const json* value = root.field("expected", Presence::required);
+  if (value == nullptr) return;
+  ObjectReader reader(sink, *value, child_pointer(root.pointer(), "expected"),
+                      {"replicas", "cost_p50_usd", "cost_p95_usd", "cost_mean_usd", "served_fraction_mean",
+                       "served_fraction_p5", "slo_attainment", "planned_cost_usd"});
+  assign(expected.replicas, reader.integer("replicas", Presence::required, 0, kCountMax));
+  assign(expected.cost_p50_usd, reader.number("cost_p50_usd", Presence::required, 0, kUsdMax));
+  assign(expected.cost_p95_usd, reader.number("cost_p95_usd", Presence::required, 0, kUsdMax));
+  assign(expected.cost_mean_usd, reader.number("cost_mean_usd", Presence::required, 0, kUsdMax));
+  assign(expected.served_fraction_mean, reader.number("served_fraction_mean", Presence::required, 0, 1));
+  assign(expected.served_fraction_p5, reader.number("served_fraction_p5", Presence::required, 0, 1));
+  assign(expected.slo_attainment, reader.number("slo_attainment", Presence::required, 0, 1));
+  assign_money(expected.planned_cost, reader.number("planned_cost_usd", Presence::required, 0, kUsdMax));
+}
+
+Plan read_plan(const json& document, DiagnosticSink& sink) {
+  Plan plan;
+  ObjectReader root(sink, document, "",
+                    {"format", "format_version", "scenario", "scenario_hash", "seed", "horizon", "risk_quantile",
+                     "budget_usd", "budget_status", "forecasts", "commitments", "pools", "groups", "expected", "notes"});
+  if (!root.is_object()) return plan;
+  if (auto format = root.string("format", Presence::required); format && *format != kFormatName) {
+    root.error("format", "expected \"" + std::string(kFormatName) + "\", found \"" + *format + "\"; is this a plan file?");
+    return plan;
+  }
+  if (auto version = root.integer("format_version", Presence::required, 1, 1'000'000)) {
+    if (*version != kPlanFormatVersion) {
+      root.error("format_version", "this fleetcast reads plan format version " + std::to_string(kPlanFormatVersion) +
+                                       ", found " + std::to_string(*version));
+      return plan;
+    }
+  }
+  assign(plan.scenario, root.string("scenario", Presence::required));
+  assign(plan.scenario_hash, root.string("scenario_hash", Presence::optional));
+  assign(plan.seed, root.integer("seed", Presence::required, 0, std::numeric_limits<std::int64_t>::max()));
+  plan.horizon = scenarios::parse_horizon(root, sink);
+  assign(plan.risk_quantile, root.number("risk_quantile", Presence::required, 0, 1));
+  if (const json* budget = root.field("budget_usd", Presence::optional); budget != nullptr && !budget->is_null()) {
+    assign_money(plan.budget.emplace(), root.number("budget_usd", Presence::optional, 0, kUsdMax));
+  }
+  assign(plan.budget_status, root.string("budget_status", Presence::optional));
+  root.array("forecasts", Presence::required, [&](const json& element, const std::string& pointer) {
+    plan.forecasts.push_back(read_forecast(sink, element, pointer));
+  });
+  root.array("commitments", Presence::required, [&](const json& element, const std::string& pointer) {
+    plan.commitments.push_back(read_commitment(sink, element, pointer));
+  });
+  root.array("pools", Presence::required, [&](const json& element, const std::string& pointer) {
+    std::vector<int> instances;
+    plan.pools.push_back(read_pool(sink, element, pointer, instances));
+    if (sink.empty() && static_cast<std::int64_t>(instances.size()) != plan.horizon.intervals()) {
+      sink.error(child_pointer(pointer, "instances"),
+                 "expected one count per horizon interval (" + std::to_string(plan.horizon.intervals()) + "), found " +
+                     std::to_string(instances.size()));
+    }
+    plan.instances.push_back(std::move(instances));
+  });
+  root.array("groups", Presence::required, [&](const json& element, const std::string& pointer) {
+    plan.groups.push_back(read_group(sink, element, pointer, plan.pools.size()));
+  });
+  read_expected(root, sink, plan.expected);
+  if (auto notes = root.string_array("notes", Presence::optional, false)) plan.notes = *notes;
+  return plan;
+}
+
+}  // namespace
+
+std::string plan_to_json(const Plan& plan) { return plan_document(plan).dump(2) + "\n"; }
+
+Result<Plan> plan_from_json(std::string_view text, std::string_view source) {
+  DiagnosticSink sink{std::string(source)};
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& error) {
+    return invalid_argument_error(std::string(source) + ": not valid JSON (byte " + std::to_string(error.byte) +
+                                  "): expected a fleetcast plan document");
+  }
+  Plan plan = read_plan(document, sink);
+  if (!sink.empty()) {
+    std::string message;
+    for (const Diagnostic& diagnostic : sink.diagnostics()) {
+      if (!message.empty()) message += '\n';
+      message += diagnostic.to_string();
+    }
+    return invalid_argument_error(message);
+  }
+  return plan;
+}
+
+Result<Plan> load_plan(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return not_found_error(file.string() + ": cannot open the plan file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return unavailable_error(file.string() + ": cannot read the plan file");
+  return plan_from_json(text.str(), file.string());
+}
+
+std::string plan_hash(const Plan& plan) { return Fnv1a64().bytes(plan_to_json(plan)).fingerprint(); }
+
+}  // namespace fleetcast

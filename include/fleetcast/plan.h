@@ -1,0 +1,146 @@
+// The plan: fleetcast's answer for a scenario. What to reserve now, how many instances of which pool
+// to run in each interval, how each Auto Scaling group is set up to do it, and what it is expected
+// to cost and serve, from a Monte Carlo simulation of the plan.
+//
+// A plan is a value type and a versioned JSON document (plan_to_json / plan_from_json, format
+// "fleetcast-plan" version 1); exporters read plans from that document.
+//
+// Capacity units: every min/max/desired capacity and on-demand base in a group is in GPUs, which is
+// how the groups are exported (an instance type's weighted capacity is its GPU count).
+//
+// Thread-safety: value types; the functions are reentrant.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetcast/money.h"
+#include "fleetcast/pricing.h"
+#include "fleetcast/scenario.h"
+#include "fleetcast/status.h"
+#include "fleetcast/time.h"
+
+namespace fleetcast {
+
+inline constexpr int kPlanFormatVersion = 1;
+
+/// How one workload's demand was forecast for the plan.
+struct WorkloadForecast {
+  std::string workload;
+  std::string forecaster;           // "lstm", "seasonal_naive", "holt_winters", "scenario" (batch, generator)
+  std::string backend;              // "cpu" or "cuda" for the LSTM, "cpu" otherwise
+  std::string reason;               // why this forecaster, when it is not the one asked for
+  std::int64_t history_samples = 0;
+  double mean_p50 = 0;              // over the horizon, in the workload's unit
+  double peak_planned = 0;          // the highest planned quantile value over the horizon
+  friend bool operator==(const WorkloadForecast&, const WorkloadForecast&) = default;
+};
+
+/// A reservation to buy now, and why.
+struct CommitmentRecommendation {
+  std::string instance_type;
+  std::string region;
+  int count = 0;                    // instances
+  ReservationTerms terms;
+  Money hourly_cost;                // effective, per instance (upfront amortised over the term)
+  Money upfront_per_instance;
+  double expected_utilisation = 0;  // share of the horizon's hours the new instances are used, 0-1
+  double break_even_utilisation = 0;  // reserved effective rate / on-demand rate
+  Money expected_saving;            // over the horizon, against the best alternative (on-demand or spot)
+  std::string reason;               // one sentence a reader can check
+  friend bool operator==(const CommitmentRecommendation&, const CommitmentRecommendation&) = default;
+};
+
+/// A pool the plan uses: (provider, region, instance type, purchase option). Reserved capacity is
+/// planned on the on-demand pool it discounts, as AWS applies reservations.
+struct PlannedPool {
+  std::string name;                 // "aws/us-east-1/g6e.xlarge/spot"
+  std::string provider;
+  std::string region;
+  std::string instance_type;
+  PurchaseOption option = PurchaseOption::on_demand;
+  std::string gpu_model;
+  int gpus_per_instance = 1;
+  Money hourly_price;               // on-demand rate or expected spot price, per instance
+  friend bool operator==(const PlannedPool&, const PlannedPool&) = default;
+};
+
+/// One change of a group's capacity at an instant (absolute UTC): the exported schedule.
+struct CapacityChange {
+  Instant at;
+  int min_capacity = 0;             // GPUs
+  int max_capacity = 0;             // GPUs
+  int desired_capacity = 0;         // GPUs
+  friend bool operator==(const CapacityChange&, const CapacityChange&) = default;
+};
+
+/// An instance type a group may launch, with its capacity weight (its GPU count).
+struct GroupInstanceType {
+  std::string instance_type;
+  int weighted_capacity = 1;
+  friend bool operator==(const GroupInstanceType&, const GroupInstanceType&) = default;
+};
+
+/// One Auto Scaling group: one workload in one region, over the pools of that region it uses.
+struct PlannedGroup {
+  std::string name;                 // "<scenario>-<workload>-<region>", safe for AWS and Kubernetes
+  std::string workload;
+  WorkloadKind workload_kind = WorkloadKind::service;
+  std::string region;
+  std::string gpu_model;            // the GPU model of most of its capacity (node affinity)
+  std::vector<GroupInstanceType> instance_types;  // cheapest first
+  std::vector<std::size_t> pools;   // indices into Plan::pools
+  int min_capacity = 0;             // GPUs, over the whole horizon
+  int max_capacity = 0;             // GPUs
+  InstancesDistribution distribution;  // base = reserved GPUs; percentage from the planned mix
+  TargetTracking target_tracking;   // the reactive part on top of the schedule
+  std::vector<CapacityChange> schedule;  // in time order; the first is at the horizon start
+  friend bool operator==(const PlannedGroup&, const PlannedGroup&) = default;
+};
+
+/// What the Monte Carlo simulation of the plan measured.
+struct PlanOutcome {
+  int replicas = 0;
+  double cost_p50_usd = 0, cost_p95_usd = 0, cost_mean_usd = 0;
+  double served_fraction_mean = 0, served_fraction_p5 = 0;
+  /// Share of replicas whose unserved demand stayed within every service's allowance.
+  double slo_attainment = 0;
+  Money planned_cost;               // the cost of the planned capacity at the planned prices
+  friend bool operator==(const PlanOutcome&, const PlanOutcome&) = default;
+};
+
+struct Plan {
+  int format_version = kPlanFormatVersion;
+  std::string scenario;             // the scenario's name
+  std::string scenario_hash;        // "fnv1a64:..." of the scenario file's text, when it came from one
+  std::uint64_t seed = 0;
+  Horizon horizon;
+  double risk_quantile = 0.95;      // the demand quantile the capacity serves
+  std::optional<Money> budget;      // the cost cap asked for, if any
+  /// Budget outcome: empty without a budget; else "met", "met by serving quantile Q" (the plan
+  /// lowered its risk quantile to fit), or "infeasible" (even the lowest quantile costs more).
+  std::string budget_status;
+  std::vector<WorkloadForecast> forecasts;  // one per workload, scenario order
+  std::vector<CommitmentRecommendation> commitments;
+  std::vector<PlannedPool> pools;
+  /// instances[p][k]: instances of pool p desired in interval k (k < horizon.intervals()).
+  std::vector<std::vector<int>> instances;
+  std::vector<PlannedGroup> groups;
+  PlanOutcome expected;
+  std::vector<std::string> notes;   // defaults, fallbacks and approximations the planner applied
+  friend bool operator==(const Plan&, const Plan&) = default;
+};
+
+/// The plan as its JSON document (two-space indented, keys in a fixed order), and back. Reading
+/// checks the format name and version and every field; errors name `source` and the JSON pointer.
+std::string plan_to_json(const Plan& plan);
+Result<Plan> plan_from_json(std::string_view text, std::string_view source);
+Result<Plan> load_plan(const std::filesystem::path& file);
+
+/// "fnv1a64:<16 hex digits>" of the plan's JSON document: identifies a plan in batch results.
+std::string plan_hash(const Plan& plan);
+
+}  // namespace fleetcast

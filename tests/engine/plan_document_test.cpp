@@ -1,0 +1,92 @@
+// The plan document: a plan survives the JSON round trip field for field, and a damaged document is
+// refused with a message that names the file, the JSON pointer and what was expected.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "fleetcast/plan.h"
+
+using namespace fleetcast;
+
+namespace {
+
+// A small plan with every field set to a value other than its default.
+Plan sample_plan() {
+  Plan plan;
+  plan.scenario = "two-regions";
+  plan.scenario_hash = "fnv1a64:0123456789abcdef";
+  plan.seed = 7;
+  plan.horizon = Horizon{parse_instant("2026-03-02T00:00:00Z").value(), Seconds{3 * 3600}, Seconds{3600}};
+  plan.risk_quantile = 0.9;
+  plan.budget = Money::from_usd(1234.5);
+  plan.budget_status = "met";
+  plan.forecasts = {WorkloadForecast{"chat", "seasonal_naive", "cpu", "history shorter than the LSTM needs", 72, 10.5, 14.25}};
+  plan.commitments = {CommitmentRecommendation{
+      "g6e.xlarge", "us-east-1", 3,
+      ReservationTerms{ReservationTerm::three_years, ReservationClass::convertible, UpfrontPayment::partial_upfront},
+      Money::from_usd(1.25), Money::from_usd(9000), 0.875, 0.62, Money::from_usd(-12.5), "used 87.5% of hours"}};
+  plan.pools = {PlannedPool{"aws/us-east-1/g6e.xlarge/on_demand", "aws", "us-east-1", "g6e.xlarge", PurchaseOption::on_demand,
+                            "L40S", 1, Money::from_usd(1.861)},
+                PlannedPool{"aws/us-east-1/g6e.12xlarge/spot", "aws", "us-east-1", "g6e.12xlarge", PurchaseOption::spot,
+                            "L40S", 4, Money::from_usd(3.1)}};
+  plan.instances = {{3, 3, 4}, {0, 1, 2}};
+  PlannedGroup group;
+  group.name = "two-regions-chat-us-east-1";
+  group.workload = "chat";
+  group.region = "us-east-1";
+  group.gpu_model = "L40S";
+  group.instance_types = {GroupInstanceType{"g6e.xlarge", 1}, GroupInstanceType{"g6e.12xlarge", 4}};
+  group.pools = {0, 1};
+  group.min_capacity = 3;
+  group.max_capacity = 16;
+  group.distribution = InstancesDistribution{3, 40, SpotAllocationStrategy::capacity_optimized, false};
+  group.target_tracking.target_value = 65;
+  group.target_tracking.scale_in_cooldown = Seconds{600};
+  group.schedule = {CapacityChange{plan.horizon.start, 3, 16, 3},
+                    CapacityChange{plan.horizon.start + Seconds{3600}, 3, 16, 7}};
+  plan.groups = {group};
+  plan.expected = PlanOutcome{16, 101.25, 120.5, 103.0, 0.9995, 0.998, 0.9375, Money::from_usd(99.75)};
+  plan.notes = {"spot interruptions from the Spot Advisor bucket"};
+  return plan;
+}
+
+std::string error_of(const std::string& text) {
+  auto plan = plan_from_json(text, "plan.json");
+  REQUIRE_FALSE(plan.ok());
+  return plan.status().message();
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("engine::plan_to_json and plan_from_json round-trip every field", "[engine][plan]") {
+  const Plan plan = sample_plan();
+  const std::string text = plan_to_json(plan);
+  auto read = plan_from_json(text, "plan.json");
+  REQUIRE(read.ok());
+  CHECK(*read == plan);
+  CHECK(plan_to_json(*read) == text);
+  CHECK(plan_hash(*read) == plan_hash(plan));
+  CHECK(plan_hash(plan).rfind("fnv1a64:", 0) == 0);
+}
+
+TEST_CASE("engine::plan_from_json refuses damaged documents with located messages", "[engine][plan]") {
+  const std::string text = plan_to_json(sample_plan());
+  CHECK(error_of("{") .find("plan.json: not valid JSON") != std::string::npos);
+  CHECK(error_of(replaced(text, "\"fleetcast-plan\"", "\"fleetcast-scenario\"")).find("plan.json: /format: expected \"fleetcast-plan\"") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"format_version\": 1", "\"format_version\": 2")).find("plan format version 1, found 2") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"weighted_capacity\": 4", "\"weighted_capacity\": 1000")).find("/groups/0/instance_types/1/weighted_capacity") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"desired_capacity\": 7", "\"desired_capacity\": 17")).find("/groups/0/schedule/1: expected min_capacity <= desired_capacity <= max_capacity") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"option\": \"spot\"", "\"option\": \"spto\"")).find("/pools/1/option") != std::string::npos);
+  CHECK(error_of(replaced(text, "\"pools\": [\n        0,", "\"pools\": [\n        5,")).find("/groups/0/pools/0: expected the index of one of the plan's 2 pools") !=
+        std::string::npos);
+}
