@@ -6,6 +6,8 @@
 #include <numbers>
 #include <string>
 
+#include "models/forecast_internal.h"
+
 namespace fleetcast::engine {
 
 namespace {
@@ -104,7 +106,45 @@ Result<std::vector<double>> resample(const Workload& workload, const DemandTrace
   return values;
 }
 
+// The value at normal score z of one interval, through the points (score of level q, value).
+double value_at_score(const DemandBands& bands, const std::vector<double>& scores, std::size_t k, double z) {
+  const std::size_t n = scores.size();
+  if (n == 1) return std::max(0.0, bands.values[0][k]);
+  std::size_t upper = 1;
+  while (upper + 1 < n && z > scores[upper]) ++upper;
+  const std::size_t lower = upper - 1;
+  const double v0 = bands.values[lower][k];
+  const double v1 = bands.values[upper][k];
+  const double slope = (v1 - v0) / (scores[upper] - scores[lower]);
+  return std::max(0.0, v0 + slope * (z - scores[lower]));
+}
+
+std::vector<double> level_scores(const DemandBands& bands) {
+  std::vector<double> scores;
+  for (double level : bands.levels) scores.push_back(forecast::normal_quantile(level));
+  return scores;
+}
+
 }  // namespace
+
+std::vector<double> sample_demand_path(const DemandBands& bands, Seconds step, RandomStream& stream) {
+  const std::vector<double> scores = level_scores(bands);
+  const double rho = std::pow(bands.correlation_per_hour, static_cast<double>(step.count()) / 3600.0);
+  const double innovation = std::sqrt(std::max(0.0, 1 - rho * rho));
+  const std::size_t count = bands.values.empty() ? 0 : bands.values.front().size();
+  std::vector<double> path;
+  path.reserve(count);
+  double z = stream.normal(0, 1);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (k > 0) z = rho * z + innovation * stream.normal(0, 1);
+    path.push_back(value_at_score(bands, scores, k, z));
+  }
+  return path;
+}
+
+double band_quantile(const DemandBands& bands, std::size_t k, double level) {
+  return value_at_score(bands, level_scores(bands), k, forecast::normal_quantile(level));
+}
 
 Result<std::vector<double>> demand_per_interval(const Workload& workload, const ServiceWorkload& service,
                                                 const Horizon& horizon, RandomStream& noise) {

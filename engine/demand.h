@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/random.h"
+#include "engine/fleet_model.h"
 #include "fleetcast/scenario.h"
 #include "fleetcast/status.h"
 
@@ -38,5 +39,15 @@ namespace fleetcast::engine {
 /// invalid_argument when the horizon's step is not positive.
 Result<std::vector<double>> demand_per_interval(const Workload& workload, const ServiceWorkload& service,
                                                 const Horizon& horizon, RandomStream& noise);
+
+/// One path drawn from demand bands, one value per interval of `step`: a Gaussian AR(1) score
+/// z_k (stationary, standard normal, correlation bands.correlation_per_hour per hour) read through
+/// each interval's quantiles as a piecewise-linear function of the levels' normal scores, extended
+/// linearly beyond the outer levels, clamped at 0. So a path that runs high stays high for hours,
+/// as forecast errors do, and its marginal at every interval matches the bands' quantiles.
+std::vector<double> sample_demand_path(const DemandBands& bands, Seconds step, RandomStream& stream);
+
+/// The value of quantile `level` at interval k of the bands (the same piecewise-linear reading).
+double band_quantile(const DemandBands& bands, std::size_t k, double level);
 
 }  // namespace fleetcast::engine

@@ -112,15 +112,6 @@ Result<double> spot_hazard(const PriceSource& prices, const PoolKey& key, bool r
   return interruption_hazard_per_hour(*risk ? (*risk)->bucket : kDefaultInterruptionBucket);
 }
 
-Status check_policy_supported(const Scenario& scenario) {
-  if (scenario.policy.kind == PolicyKind::predictive) {
-    return failed_precondition_error(
-        "policy kind 'predictive' needs the load forecaster, which the simulator does not drive yet; "
-        "simulate the plan's reactive part with kind 'target_tracking' meanwhile");
-  }
-  return {};
-}
-
 Status check_scheduled_actions(const Scenario& scenario) {
   for (const ScheduledAction& action : scenario.policy.scheduled_actions) {
     if (action.time_zone != "UTC" && action.time_zone != "Etc/UTC") {
@@ -136,7 +127,6 @@ Status check_scheduled_actions(const Scenario& scenario) {
 Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource& prices) {
   FleetModel model;
   model.scenario = &scenario;
-  if (Status status = check_policy_supported(scenario); !status.ok()) return status;
   if (Status status = check_scheduled_actions(scenario); !status.ok()) return status;
   const std::string& provider = scenario.pricing.provider;
 

@@ -54,6 +54,22 @@ struct ScheduledFiring {
   std::size_t action = 0;  // index into the policy's scheduled actions
 };
 
+/// Demand as a forecast distribution: per interval, the values of some quantile levels. Each
+/// replica draws one path from it (see sample_demand_path in demand.h).
+struct DemandBands {
+  std::vector<double> levels;              // ascending, in (0, 1)
+  std::vector<std::vector<double>> values; // values[q][k], non-decreasing in q, in the workload's unit
+  double correlation_per_hour = 0.95;      // of a path's deviations from the median, hour to hour
+};
+
+/// A plan's capacity, followed instead of the scenario's policy: per group and interval, the
+/// instances desired in each pool. On top of it each group tracks its target utilisation on its
+/// cheapest on-demand pool (the reactive part) when demand exceeds the planned capacity.
+struct PlannedCapacity {
+  std::vector<std::vector<std::vector<std::pair<std::size_t, int>>>> instances;  // [group][interval] -> (pool, count)
+  std::vector<double> target_utilisation;  // per group, in (0, 1]; the reactive part's target
+};
+
 struct FleetModel {
   const Scenario* scenario = nullptr;        // not owned; outlives the model
   std::vector<PoolModel> pools;
@@ -65,10 +81,16 @@ struct FleetModel {
   BillingRule billing;
   Seconds interruption_notice{120};
   std::vector<std::string> notes;
+  /// Set to simulate a plan (see PlannedCapacity); nullopt follows the scenario's policy.
+  std::optional<PlannedCapacity> planned;
+  /// Per group: when set, replicas draw the service's demand from these bands instead of the
+  /// scenario's demand source (empty: every group uses the scenario's).
+  std::vector<std::optional<DemandBands>> demand_bands;
 };
 
 /// Builds the model; failed_precondition when the scenario cannot run (a workload no pool
 /// satisfies, a missing price, a trace shorter than the horizon, an unsupported time zone).
+/// A `predictive` policy builds (the planner uses the model) but runs only with a plan attached.
 Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource& prices);
 
 }  // namespace fleetcast::engine

@@ -135,6 +135,7 @@ class Replica {
   void finish_jobs_at_end();
 
   void decide(std::size_t group);
+  void follow_plan(std::size_t group);
   int target_gpus(std::size_t group);
   void reconcile(std::size_t group, const std::vector<int>& target_instances);
   /// Launches one instance for the group in `pool`, or in its first on-demand pool when spot is
@@ -242,8 +243,10 @@ Status Replica::setup() {
   for (std::size_t g = 0; g < groups_.size(); ++g) {
     groups_[g].instances_by_pool.resize(model_.pools.size());
     groups_[g].active_by_pool.assign(model_.pools.size(), 0);
-    groups_[g].min_capacity = scenario_.policy.min_capacity;
-    if (scenario_.policy.max_capacity > 0) groups_[g].max_capacity = scenario_.policy.max_capacity;
+    if (!model_.planned) {  // a plan sets every interval's capacity itself
+      groups_[g].min_capacity = scenario_.policy.min_capacity;
+      if (scenario_.policy.max_capacity > 0) groups_[g].max_capacity = scenario_.policy.max_capacity;
+    }
     const Workload& workload = scenario_.workloads[model_.groups[g].workload];
     const auto replica = static_cast<std::uint64_t>(options_.replica);
     if (const auto* batch = std::get_if<BatchWorkload>(&workload.spec)) {
@@ -268,6 +271,10 @@ Status Replica::setup() {
     }
     const auto& service = std::get<ServiceWorkload>(workload.spec);
     RandomStream noise = RandomStream::for_purpose(scenario_.seed, "demand:" + workload.name, replica);
+    if (g < model_.demand_bands.size() && model_.demand_bands[g]) {
+      demand_.push_back(sample_demand_path(*model_.demand_bands[g], horizon.step, noise));
+      continue;
+    }
     auto demand = demand_per_interval(workload, service, horizon, noise);
     if (!demand.ok()) return demand.status();
     demand_.push_back(std::move(*demand));
@@ -494,6 +501,10 @@ void Replica::decide(std::size_t g) {
   GroupRuntime& group = groups_[g];
   const GroupModel& model = model_.groups[g];
   const Policy& policy = scenario_.policy;
+  if (model_.planned) {
+    follow_plan(g);
+    return;
+  }
   if (policy.kind == PolicyKind::static_capacity) {
     // Fixed counts, restored after interruptions like a group with a fixed desired capacity.
     std::vector<int>& target = target_scratch_;
@@ -542,6 +553,33 @@ void Replica::decide(std::size_t g) {
     const std::size_t p = model.on_demand_pools.front();
     target[p] = (on_demand_gpus + gpus_of(p) - 1) / gpus_of(p);
   }
+  reconcile(g, target);
+}
+
+// The plan's instances for the current interval, plus the reactive part: when demand needs more
+// GPUs at the target utilisation than the plan runs, the difference on the cheapest on-demand pool
+// (or spot pool, for a group without on-demand), as target tracking on top of a schedule does.
+void Replica::follow_plan(std::size_t g) {
+  const GroupModel& model = model_.groups[g];
+  const PlannedCapacity& plan = *model_.planned;
+  std::vector<int>& target = target_scratch_;
+  target.assign(model_.pools.size(), 0);
+  double planned_units = 0;
+  int planned_gpus = 0;
+  for (const auto& [pool, count] : plan.instances[g][static_cast<std::size_t>(current_interval_)]) {
+    target[pool] += count;
+    planned_units += count * gpus_of(pool) * units_per_gpu(g, pool);
+    planned_gpus += count * gpus_of(pool);
+  }
+  const std::size_t reactive_pool = model.on_demand_pools.empty() ? model.spot_pools.front() : model.on_demand_pools.front();
+  const GroupRuntime& group = groups_[g];
+  const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
+  const double shortfall = group.demand / utilisation - planned_units;
+  if (shortfall > 1e-9) {
+    const double per_instance = gpus_of(reactive_pool) * units_per_gpu(g, reactive_pool);
+    target[reactive_pool] += static_cast<int>(std::ceil(shortfall / per_instance - 1e-9));
+  }
+  groups_[g].desired_gpus = planned_gpus;
   reconcile(g, target);
 }
 

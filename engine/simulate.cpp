@@ -11,6 +11,7 @@
 
 #include "engine/fleet_model.h"
 #include "engine/replica.h"
+#include "engine/run_replicas.h"
 #include "fleetcast/simulation.h"
 
 namespace fleetcast {
@@ -40,26 +41,27 @@ Spread spread_of(std::vector<double> values) {
 
 }  // namespace
 
-Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& prices, const SimulationOptions& options) {
+namespace engine {
+
+Result<SimulationReport> run_replicas(const FleetModel& model, const SimulationOptions& options) {
   if (options.replicas < 1) return invalid_argument_error("replicas: expected at least 1, found " + std::to_string(options.replicas));
   if (options.threads < 0) return invalid_argument_error("threads: expected 0 (automatic) or more, found " + std::to_string(options.threads));
-  auto model = engine::build_fleet_model(scenario, prices);
-  if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot run");
+  const Scenario& scenario = *model.scenario;
 
   const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const int threads = std::min(options.replicas, options.threads > 0 ? options.threads : hardware);
-  std::vector<std::optional<engine::ReplicaRun>> runs(static_cast<std::size_t>(options.replicas));
+  std::vector<std::optional<ReplicaRun>> runs(static_cast<std::size_t>(options.replicas));
   std::atomic<int> next_replica{0};
   std::mutex error_mutex;
   std::optional<std::pair<int, Status>> first_error;  // the lowest failing replica, for determinism
   const auto worker = [&] {
     for (int replica = next_replica++; replica < options.replicas; replica = next_replica++) {
-      engine::ReplicaOptions replica_options;
+      ReplicaOptions replica_options;
       replica_options.replica = replica;
       replica_options.record_intervals = replica == 0;
       replica_options.record_trace = replica == 0 && options.record_trace;
       replica_options.cancellation = options.cancellation;
-      auto run = engine::run_replica(*model, replica_options);
+      auto run = run_replica(model, replica_options);
       if (!run.ok()) {
         std::lock_guard lock(error_mutex);
         if (!first_error || replica < first_error->first) first_error.emplace(replica, run.status());
@@ -77,12 +79,12 @@ Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& p
   SimulationReport report;
   report.scenario = scenario.name;
   report.seed = scenario.seed;
-  for (const auto& pool_model : model->pools) {
+  for (const auto& pool_model : model.pools) {
     report.pools.push_back(pool_model.name);
     report.pool_options.push_back(pool_model.key.option);
   }
   for (const auto& workload : scenario.workloads) report.workloads.push_back(workload.name);
-  report.notes = model->notes;
+  report.notes = model.notes;
   std::vector<double> costs, served;
   for (auto& run : runs) {
     costs.push_back(run->outcome.cost.total.usd());
@@ -95,6 +97,19 @@ Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& p
   report.ledger = std::move(runs.front()->ledger);
   report.trace = std::move(runs.front()->trace);
   return report;
+}
+
+}  // namespace engine
+
+Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& prices, const SimulationOptions& options) {
+  if (scenario.policy.kind == PolicyKind::predictive) {
+    return failed_precondition_error("scenario '" + scenario.name +
+                                     "': policy kind 'predictive' runs a plan: make one with `fleetcast plan` "
+                                     "(make_plan) and simulate it (simulate_plan); `fleetcast run` does both");
+  }
+  auto model = engine::build_fleet_model(scenario, prices);
+  if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot run");
+  return engine::run_replicas(*model, options);
 }
 
 namespace {

@@ -64,7 +64,8 @@ ordered_json group_json(const PlannedGroup& group) {
                       {"max_capacity", group.max_capacity},
                       {"distribution", distribution_json(group.distribution)},
                       {"target_tracking", target_tracking_json(group.target_tracking)},
-                      {"schedule", schedule}};
+                      {"schedule", schedule},
+                      {"instances", group.instances}};
 }
 
 ordered_json plan_document(const Plan& plan) {
@@ -88,7 +89,9 @@ ordered_json plan_document(const Plan& plan) {
                          {"reason", forecast.reason},
                          {"history_samples", forecast.history_samples},
                          {"mean_p50", forecast.mean_p50},
-                         {"peak_planned", forecast.peak_planned}});
+                         {"peak_planned", forecast.peak_planned},
+                         {"levels", forecast.levels},
+                         {"values", forecast.values}});
   }
   document["forecasts"] = forecasts;
   ordered_json commitments = ordered_json::array();
@@ -150,10 +153,27 @@ void assign_money(Money& target, const std::optional<double>& usd) {
 
 std::vector<std::string> option_names() { return {"on_demand", "reserved", "spot"}; }
 
+std::vector<double> read_numbers(DiagnosticSink& sink, const json& row, const std::string& pointer) {
+  std::vector<double> numbers;
+  if (!row.is_array()) {
+    sink.error(pointer, "expected an array of numbers, found " + scenarios::describe_value(row));
+    return numbers;
+  }
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (!row[i].is_number() || row[i].get<double>() < 0) {
+      sink.error(child_pointer(pointer, i), "expected a number >= 0, found " + scenarios::describe_value(row[i]));
+      return numbers;
+    }
+    numbers.push_back(row[i].get<double>());
+  }
+  return numbers;
+}
+
 WorkloadForecast read_forecast(DiagnosticSink& sink, const json& value, const std::string& pointer) {
   WorkloadForecast forecast;
   ObjectReader reader(sink, value, pointer,
-                      {"workload", "forecaster", "backend", "reason", "history_samples", "mean_p50", "peak_planned"});
+                      {"workload", "forecaster", "backend", "reason", "history_samples", "mean_p50", "peak_planned",
+                       "levels", "values"});
   assign(forecast.workload, reader.string("workload", Presence::required));
   assign(forecast.forecaster, reader.string("forecaster", Presence::required));
   assign(forecast.backend, reader.string("backend", Presence::required));
@@ -161,6 +181,21 @@ WorkloadForecast read_forecast(DiagnosticSink& sink, const json& value, const st
   assign(forecast.history_samples, reader.integer("history_samples", Presence::required, 0, kCountMax * 100));
   assign(forecast.mean_p50, reader.number("mean_p50", Presence::required, 0, kUsdMax));
   assign(forecast.peak_planned, reader.number("peak_planned", Presence::required, 0, kUsdMax));
+  reader.array("levels", Presence::optional, [&](const json& element, const std::string& element_pointer) {
+    if (!element.is_number() || element.get<double>() <= 0 || element.get<double>() >= 1) {
+      sink.error(element_pointer, "expected a quantile level in (0, 1), found " + scenarios::describe_value(element));
+      return;
+    }
+    forecast.levels.push_back(element.get<double>());
+  });
+  reader.array("values", Presence::optional, [&](const json& row, const std::string& row_pointer) {
+    forecast.values.push_back(read_numbers(sink, row, row_pointer));
+  });
+  if (forecast.values.size() != forecast.levels.size()) {
+    sink.error(child_pointer(pointer, "values"), "expected one row of values per level (" +
+                                                     std::to_string(forecast.levels.size()) + "), found " +
+                                                     std::to_string(forecast.values.size()));
+  }
   return forecast;
 }
 
@@ -191,16 +226,21 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
   return commitment;
 }
 
-std::vector<int> read_counts(ObjectReader& reader, std::string_view key) {
+// An array of whole instance counts >= 0.
+std::vector<int> read_count_row(DiagnosticSink& sink, const json& row, const std::string& pointer) {
   std::vector<int> counts;
-  reader.array(key, Presence::required, [&](const json& element, const std::string& pointer) {
-    if (!element.is_number_integer() || element.get<std::int64_t>() < 0 || element.get<std::int64_t>() > kCountMax) {
-      reader.error(key, "element " + pointer + ": expected a whole number of instances >= 0, found " +
-                            scenarios::describe_value(element));
-      return;
+  if (!row.is_array()) {
+    sink.error(pointer, "expected an array of instance counts, found " + scenarios::describe_value(row));
+    return counts;
+  }
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (!row[i].is_number_integer() || row[i].get<std::int64_t>() < 0 || row[i].get<std::int64_t>() > kCountMax) {
+      sink.error(child_pointer(pointer, i), "expected a whole number of instances >= 0, found " +
+                                                scenarios::describe_value(row[i]));
+      return counts;
     }
-    counts.push_back(element.get<int>());
-  });
+    counts.push_back(row[i].get<int>());
+  }
   return counts;
 }
 
@@ -219,7 +259,9 @@ PlannedPool read_pool(DiagnosticSink& sink, const json& value, const std::string
   assign(pool.gpu_model, reader.string("gpu_model", Presence::required));
   assign(pool.gpus_per_instance, reader.integer("gpus_per_instance", Presence::required, 1, 1024));
   assign_money(pool.hourly_price, reader.number("hourly_price_usd", Presence::required, 0, kUsdMax));
-  instances = read_counts(reader, "instances");
+  if (const json* row = reader.field("instances", Presence::required)) {
+    instances = read_count_row(sink, *row, child_pointer(pointer, "instances"));
+  }
   return pool;
 }
 
@@ -242,7 +284,7 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   PlannedGroup group;
   ObjectReader reader(sink, value, pointer,
                       {"name", "workload", "workload_kind", "region", "gpu_model", "instance_types", "pools",
-                       "min_capacity", "max_capacity", "distribution", "target_tracking", "schedule"});
+                       "min_capacity", "max_capacity", "distribution", "target_tracking", "schedule", "instances"});
   assign(group.name, reader.string("name", Presence::required));
   assign(group.workload, reader.string("workload", Presence::required));
   if (auto kind = reader.choice("workload_kind", Presence::required, {"service", "batch"})) {
@@ -278,6 +320,13 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   reader.array("schedule", Presence::required, [&](const json& element, const std::string& element_pointer) {
     group.schedule.push_back(read_change(sink, element, element_pointer));
   });
+  reader.array("instances", Presence::optional, [&](const json& row, const std::string& row_pointer) {
+    group.instances.push_back(read_count_row(sink, row, row_pointer));
+  });
+  if (!group.instances.empty() && group.instances.size() != group.pools.size()) {
+    reader.error("instances", "expected one row of instance counts per pool of the group (" +
+                                  std::to_string(group.pools.size()) + "), found " + std::to_string(group.instances.size()));
+  }
   for (std::size_t i = 1; i < group.schedule.size(); ++i) {
     if (group.schedule[i].at <= group.schedule[i - 1].at) {
       sink.error(child_pointer(child_pointer(pointer, "schedule"), i), "expected changes in increasing time order");

@@ -12,18 +12,27 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fleetcast/cancellation.h"
 #include "fleetcast/money.h"
 #include "fleetcast/pricing.h"
 #include "fleetcast/scenario.h"
+#include "fleetcast/simulation.h"
 #include "fleetcast/status.h"
 #include "fleetcast/time.h"
 
 namespace fleetcast {
+
+namespace forecast {
+class BackendRegistry;
+struct LstmModel;
+}  // namespace forecast
 
 inline constexpr int kPlanFormatVersion = 1;
 
@@ -36,6 +45,11 @@ struct WorkloadForecast {
   std::int64_t history_samples = 0;
   double mean_p50 = 0;              // over the horizon, in the workload's unit
   double peak_planned = 0;          // the highest planned quantile value over the horizon
+  /// The forecast distribution at the plan's step: values[q][k] of quantile levels[q] in interval
+  /// k. The risk simulation samples demand from it; absent in a document, simulate_plan can only
+  /// replay the scenario's own demand.
+  std::vector<double> levels;
+  std::vector<std::vector<double>> values;
   friend bool operator==(const WorkloadForecast&, const WorkloadForecast&) = default;
 };
 
@@ -98,6 +112,9 @@ struct PlannedGroup {
   InstancesDistribution distribution;  // base = reserved GPUs; percentage from the planned mix
   TargetTracking target_tracking;   // the reactive part on top of the schedule
   std::vector<CapacityChange> schedule;  // in time order; the first is at the horizon start
+  /// instances[i][k]: instances of pools[i] this group runs in interval k (Plan::instances sums
+  /// them over groups).
+  std::vector<std::vector<int>> instances;
   friend bool operator==(const PlannedGroup&, const PlannedGroup&) = default;
 };
 
@@ -133,6 +150,76 @@ struct Plan {
   std::vector<std::string> notes;   // defaults, fallbacks and approximations the planner applied
   friend bool operator==(const Plan&, const Plan&) = default;
 };
+
+/// How to plan. Thread-safety: the pointers are read, never owned; the registry and model must
+/// outlive the call.
+struct PlanOptions {
+  std::optional<double> risk_quantile;   // the demand quantile served; nullopt: the scenario policy's
+  std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
+  /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),
+  /// "lstm", "holt_winters" or "seasonal_naive".
+  std::string forecaster = "auto";
+  /// A trained LSTM to forecast every workload with, instead of training one per workload.
+  const forecast::LstmModel* lstm_model = nullptr;
+  const forecast::BackendRegistry* registry = nullptr;  // LSTM inference; nullptr: the CPU
+  /// Demand history ends here (the backtest's training cut); nullopt: at the horizon start.
+  std::optional<Instant> history_until;
+  /// The plan's horizon; nullopt: the scenario's.
+  std::optional<Horizon> horizon;
+  int replicas = 16;                     // Monte Carlo replicas of the risk simulation; 0 skips it
+  int threads = 0;                       // for the replicas; 0: one per hardware thread
+  const CancellationToken* cancellation = nullptr;
+  /// Called with one line per stage ("forecasting chat: lstm", ...); the library never prints.
+  std::function<void(std::string_view)> on_progress;
+};
+
+/// Plans a scenario: forecasts each workload's demand, chooses reservations to buy by the
+/// break-even rule, places every interval's demand at the risk quantile on pools by a min-cost
+/// flow (whole instances), sets up one group per (workload, region), and simulates the plan over
+/// `replicas` demand paths drawn from the forecast. A budget the plan cannot meet is an outcome
+/// (Plan::budget_status), not an error. failed_precondition when a workload cannot be planned
+/// (no pool, no demand to forecast from). Thread-safety: reentrant.
+Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options = {});
+
+/// Which demand a plan is simulated against.
+enum class PlanDemand {
+  forecast,  // paths drawn from the plan's forecast distribution (the plan's risk)
+  scenario,  // the scenario's own demand source over the plan's horizon (a backtest's actual demand)
+};
+
+/// Simulates the plan: each group runs its planned instances per interval, replaces interrupted
+/// spot capacity, and adds on-demand capacity reactively when demand exceeds the plan at the
+/// target utilisation. invalid_argument when the plan does not fit the scenario (a pool or
+/// workload it does not have).
+Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& plan, const PriceSource& prices,
+                                       const SimulationOptions& options, PlanDemand demand);
+
+/// One strategy of a backtest: its cost and service over the demand that actually followed.
+struct StrategyOutcome {
+  std::string name;                 // "fleetcast", "on_demand_peak", "reactive", "hindsight_reservation"
+  std::string description;
+  double cost_usd = 0;              // replica 0 of the simulation against the actual demand
+  double served_fraction = 0;
+};
+
+struct BacktestResult {
+  Plan plan;                        // fleetcast's plan, made from the history up to the cut
+  std::vector<StrategyOutcome> strategies;  // fleetcast, on_demand_peak, reactive, hindsight_reservation
+  /// (on_demand_peak - fleetcast) / (on_demand_peak - hindsight_reservation): the share of the
+  /// hindsight-optimal saving the plan captured.
+  double captured_saving = 0;
+  double planning_seconds = 0;      // wall time of make_plan, informative only
+};
+
+/// Plans from the history before `train_until` and simulates the plan against the demand that
+/// followed, up to the end of the scenario's horizon, side by side with the baselines: all
+/// on-demand sized to the peak; target tracking only; and the best fixed reservation level chosen
+/// with hindsight. `options.history_until` and `options.horizon` are set from `train_until`.
+Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
+                                         PlanOptions options);
+
+/// The backtest as JSON: {"strategies": {"fleetcast": {"cost_usd", "served_fraction"}, ...}, ...}.
+std::string backtest_json(const BacktestResult& result);
 
 /// The plan as its JSON document (two-space indented, keys in a fixed order), and back. Reading
 /// checks the format name and version and every field; errors name `source` and the JSON pointer.

@@ -20,7 +20,8 @@ Plan sample_plan() {
   plan.risk_quantile = 0.9;
   plan.budget = Money::from_usd(1234.5);
   plan.budget_status = "met";
-  plan.forecasts = {WorkloadForecast{"chat", "seasonal_naive", "cpu", "history shorter than the LSTM needs", 72, 10.5, 14.25}};
+  plan.forecasts = {WorkloadForecast{"chat", "seasonal_naive", "cpu", "history shorter than the LSTM needs", 72, 10.5, 14.25,
+                                     {0.1, 0.5, 0.9}, {{8, 9, 9.5}, {10, 10.5, 11}, {12, 13.5, 14.25}}}};
   plan.commitments = {CommitmentRecommendation{
       "g6e.xlarge", "us-east-1", 3,
       ReservationTerms{ReservationTerm::three_years, ReservationClass::convertible, UpfrontPayment::partial_upfront},
@@ -44,6 +45,7 @@ Plan sample_plan() {
   group.target_tracking.scale_in_cooldown = Seconds{600};
   group.schedule = {CapacityChange{plan.horizon.start, 3, 16, 3},
                     CapacityChange{plan.horizon.start + Seconds{3600}, 3, 16, 7}};
+  group.instances = {{3, 3, 4}, {0, 1, 2}};
   plan.groups = {group};
   plan.expected = PlanOutcome{16, 101.25, 120.5, 103.0, 0.9995, 0.998, 0.9375, Money::from_usd(99.75)};
   plan.notes = {"spot interruptions from the Spot Advisor bucket"};
@@ -87,6 +89,8 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
   CHECK(error_of(replaced(text, "\"desired_capacity\": 7", "\"desired_capacity\": 17")).find("/groups/0/schedule/1: expected min_capacity <= desired_capacity <= max_capacity") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"option\": \"spot\"", "\"option\": \"spto\"")).find("/pools/1/option") != std::string::npos);
+  CHECK(error_of(replaced(text, "\"levels\": [\n        0.1,", "\"levels\": [\n        1.5,")).find("/forecasts/0/levels/0: expected a quantile level in (0, 1)") !=
+        std::string::npos);
   CHECK(error_of(replaced(text, "\"pools\": [\n        0,", "\"pools\": [\n        5,")).find("/groups/0/pools/0: expected the index of one of the plan's 2 pools") !=
         std::string::npos);
 }

@@ -7,33 +7,14 @@
 
 #include "engine/billing.h"
 #include "fleetcast/simulation.h"
+#include "tests/engine/test_catalog.h"
 
 using namespace fleetcast;
+using fleetcast::testing::load;
+using fleetcast::testing::test_catalog;
+using fleetcast::testing::usd;
 
 namespace {
-
-Money usd(const char* text) { return parse_usd(text).value(); }
-
-// Provider "test", region "r1": one.gpu (1 x G1) at $1/h on-demand, $0.30/h spot in the ">20%"
-// bucket, $0.60/h 1-year reserved; eight.gpu (8 x G1) at $8/h, $4.80/h reserved.
-InMemoryPriceSource test_catalog() {
-  PriceCatalog catalog;
-  catalog.instance_types = {InstanceType{"test", "one.gpu", 8, 32, "G1", 1, 24},
-                            InstanceType{"test", "eight.gpu", 96, 512, "G1", 8, 640}};
-  const Instant valid = parse_instant("2026-01-01T00:00:00Z").value();
-  const auto key = [](const char* type, PurchaseOption option) { return PoolKey{"test", "r1", "", type, option}; };
-  const ReservationTerms one_year{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
-  catalog.offers = {
-      Offer{key("one.gpu", PurchaseOption::on_demand), std::nullopt, usd("1.00"), Money{}, false, valid},
-      Offer{key("eight.gpu", PurchaseOption::on_demand), std::nullopt, usd("8.00"), Money{}, false, valid},
-      Offer{key("one.gpu", PurchaseOption::reserved), one_year, usd("0.60"), Money{}, true, valid},
-      Offer{key("eight.gpu", PurchaseOption::reserved), one_year, usd("4.80"), Money{}, true, valid},
-  };
-  catalog.spot_prices = {SpotPricePoint{key("one.gpu", PurchaseOption::spot), valid, usd("0.30")}};
-  catalog.spot_risks = {SpotRisk{key("one.gpu", PurchaseOption::spot), InterruptionBucket::over_20_percent, 70, valid}};
-  catalog.billing_rules = {BillingRule{"test", Seconds{1}, Seconds{60}}};
-  return InMemoryPriceSource(std::move(catalog));
-}
 
 // A one-workload scenario in region r1 with the given duration, options, policy and extras.
 std::string scenario_json(const std::string& duration, const std::string& options, const std::string& policy,
@@ -44,13 +25,6 @@ std::string scenario_json(const std::string& duration, const std::string& option
     "instance_types": ["one.gpu"], "purchase_options": )" + options + R"(,
     "workloads": [{"name": "w", "kind": "service", "demand": )" + demand + R"(}],
     "policy": )" + policy + extra + "}";
-}
-
-Scenario load(const std::string& json, const PriceSource& prices) {
-  ScenarioValidation validation = validate_scenario_json(json, "test.json", &prices);
-  for (const auto& diagnostic : validation.diagnostics) UNSCOPED_INFO(diagnostic.to_string());
-  REQUIRE(validation.valid());
-  return *validation.scenario;
 }
 
 // Target tracking at 80% over noisy daily demand around 20 GPUs, with an on-demand base of 2 and

@@ -17,5 +17,7 @@ void add_validate_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_pricing_command(CLI::App& app, int& exit_code);
 void add_forecast_command(CLI::App& app, int& exit_code);
+void add_plan_command(CLI::App& app, int& exit_code);
+void add_backtest_command(CLI::App& app, int& exit_code);
 
 }  // namespace fleetcast::cli

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   fleetcast::cli::add_run_command(app, exit_code);
   fleetcast::cli::add_pricing_command(app, exit_code);
   fleetcast::cli::add_forecast_command(app, exit_code);
+  fleetcast::cli::add_plan_command(app, exit_code);
+  fleetcast::cli::add_backtest_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

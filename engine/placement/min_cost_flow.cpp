@@ -1,0 +1,54 @@
+#include "engine/placement/min_cost_flow.h"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/successive_shortest_path_nonnegative_weights.hpp>
+
+namespace fleetcast::engine::placement {
+
+namespace {
+
+using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+using Graph = boost::adjacency_list<
+    boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+    boost::property<boost::edge_capacity_t, std::int64_t,
+                    boost::property<boost::edge_residual_capacity_t, std::int64_t,
+                                    boost::property<boost::edge_reverse_t, Traits::edge_descriptor,
+                                                    boost::property<boost::edge_weight_t, std::int64_t>>>>>;
+using Edge = Traits::edge_descriptor;
+
+}  // namespace
+
+FlowSolution min_cost_max_flow(int node_count, int source, int sink, std::span<const FlowArc> arcs) {
+  Graph graph(static_cast<std::size_t>(node_count));
+  auto capacity = boost::get(boost::edge_capacity, graph);
+  auto residual = boost::get(boost::edge_residual_capacity, graph);
+  auto reverse = boost::get(boost::edge_reverse, graph);
+  auto weight = boost::get(boost::edge_weight, graph);
+  std::vector<Edge> forward;
+  forward.reserve(arcs.size());
+  for (const FlowArc& arc : arcs) {
+    // The algorithm needs every arc's reverse, with zero capacity and the negated cost.
+    const Edge there = boost::add_edge(static_cast<std::size_t>(arc.from), static_cast<std::size_t>(arc.to), graph).first;
+    const Edge back = boost::add_edge(static_cast<std::size_t>(arc.to), static_cast<std::size_t>(arc.from), graph).first;
+    capacity[there] = arc.capacity;
+    capacity[back] = 0;
+    weight[there] = arc.cost;
+    weight[back] = -arc.cost;
+    reverse[there] = back;
+    reverse[back] = there;
+    forward.push_back(there);
+  }
+  boost::successive_shortest_path_nonnegative_weights(graph, static_cast<std::size_t>(source),
+                                                      static_cast<std::size_t>(sink));
+  FlowSolution solution;
+  solution.flow.reserve(arcs.size());
+  for (std::size_t a = 0; a < arcs.size(); ++a) {
+    const std::int64_t flow = capacity[forward[a]] - residual[forward[a]];
+    solution.flow.push_back(flow);
+    solution.cost += flow * arcs[a].cost;
+    if (arcs[a].from == source) solution.shipped += flow;
+  }
+  return solution;
+}
+
+}  // namespace fleetcast::engine::placement

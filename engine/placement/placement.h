@@ -1,0 +1,64 @@
+// Placement of one interval's demand on pools: a min-cost flow (min_cost_flow.h) from workloads to
+// pools, then whole instances.
+//
+// The model: workload d needs `units` of capacity (demand divided by its target utilisation, in
+// its own unit). One instance of pool p serves gpus_per_instance x units_per_gpu / headroom units
+// for d, and costs instance_cost per hour, except that an on-demand pool's first
+// reserved_instances instances (across all workloads) are already paid for. Spot options may carry
+// a cap on the units they serve (the per-pool share of a workload's capacity, for diversification).
+// The flow decides the split in continuous units: source -> workload (its units) -> sink through
+// each option's arc (cost per unit = instance cost x headroom / (GPUs x units per GPU)), and
+// through a pool's reservation node at no cost, up to the reserved capacity. Whole instances then:
+// each option's flow rounded down, and what is left covered by the option whose whole instances
+// cover it at the least marginal cost.
+//
+// Approximation: a reservation node's capacity is counted in the units of the workload with the
+// most units per GPU on that pool; it is exact when every workload that may use a reserved pool
+// gets the same units from a GPU of it (all GPU-denominated demand does).
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace fleetcast::engine::placement {
+
+struct PlacementPool {
+  int gpus_per_instance = 1;
+  double instance_cost = 0;    // USD per instance-hour: the on-demand rate or the spot price
+  double headroom = 1;         // >= 1: instances run per instance of capacity (spot: interruptions in flight)
+  int reserved_instances = 0;  // on-demand pools: reservations in force this interval
+  bool spot = false;
+};
+
+/// A pool a workload may use, and what a GPU of it serves for that workload.
+struct PlacementOption {
+  std::size_t pool = 0;
+  double units_per_gpu = 1;            // > 0: demand units per GPU at the workload's target utilisation
+  std::optional<double> max_units;     // a cap on the units this option serves (spot diversification)
+};
+
+struct PlacementDemand {
+  double units = 0;                    // >= 0
+  std::vector<PlacementOption> options;
+};
+
+struct PlacementResult {
+  std::vector<std::vector<int>> instances;  // [demand][option]: whole instances
+  std::vector<int> reserved_used;           // per pool: instances counted against its reservations
+  double unplaced_units = 0;                // summed over workloads: what no option could take (caps)
+  double cost_per_hour = 0;                 // USD: on-demand beyond the reservations, and spot
+};
+
+/// Places every demand. Pools are indexed by PlacementOption::pool.
+PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands);
+
+/// The hourly cost of whole instances per pool: on-demand instances beyond the pool's reserved
+/// instances at its rate, spot instances at theirs. The one cost rule the planner, its tests and
+/// the placement share.
+double instances_cost_per_hour(std::span<const PlacementPool> pools, std::span<const int> instances_per_pool);
+
+}  // namespace fleetcast::engine::placement

@@ -1,0 +1,222 @@
+// run_plan_backtest(): the plan made from the history before a cut, and three baselines, each
+// simulated against the demand that actually followed. The baselines are plans too (instance
+// counts per interval), except the reactive one, which is the scenario under target tracking.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/demand.h"
+#include "engine/fleet_model.h"
+#include "engine/planner/plan_building.h"
+
+namespace fleetcast {
+
+namespace {
+
+using engine::planner::PlannedInstances;
+
+// GPUs workload w needs in each interval to serve what actually followed at its target
+// utilisation (services), or its planned GPUs (batch, whose jobs the plan sized).
+Result<std::vector<std::vector<double>>> actual_units(const Scenario& test, const Plan& plan) {
+  std::vector<std::vector<double>> units;
+  for (std::size_t w = 0; w < test.workloads.size(); ++w) {
+    const Workload& workload = test.workloads[w];
+    if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
+      RandomStream noise = RandomStream::for_purpose(test.seed, "demand:" + workload.name, 0);
+      auto demand = engine::demand_per_interval(workload, *service, test.horizon, noise);
+      if (!demand.ok()) return demand.status();
+      for (double& value : *demand) value /= service->target_utilisation;
+      units.push_back(std::move(*demand));
+    } else {
+      const WorkloadForecast& forecast = plan.forecasts[w];
+      const std::vector<double>& top = forecast.values.back();
+      units.push_back(top);
+    }
+  }
+  return units;
+}
+
+// Instances of each workload's cheapest on-demand pool that serve `units`: per interval, or at
+// the horizon's peak throughout.
+PlannedInstances on_demand_instances(const engine::FleetModel& model, const std::vector<std::vector<double>>& units,
+                                     std::size_t intervals, bool at_peak) {
+  PlannedInstances planned(units.size(), intervals, model.pools.size());
+  for (std::size_t w = 0; w < units.size(); ++w) {
+    const engine::GroupModel& group = model.groups[w];
+    const std::size_t p = group.on_demand_pools.empty() ? group.spot_pools.front() : group.on_demand_pools.front();
+    const double per_instance = model.pools[p].type.gpu_count * group.units_per_gpu[p];
+    const double peak = *std::max_element(units[w].begin(), units[w].end());
+    for (std::size_t k = 0; k < intervals; ++k) {
+      planned.counts[w][p][k] = static_cast<int>(std::ceil((at_peak ? peak : units[w][k]) / per_instance - 1e-9));
+    }
+  }
+  return planned;
+}
+
+// The best fixed reservation level per pool with hindsight: it minimises reserved hours plus the
+// on-demand hours above it, which is the break-even rule applied to the actual instance counts.
+Result<std::vector<CommitmentRecommendation>> hindsight_commitments(const Scenario& test, const PriceSource& prices,
+                                                                    const engine::FleetModel& model,
+                                                                    const PlannedInstances& following) {
+  std::vector<CommitmentRecommendation> commitments;
+  const auto intervals = static_cast<std::size_t>(test.horizon.intervals());
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    const engine::PoolModel& pool = model.pools[p];
+    if (pool.market) continue;
+    std::vector<int> counts;
+    for (std::size_t k = 0; k < intervals; ++k) counts.push_back(following.pool_total(p, k));
+    if (std::all_of(counts.begin(), counts.end(), [](int n) { return n == 0; })) continue;
+    OfferQuery query;
+    query.provider = pool.key.provider;
+    query.regions = {pool.key.region};
+    query.instance_type = pool.key.instance_type;
+    query.option = PurchaseOption::reserved;
+    auto rows = prices.offers(query);
+    if (!rows.ok()) return rows.status();
+    const OfferRow* best = nullptr;
+    for (const OfferRow& row : *rows) {
+      if (row.offer.reservation && (best == nullptr || effective_hourly_cost(row.offer) < effective_hourly_cost(best->offer))) best = &row;
+    }
+    if (best == nullptr) continue;
+    const double break_even = effective_hourly_cost(best->offer).usd() / pool.on_demand_rate.usd();
+    const int level = engine::planner::break_even_level(counts, break_even);
+    if (level <= 0) continue;
+    CommitmentRecommendation commitment;
+    commitment.instance_type = pool.key.instance_type;
+    commitment.region = pool.key.region;
+    commitment.count = level;
+    commitment.terms = *best->offer.reservation;
+    commitment.hourly_cost = effective_hourly_cost(best->offer);
+    commitment.upfront_per_instance = best->offer.upfront;
+    commitment.break_even_utilisation = break_even;
+    commitment.reason = "chosen with hindsight";
+    commitments.push_back(std::move(commitment));
+  }
+  return commitments;
+}
+
+Result<StrategyOutcome> simulate_strategy(const Scenario& test, const Plan& plan, const PriceSource& prices, std::string name,
+                                          std::string description) {
+  SimulationOptions options;
+  options.replicas = 1;
+  auto report = simulate_plan(test, plan, prices, options, PlanDemand::scenario);
+  if (!report.ok()) return report.status().with_context("backtest strategy " + name);
+  return StrategyOutcome{std::move(name), std::move(description), report->replicas.front().cost.total.usd(),
+                         report->replicas.front().served_fraction};
+}
+
+// A baseline as a plan: the fleetcast plan's frame with other instance counts and commitments.
+Plan baseline_plan(const Plan& frame, const Scenario& test, const engine::FleetModel& model, const PlannedInstances& counts,
+                   std::vector<CommitmentRecommendation> commitments) {
+  Plan plan;
+  plan.scenario = frame.scenario;
+  plan.seed = frame.seed;
+  plan.horizon = frame.horizon;
+  plan.forecasts = frame.forecasts;
+  std::vector<int> reserved(model.pools.size(), 0);
+  for (const CommitmentRecommendation& commitment : commitments) {
+    for (std::size_t p = 0; p < model.pools.size(); ++p) {
+      const engine::PoolModel& pool = model.pools[p];
+      if (!pool.market && pool.key.instance_type == commitment.instance_type && pool.key.region == commitment.region) {
+        reserved[p] += commitment.count;
+      }
+    }
+  }
+  plan.commitments = std::move(commitments);
+  engine::planner::describe_capacity(plan, test, model, counts, reserved);
+  return plan;
+}
+
+}  // namespace
+
+Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
+                                         PlanOptions options) {
+  const Instant end = scenario.horizon.start + scenario.horizon.duration;
+  const Seconds step = scenario.horizon.step;
+  if (train_until <= scenario.horizon.start || train_until >= end) {
+    return invalid_argument_error("--train-until " + format_instant(train_until) + ": expected an instant inside the scenario's horizon (" +
+                                  format_instant(scenario.horizon.start) + " to " + format_instant(end) + ")");
+  }
+  if ((train_until - scenario.horizon.start).count() % step.count() != 0) {
+    return invalid_argument_error("--train-until " + format_instant(train_until) + ": expected a whole number of horizon steps (" +
+                                  format_duration(step) + ") after its start");
+  }
+  Scenario test = scenario;
+  test.horizon = Horizon{train_until, end - train_until, step};
+  options.history_until = train_until;
+  options.horizon = test.horizon;
+
+  BacktestResult result;
+  const auto started = std::chrono::steady_clock::now();
+  auto plan = make_plan(scenario, prices, options);
+  if (!plan.ok()) return plan.status();
+  result.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.plan = std::move(*plan);
+
+  auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast", "the plan made from the history before the cut");
+  if (!fleetcast.ok()) return fleetcast.status();
+  result.strategies.push_back(std::move(*fleetcast));
+
+  Scenario frame = test;
+  frame.policy.kind = PolicyKind::target_tracking;  // only the pools are read from this model
+  auto model = engine::build_fleet_model(frame, prices);
+  if (!model.ok()) return model.status();
+  auto units = actual_units(test, result.plan);
+  if (!units.ok()) return units.status();
+  const auto intervals = static_cast<std::size_t>(test.horizon.intervals());
+
+  const PlannedInstances peak = on_demand_instances(*model, *units, intervals, true);
+  auto on_demand_peak = simulate_strategy(test, baseline_plan(result.plan, test, *model, peak, {}), prices, "on_demand_peak",
+                                          "all on-demand, sized to the peak of the demand that followed");
+  if (!on_demand_peak.ok()) return on_demand_peak.status();
+  result.strategies.push_back(std::move(*on_demand_peak));
+
+  Scenario reactive = test;
+  reactive.policy.kind = PolicyKind::target_tracking;
+  reactive.policy.scheduled_actions.clear();
+  reactive.policy.static_capacity.clear();
+  auto reactive_report = simulate(reactive, prices, SimulationOptions{});
+  if (!reactive_report.ok()) return reactive_report.status().with_context("backtest strategy reactive");
+  result.strategies.push_back(StrategyOutcome{"reactive", "target tracking only, with the scenario's distribution",
+                                              reactive_report->replicas.front().cost.total.usd(),
+                                              reactive_report->replicas.front().served_fraction});
+
+  const PlannedInstances following = on_demand_instances(*model, *units, intervals, false);
+  auto commitments = hindsight_commitments(test, prices, *model, following);
+  if (!commitments.ok()) return commitments.status();
+  auto hindsight = simulate_strategy(test, baseline_plan(result.plan, test, *model, following, std::move(*commitments)), prices,
+                                     "hindsight_reservation",
+                                     "the best fixed reservation level with hindsight, on-demand above it following the demand");
+  if (!hindsight.ok()) return hindsight.status();
+  result.strategies.push_back(std::move(*hindsight));
+
+  const double peak_cost = result.strategies[1].cost_usd;
+  const double bound = result.strategies[3].cost_usd;
+  result.captured_saving = peak_cost > bound ? (peak_cost - result.strategies[0].cost_usd) / (peak_cost - bound) : 0;
+  return result;
+}
+
+std::string backtest_json(const BacktestResult& result) {
+  nlohmann::ordered_json strategies = nlohmann::ordered_json::object();
+  for (const StrategyOutcome& strategy : result.strategies) {
+    strategies[strategy.name] = {{"cost_usd", strategy.cost_usd},
+                                 {"served_fraction", strategy.served_fraction},
+                                 {"description", strategy.description}};
+  }
+  nlohmann::ordered_json forecasters = nlohmann::ordered_json::object();
+  for (const WorkloadForecast& forecast : result.plan.forecasts) forecasters[forecast.workload] = forecast.forecaster;
+  nlohmann::ordered_json document = {{"scenario", result.plan.scenario},
+                                     {"test_horizon",
+                                      {{"start", format_instant(result.plan.horizon.start)},
+                                       {"duration", format_duration(result.plan.horizon.duration)}}},
+                                     {"strategies", strategies},
+                                     {"captured_saving", result.captured_saving},
+                                     {"planning_seconds", result.planning_seconds},
+                                     {"forecasters", forecasters},
+                                     {"commitments", result.plan.commitments.size()}};
+  return document.dump(2) + "\n";
+}
+
+}  // namespace fleetcast

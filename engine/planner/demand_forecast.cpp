@@ -1,0 +1,220 @@
+#include "engine/planner/demand_forecast.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "engine/demand.h"
+#include "fleetcast/forecast.h"
+#include "models/forecast_internal.h"
+
+namespace fleetcast::engine::planner {
+
+namespace {
+
+constexpr double kDefaultLevels[] = {0.1, 0.5, 0.9};
+
+// Quantile rows at the forecast's own step, from the end of the history onwards.
+struct StepForecast {
+  std::vector<double> levels;
+  std::vector<std::vector<double>> values;  // [q][j]
+  std::string model;
+  std::string backend;
+};
+
+// Forecasts `steps` steps with `forecaster`, in blocks of at most `block` steps: each block's
+// median is appended to the history the next block starts from, and its quantiles' distance from
+// the median is widened by sqrt(blocks ahead), as errors compound over blocks.
+Result<StepForecast> roll_out(const forecast::Forecaster& forecaster, TimeSeries history, int steps, int block) {
+  StepForecast out;
+  for (int done = 0, b = 0; done < steps; ++b) {
+    const int count = std::min(block, steps - done);
+    auto next = forecaster.predict(history, count);
+    if (!next.ok()) return next.status();
+    if (out.levels.empty()) {
+      out.levels = next->levels;
+      out.values.resize(next->levels.size());
+      out.model = next->model;
+      out.backend = next->backend;
+    }
+    const std::vector<double>& median = next->quantile(0.5);
+    const double widen = std::sqrt(static_cast<double>(b + 1));
+    for (std::size_t q = 0; q < next->levels.size(); ++q) {
+      for (int h = 0; h < count; ++h) {
+        const auto j = static_cast<std::size_t>(h);
+        out.values[q].push_back(std::max(0.0, median[j] + widen * (next->values[q][j] - median[j])));
+      }
+    }
+    history.values.insert(history.values.end(), median.begin(), median.begin() + count);
+    done += count;
+  }
+  return out;
+}
+
+// The forecast at the horizon's intervals: interval k covers [start + k step, start + (k+1) step);
+// forecast step j is at `first` + j * `step`. A finer forecast gives each interval the mean of its
+// steps, a coarser one the step in effect at the interval start.
+std::vector<std::vector<double>> to_intervals(const StepForecast& forecast, Instant first, Seconds step,
+                                              const Horizon& horizon) {
+  std::vector<std::vector<double>> values(forecast.values.size());
+  const std::int64_t s = step.count();
+  for (std::int64_t k = 0; k < horizon.intervals(); ++k) {
+    const std::int64_t begin = (horizon.start + horizon.step * k - first).count();
+    const std::int64_t end = begin + horizon.step.count();
+    std::int64_t j0 = std::max<std::int64_t>(0, (begin + s - 1) / s);
+    std::int64_t j1 = std::max(j0 + 1, (end + s - 1) / s);
+    if (s > horizon.step.count()) {
+      j0 = begin / s;
+      j1 = j0 + 1;
+    }
+    for (std::size_t q = 0; q < values.size(); ++q) {
+      const auto& row = forecast.values[q];
+      double sum = 0;
+      for (std::int64_t j = j0; j < j1; ++j) sum += row[std::min(row.size() - 1, static_cast<std::size_t>(j))];
+      values[q].push_back(sum / static_cast<double>(j1 - j0));
+    }
+  }
+  return values;
+}
+
+std::unique_ptr<forecast::Forecaster> make_forecaster(const std::string& name, const PlanOptions& options,
+                                                      const forecast::BackendRegistry& registry, std::uint64_t seed) {
+  if (name == "seasonal_naive") return forecast::make_seasonal_naive(forecast::Seasonality::daily);
+  if (name == "holt_winters") return forecast::make_holt_winters();
+  if (options.lstm_model != nullptr) return forecast::make_lstm(*options.lstm_model, registry);
+  forecast::LstmOptions lstm;
+  lstm.seed = seed;
+  return forecast::make_lstm(lstm, registry);
+}
+
+// The forecasters to try for `asked`, in order: the one asked for, then the simpler ones.
+std::vector<std::string> fallback_chain(const std::string& asked) {
+  if (asked == "seasonal_naive") return {"seasonal_naive"};
+  if (asked == "holt_winters") return {"holt_winters", "seasonal_naive"};
+  return {"lstm", "holt_winters", "seasonal_naive"};
+}
+
+void summarise(WorkloadDemand& demand, double risk_level) {
+  WorkloadForecast& summary = demand.summary;
+  summary.levels = demand.bands.levels;
+  summary.values = demand.bands.values;
+  const std::vector<double>* median = nullptr;
+  for (std::size_t q = 0; q < summary.levels.size(); ++q) {
+    if (std::abs(summary.levels[q] - 0.5) < 1e-9) median = &summary.values[q];
+  }
+  const std::size_t count = summary.values.empty() ? 0 : summary.values.front().size();
+  double sum = 0, peak = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    sum += median != nullptr ? (*median)[k] : band_quantile(demand.bands, k, 0.5);
+    peak = std::max(peak, band_quantile(demand.bands, k, risk_level));
+  }
+  summary.mean_p50 = count > 0 ? sum / static_cast<double>(count) : 0;
+  summary.peak_planned = peak;
+}
+
+// Bands for a workload planned without history: the scenario's own statement of its demand.
+Result<DemandBands> stated_demand(const Workload& workload, const Horizon& horizon, std::uint64_t seed, std::string& reason) {
+  DemandBands bands;
+  bands.levels.assign(std::begin(kDefaultLevels), std::end(kDefaultLevels));
+  if (const auto* batch = std::get_if<BatchWorkload>(&workload.spec)) {
+    // Little's law: jobs running at once ~ Poisson(arrival rate x work), as in an M/G/infinity queue.
+    const double busy_jobs = batch->arrivals_per_day * static_cast<double>(batch->work.count()) / 86400.0;
+    for (double level : bands.levels) {
+      const double jobs = std::max(0.0, busy_jobs + forecast::normal_quantile(level) * std::sqrt(busy_jobs));
+      bands.values.emplace_back(static_cast<std::size_t>(horizon.intervals()), jobs * batch->gpus_per_job);
+    }
+    reason = "batch demand from its arrival rate and work (Little's law, Poisson spread)";
+    return bands;
+  }
+  const auto& service = std::get<ServiceWorkload>(workload.spec);
+  ServiceWorkload noiseless = service;
+  double noise = 0;
+  if (auto* generator = std::get_if<DemandGenerator>(&noiseless.demand.source)) {
+    noise = generator->noise;
+    generator->noise = 0;
+    generator->spikes_per_day = 0;
+    reason = "no demand history: the scenario's generator, its noise as the spread (spikes not planned for)";
+  } else {
+    reason = "no demand history before the horizon: the scenario's trace taken as known";
+  }
+  RandomStream unused = RandomStream::for_purpose(seed, "planner", 0);
+  auto values = demand_per_interval(workload, noiseless, horizon, unused);
+  if (!values.ok()) return values.status();
+  for (double level : bands.levels) {
+    std::vector<double> row;
+    const double factor = std::max(0.0, 1 + noise * forecast::normal_quantile(level));
+    for (double value : *values) row.push_back(value * factor);
+    bands.values.push_back(std::move(row));
+  }
+  return bands;
+}
+
+}  // namespace
+
+Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, const Horizon& horizon,
+                                                    Instant history_until, const PlanOptions& options) {
+  const double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile);
+  std::optional<forecast::BackendRegistry> own_registry;
+  if (options.registry == nullptr) own_registry.emplace(forecast::BackendPreference::cpu);
+  const forecast::BackendRegistry& registry = options.registry != nullptr ? *options.registry : *own_registry;
+  std::vector<WorkloadDemand> demands;
+  for (const Workload& workload : scenario.workloads) {
+    WorkloadDemand demand;
+    demand.summary.workload = workload.name;
+    demand.summary.backend = "cpu";
+    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+    const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
+    // History: the trace's samples before the cut.
+    TimeSeries history;
+    if (trace != nullptr && trace->series.values.size() > 1) {
+      const std::int64_t step = trace->series.step.count();
+      const std::int64_t before = (history_until - trace->origin).count();
+      const auto samples = static_cast<std::size_t>(std::clamp<std::int64_t>(before / step, 0, static_cast<std::int64_t>(trace->series.values.size())));
+      history.start_seconds = trace->origin.time_since_epoch().count();
+      history.step = trace->series.step;
+      history.values.assign(trace->series.values.begin(), trace->series.values.begin() + static_cast<std::ptrdiff_t>(samples));
+      for (double& value : history.values) value *= trace->scale;
+    }
+    const int per_day = history.step.count() > 0 ? forecast::steps_per_day(history.step) : 0;
+    if (per_day > 0 && history.values.size() >= static_cast<std::size_t>(2 * per_day)) {
+      const Instant first = trace->origin + history.step * static_cast<std::int64_t>(history.values.size());
+      const Instant horizon_end = horizon.start + horizon.duration;
+      const auto steps = static_cast<int>((horizon_end - first).count() / history.step.count() + 1);
+      std::string reason;
+      for (const std::string& name : fallback_chain(options.forecaster)) {
+        if (options.on_progress) options.on_progress("forecasting " + workload.name + " with " + name);
+        auto forecaster = make_forecaster(name, options, registry, scenario.seed);
+        Status fitted = options.lstm_model != nullptr && name == "lstm" ? Status{} : forecaster->fit(history);
+        const int block = name == "lstm" ? (options.lstm_model != nullptr ? options.lstm_model->options.horizon
+                                                                          : forecast::LstmOptions{}.horizon)
+                                         : steps;
+        Result<StepForecast> rolled = fitted.ok() ? roll_out(*forecaster, history, steps, block) : Result<StepForecast>(fitted);
+        if (!rolled.ok()) {
+          reason += (reason.empty() ? "" : "; ") + name + " unavailable: " + rolled.status().message();
+          continue;
+        }
+        demand.bands.levels = rolled->levels;
+        demand.bands.values = to_intervals(*rolled, first, history.step, horizon);
+        demand.summary.forecaster = rolled->model;
+        demand.summary.backend = rolled->backend;
+        demand.summary.reason = reason;
+        demand.summary.history_samples = static_cast<std::int64_t>(history.values.size());
+        break;
+      }
+      if (demand.summary.forecaster.empty()) {
+        return failed_precondition_error("workload '" + workload.name + "': no forecaster could forecast its demand: " + reason);
+      }
+    } else {
+      auto bands = stated_demand(workload, horizon, scenario.seed, demand.summary.reason);
+      if (!bands.ok()) return bands.status().with_context("workload '" + workload.name + "'");
+      demand.bands = std::move(*bands);
+      demand.summary.forecaster = "scenario";
+      demand.summary.history_samples = static_cast<std::int64_t>(history.values.size());
+    }
+    summarise(demand, risk);
+    demands.push_back(std::move(demand));
+  }
+  return demands;
+}
+
+}  // namespace fleetcast::engine::planner

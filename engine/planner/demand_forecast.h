@@ -1,0 +1,26 @@
+// Each workload's demand over the plan's horizon as quantile bands, from its history (the LSTM or
+// a baseline) or, without history, from what the scenario states (its trace or generator, batch
+// arrivals by Little's law).
+//
+// Thread-safety: reentrant; the registry's const calls may run concurrently.
+#pragma once
+
+#include <vector>
+
+#include "engine/fleet_model.h"
+#include "fleetcast/plan.h"
+
+namespace fleetcast::engine::planner {
+
+struct WorkloadDemand {
+  WorkloadForecast summary;  // levels and values at the horizon step, in the workload's unit
+  DemandBands bands;         // the same distribution, as the simulator samples it
+};
+
+/// Forecasts every workload of `scenario` over `horizon` from the history before `history_until`.
+/// Batch workloads' bands are in GPUs. failed_precondition naming the workload when its demand
+/// cannot be forecast.
+Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, const Horizon& horizon,
+                                                    Instant history_until, const PlanOptions& options);
+
+}  // namespace fleetcast::engine::planner

@@ -1,0 +1,143 @@
+#include "engine/planner/plan_building.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <cstdint>
+#include <map>
+
+namespace fleetcast::engine::planner {
+
+int break_even_level(std::vector<int> usage, double break_even) {
+  // Sorted from the most to the least needed: at least r are needed in more than a share b of the
+  // n intervals exactly when the (floor(b n) + 1)-th largest need is r or more.
+  std::sort(usage.begin(), usage.end(), std::greater<>());
+  const auto index = static_cast<std::size_t>(std::floor(break_even * static_cast<double>(usage.size())));
+  return index < usage.size() ? std::max(0, usage[index]) : 0;
+}
+
+std::string group_name(const std::string& scenario, const std::string& workload, const std::string& region) {
+  std::string name;
+  for (const std::string& part : {scenario, workload, region}) {
+    if (!name.empty()) name += '-';
+    for (char c : part) {
+      const auto u = static_cast<unsigned char>(c);
+      name += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '-';
+    }
+  }
+  name.erase(std::unique(name.begin(), name.end(), [](char a, char b) { return a == '-' && b == '-'; }), name.end());
+  if (name.size() > 63) name.resize(63);
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  return name;
+}
+
+void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
+                       const std::vector<int>& reserved) {
+  const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
+  // Plan pools: the model pools some workload runs in at some interval, in model order.
+  std::vector<std::size_t> plan_index(model.pools.size(), SIZE_MAX);
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    bool used = reserved[p] > 0;
+    for (std::size_t k = 0; k < intervals && !used; ++k) used = planned.pool_total(p, k) > 0;
+    if (!used) continue;
+    const PoolModel& pool = model.pools[p];
+    plan_index[p] = plan.pools.size();
+    plan.pools.push_back(PlannedPool{pool.name, pool.key.provider, pool.key.region, pool.key.instance_type, pool.key.option,
+                                     pool.type.gpu_model, pool.type.gpu_count,
+                                     pool.market ? pool.market->price_at(Seconds{0}) : pool.on_demand_rate});
+    std::vector<int> totals;
+    for (std::size_t k = 0; k < intervals; ++k) totals.push_back(planned.pool_total(p, k));
+    plan.instances.push_back(std::move(totals));
+  }
+  for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
+    const Workload& workload = scenario.workloads[w];
+    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+    std::vector<std::string> regions;
+    for (std::size_t p = 0; p < model.pools.size(); ++p) {
+      const auto& row = planned.counts[w][p];
+      if (plan_index[p] != SIZE_MAX && std::any_of(row.begin(), row.end(), [](int n) { return n > 0; }) &&
+          std::find(regions.begin(), regions.end(), model.pools[p].key.region) == regions.end()) {
+        regions.push_back(model.pools[p].key.region);
+      }
+    }
+    for (const std::string& region : regions) {
+      PlannedGroup group;
+      group.name = group_name(plan.scenario, workload.name, region);
+      group.workload = workload.name;
+      group.workload_kind = workload.kind();
+      group.region = region;
+      std::vector<int> desired(intervals, 0), on_demand(intervals, 0);
+      std::map<std::string, double> gpu_hours_by_model;
+      int reserved_gpus = 0;
+      Seconds warmup{0};
+      for (std::size_t p = 0; p < model.pools.size(); ++p) {
+        const PoolModel& pool = model.pools[p];
+        const auto& row = planned.counts[w][p];
+        if (pool.key.region != region || plan_index[p] == SIZE_MAX ||
+            std::none_of(row.begin(), row.end(), [](int n) { return n > 0; })) {
+          continue;
+        }
+        group.pools.push_back(plan_index[p]);
+        group.instances.push_back(row);
+        const int gpus = pool.type.gpu_count;
+        if (std::none_of(group.instance_types.begin(), group.instance_types.end(),
+                         [&](const GroupInstanceType& t) { return t.instance_type == pool.key.instance_type; })) {
+          group.instance_types.push_back(GroupInstanceType{pool.key.instance_type, gpus});
+        }
+        if (!pool.market) reserved_gpus += reserved[p] * gpus;
+        warmup = std::max(warmup, pool.median_launch_latency);
+        for (std::size_t k = 0; k < intervals; ++k) {
+          desired[k] += row[k] * gpus;
+          if (!pool.market) on_demand[k] += row[k] * gpus;
+          gpu_hours_by_model[pool.type.gpu_model] += row[k] * gpus;
+        }
+      }
+      group.gpu_model = std::max_element(gpu_hours_by_model.begin(), gpu_hours_by_model.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+      const int peak = *std::max_element(desired.begin(), desired.end());
+      group.min_capacity = *std::min_element(desired.begin(), desired.end());
+      // Room above the plan for the reactive part: half the peak again.
+      group.max_capacity = std::max(1, peak + (peak + 1) / 2);
+      // On-demand base: the reserved GPUs the group keeps busy all the time; above it, the
+      // planned on-demand share of GPU-hours.
+      const int base = std::min(reserved_gpus, *std::min_element(on_demand.begin(), on_demand.end()));
+      double above = 0, above_on_demand = 0;
+      for (std::size_t k = 0; k < intervals; ++k) {
+        above += std::max(0, desired[k] - base);
+        above_on_demand += std::max(0, on_demand[k] - base);
+      }
+      group.distribution = scenario.policy.distribution;
+      group.distribution.on_demand_base_capacity = base;
+      group.distribution.on_demand_percentage_above_base =
+          above > 0 ? static_cast<int>(std::lround(100.0 * above_on_demand / above)) : 100;
+      group.target_tracking = scenario.policy.target_tracking;
+      group.target_tracking.metric = "gpu_utilisation";
+      group.target_tracking.target_value = 100.0 * (service != nullptr ? service->target_utilisation : 1.0);
+      group.target_tracking.instance_warmup = warmup;
+      for (std::size_t k = 0; k < intervals; ++k) {
+        if (k > 0 && desired[k] == desired[k - 1]) continue;
+        const Instant at = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
+        group.schedule.push_back(CapacityChange{at, desired[k], group.max_capacity, desired[k]});
+      }
+      plan.groups.push_back(std::move(group));
+    }
+  }
+}
+
+double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
+                        const std::vector<int>& new_reserved, const std::vector<double>& new_rates) {
+  const Horizon& horizon = scenario.horizon;
+  const double step_hours = static_cast<double>(horizon.step.count()) / 3600.0;
+  double cost = 0;
+  for (double per_hour : planned.cost_per_hour) cost += per_hour * step_hours;
+  for (const ReservationModel& reservation : model.reservations) {
+    const double hours = static_cast<double>((reservation.active_until - reservation.active_from).count()) / 3600.0;
+    cost += std::max(0.0, hours) * reservation.count * reservation.hourly_rate.usd();
+  }
+  const double horizon_hours = static_cast<double>(horizon.duration.count()) / 3600.0;
+  for (std::size_t p = 0; p < new_reserved.size(); ++p) cost += new_reserved[p] * new_rates[p] * horizon_hours;
+  return cost;
+}
+
+}  // namespace fleetcast::engine::planner

@@ -1,0 +1,53 @@
+// Turning instance counts per (workload, pool, interval) into a Plan's pools, groups and schedules,
+// and the planned cost of those counts: shared by the planner and the backtest's baselines, which
+// are plans too.
+//
+// Thread-safety: value types and pure functions.
+#pragma once
+
+#include <vector>
+
+#include "engine/fleet_model.h"
+#include "fleetcast/plan.h"
+
+namespace fleetcast::engine::planner {
+
+/// Whole instances per workload, pool and interval, and what placing them cost per hour.
+struct PlannedInstances {
+  PlannedInstances(std::size_t workloads, std::size_t intervals, std::size_t pools)
+      : counts(workloads, std::vector<std::vector<int>>(pools, std::vector<int>(intervals, 0))),
+        cost_per_hour(intervals, 0.0) {}
+  std::vector<std::vector<std::vector<int>>> counts;  // [workload][pool][interval]
+  std::vector<double> cost_per_hour;                  // [interval]: on-demand beyond reservations, and spot
+  double unplaced_units = 0;                          // demand no pool could take (summed over intervals)
+
+  [[nodiscard]] int pool_total(std::size_t pool, std::size_t interval) const {
+    int total = 0;
+    for (const auto& workload : counts) total += workload[pool][interval];
+    return total;
+  }
+};
+
+/// Fills plan.pools (every model pool some workload runs in), plan.instances and plan.groups
+/// (one per workload and region, with the scenario's distribution settings, the on-demand base at
+/// the group's reserved GPUs, its schedule of changes and target tracking at the workload's
+/// utilisation target). `reserved` is the reservations in force per model pool (owned and new).
+void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
+                       const std::vector<int>& reserved);
+
+/// The cost over the horizon of the placed instances plus every reservation's hours: owned ones in
+/// the model, and `new_reserved` instances per pool at `new_rates` (USD per instance-hour).
+double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
+                        const std::vector<int>& new_reserved, const std::vector<double>& new_rates);
+
+/// The break-even rule on a usage profile (instances needed per interval): the r-th reserved
+/// instance pays exactly when r or more are needed in more than `break_even` (reserved rate /
+/// on-demand rate) of the intervals. Returns the largest such r (0 when none pays): the number of
+/// reservations that minimises reserved hours plus on-demand hours above them.
+int break_even_level(std::vector<int> usage, double break_even);
+
+/// "<scenario>-<workload>-<region>" in lowercase letters, digits and '-', at most 63 characters: a
+/// name AWS and Kubernetes both accept.
+std::string group_name(const std::string& scenario, const std::string& workload, const std::string& region);
+
+}  // namespace fleetcast::engine::planner

@@ -1,0 +1,488 @@
+// make_plan() and simulate_plan(): forecasts, commitments by the break-even rule, min-cost-flow
+// placement interval by interval, the groups' schedules, and the plan's Monte Carlo simulation.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "core/hash.h"
+#include "engine/demand.h"
+#include "engine/fleet_model.h"
+#include "engine/placement/placement.h"
+#include "engine/planner/demand_forecast.h"
+#include "engine/planner/plan_building.h"
+#include "engine/run_replicas.h"
+
+namespace fleetcast {
+
+namespace engine::planner {
+
+namespace {
+
+// The cheapest reservation offer for an on-demand pool, by effective hourly cost.
+struct ReservationOffer {
+  ReservationTerms terms;
+  Money hourly;    // effective, upfront amortised
+  Money upfront;
+};
+
+Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& prices, const PoolKey& pool) {
+  OfferQuery query;
+  query.provider = pool.provider;
+  query.regions = {pool.region};
+  query.instance_type = pool.instance_type;
+  query.option = PurchaseOption::reserved;
+  auto rows = prices.offers(query);
+  if (!rows.ok()) return rows.status();
+  std::optional<ReservationOffer> best;
+  for (const OfferRow& row : *rows) {
+    if (!row.offer.reservation) continue;
+    const Money hourly = effective_hourly_cost(row.offer);
+    if (!best || hourly < best->hourly) best = ReservationOffer{*row.offer.reservation, hourly, row.offer.upfront};
+  }
+  return best;
+}
+
+// Demand quantile levels at which reservation usage is measured (see choose_commitments).
+constexpr double kUsageLevels[] = {0.1, 0.3, 0.5, 0.7, 0.9};
+// Reservation levels tried between the two break-even bounds (see choose_commitments).
+constexpr int kCandidateSteps = 4;
+
+bool allows(const Scenario& scenario, PurchaseOption option) {
+  return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) !=
+         scenario.purchase_options.end();
+}
+
+// Hours an instance is missing after an interruption: the launch of its replacement, less the
+// notice during which the replacement is already launching.
+double replacement_hours(const PoolModel& pool, Seconds notice) {
+  return std::max<double>(0, static_cast<double>((pool.median_launch_latency - notice).count())) / 3600.0 +
+         static_cast<double>(notice.count()) / 3600.0 * 0.5;
+}
+
+// Everything the placement needs that does not change between intervals.
+struct PlacementSetup {
+  std::vector<placement::PlacementPool> pools;          // model pools, reserved_instances filled per interval
+  std::vector<std::vector<placement::PlacementOption>> options;  // per workload
+  std::vector<std::vector<double>> units;               // [workload][interval]: capacity needed, in its unit
+  std::vector<std::vector<int>> owned_reserved;         // [pool][interval]: reservations owned in force
+};
+
+PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario, const std::vector<WorkloadDemand>& demand,
+                               double risk) {
+  PlacementSetup setup;
+  const Horizon& horizon = scenario.horizon;
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
+  for (const PoolModel& pool : model.pools) {
+    placement::PlacementPool planned;
+    planned.gpus_per_instance = pool.type.gpu_count;
+    if (pool.market) {
+      planned.instance_cost = pool.market->price_at(Seconds{0}).usd();
+      planned.spot = true;
+      planned.headroom = 1 + pool.interruption_hazard_per_hour * replacement_hours(pool, model.interruption_notice);
+    } else {
+      planned.instance_cost = pool.on_demand_rate.usd();
+    }
+    setup.pools.push_back(planned);
+  }
+  for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
+    const Workload& workload = scenario.workloads[w];
+    const GroupModel& group = model.groups[w];
+    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+    const double utilisation = service != nullptr ? service->target_utilisation : 1.0;
+    std::vector<double> units;
+    for (std::size_t k = 0; k < intervals; ++k) units.push_back(band_quantile(demand[w].bands, k, risk) / utilisation);
+    std::vector<placement::PlacementOption> options;
+    for (std::size_t p = 0; p < model.pools.size(); ++p) {
+      if (group.units_per_gpu[p] <= 0) continue;
+      placement::PlacementOption option;
+      option.pool = p;
+      option.units_per_gpu = group.units_per_gpu[p];
+      options.push_back(option);
+    }
+    setup.options.push_back(std::move(options));
+    setup.units.push_back(std::move(units));
+  }
+  setup.owned_reserved.assign(model.pools.size(), std::vector<int>(intervals, 0));
+  for (const ReservationModel& reservation : model.reservations) {
+    if (!reservation.pool) continue;
+    for (std::size_t k = 0; k < intervals; ++k) {
+      const Seconds begin = horizon.step * static_cast<std::int64_t>(k);
+      if (begin >= reservation.active_from && begin < reservation.active_until) {
+        setup.owned_reserved[*reservation.pool][k] += reservation.count;
+      }
+    }
+  }
+  return setup;
+}
+
+// Places every interval with `new_reserved` instances reserved per pool on top of those owned.
+PlannedInstances place_horizon(const PlacementSetup& setup, const Scenario& scenario, const std::vector<int>& new_reserved) {
+  const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
+  const double share = scenario.spot.max_share_per_pool_percent / 100.0;
+  PlannedInstances planned(setup.options.size(), intervals, setup.pools.size());
+  std::vector<placement::PlacementPool> pools = setup.pools;
+  std::vector<placement::PlacementDemand> demands(setup.options.size());
+  for (std::size_t w = 0; w < demands.size(); ++w) demands[w].options = setup.options[w];
+  for (std::size_t k = 0; k < intervals; ++k) {
+    for (std::size_t p = 0; p < pools.size(); ++p) pools[p].reserved_instances = setup.owned_reserved[p][k] + new_reserved[p];
+    for (std::size_t w = 0; w < demands.size(); ++w) {
+      demands[w].units = setup.units[w][k];
+      // Diversification: no spot pool serves more than its share of the workload's capacity.
+      for (placement::PlacementOption& option : demands[w].options) {
+        if (pools[option.pool].spot && share < 1) option.max_units = share * setup.units[w][k];
+      }
+    }
+    const placement::PlacementResult result = placement::place_interval(pools, demands);
+    for (std::size_t w = 0; w < demands.size(); ++w) {
+      for (std::size_t o = 0; o < demands[w].options.size(); ++o) {
+        planned.counts[w][demands[w].options[o].pool][k] = result.instances[w][o];
+      }
+    }
+    planned.cost_per_hour[k] = result.cost_per_hour;
+    planned.unplaced_units += result.unplaced_units;
+  }
+  return planned;
+}
+
+struct CommitmentChoice {
+  std::vector<int> new_reserved;    // per model pool
+  std::vector<double> new_rates;    // USD per instance-hour, per model pool
+  std::vector<CommitmentRecommendation> recommendations;
+};
+
+// Expected cost over the horizon with `reserved` new reservations per pool: the planned cost
+// averaged over placements of the demand at the usage levels (reservations are paid every hour, so
+// they are judged on the expected load, not on the planned quantile).
+double expected_cost_usd(const Scenario& scenario, const FleetModel& model, const std::vector<PlacementSetup>& by_level,
+                         const std::vector<int>& reserved, const std::vector<double>& rates) {
+  double total = 0;
+  for (const PlacementSetup& setup : by_level) {
+    total += planned_cost_usd(scenario, model, place_horizon(setup, scenario, reserved), reserved, rates);
+  }
+  return total / static_cast<double>(by_level.size());
+}
+
+// Reservations to buy, by the break-even rule: the r-th reservation of a pool pays when r or more
+// of its instances would run in more than (reserved rate / alternative rate) of the hours. The
+// usage profile pools placements at evenly spread demand levels (so each level of usage gets its
+// expected share of the hours), made with every reservable on-demand pool priced at its
+// reservation's rate: the load that would take reserved capacity if it could be had by the hour.
+// What a reservation displaces lies between the cheapest alternative (spot, with its interruption
+// headroom, which its per-pool caps may not let serve everything) and on-demand, so the rule gives
+// a level per pool for each bound; the plan takes, among levels stepped between the two and none,
+// the one of least expected cost. With on-demand as the only option both bounds agree, and the
+// level is the classic break-even rule's exactly.
+Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
+                                            const std::vector<WorkloadDemand>& demand, const PlacementSetup& setup) {
+  CommitmentChoice choice;
+  choice.new_reserved.assign(model.pools.size(), 0);
+  choice.new_rates.assign(model.pools.size(), 0.0);
+  if (!allows(scenario, PurchaseOption::reserved)) return choice;
+  std::vector<std::optional<ReservationOffer>> offers(model.pools.size());
+  PlacementSetup reserved_priced = setup;
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    if (model.pools[p].market) continue;
+    auto offer = cheapest_reservation(prices, model.pools[p].key);
+    if (!offer.ok()) return offer.status();
+    offers[p] = *offer;
+    if (!*offer) continue;
+    choice.new_rates[p] = (*offer)->hourly.usd();
+    reserved_priced.pools[p].instance_cost = std::min(setup.pools[p].instance_cost, choice.new_rates[p]);
+  }
+  const std::vector<int> none(model.pools.size(), 0);
+  std::vector<PlacementSetup> by_level;
+  std::vector<PlannedInstances> preferred;
+  for (double level : kUsageLevels) {
+    by_level.push_back(setup);
+    by_level.back().units = placement_setup(model, scenario, demand, level).units;
+    PlacementSetup priced = reserved_priced;
+    priced.units = by_level.back().units;
+    preferred.push_back(place_horizon(priced, scenario, none));
+  }
+  const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
+  std::vector<std::vector<int>> usage(model.pools.size());
+  std::vector<int> low(model.pools.size(), 0), high(model.pools.size(), 0);
+  std::vector<double> cheapest(model.pools.size(), 0.0);
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    if (!offers[p]) continue;
+    for (const PlannedInstances& placed : preferred) {
+      for (std::size_t k = 0; k < intervals; ++k) usage[p].push_back(std::max(0, placed.pool_total(p, k) - setup.owned_reserved[p][k]));
+    }
+    // The cheapest alternative per instance of this pool, over the workloads that may use it.
+    cheapest[p] = setup.pools[p].instance_cost;
+    for (std::size_t w = 0; w < setup.options.size(); ++w) {
+      const auto own = std::find_if(setup.options[w].begin(), setup.options[w].end(),
+                                    [p](const placement::PlacementOption& o) { return o.pool == p; });
+      if (own == setup.options[w].end()) continue;
+      const double units = setup.pools[p].gpus_per_instance * own->units_per_gpu;
+      for (const placement::PlacementOption& option : setup.options[w]) {
+        const placement::PlacementPool& pool = setup.pools[option.pool];
+        cheapest[p] = std::min(cheapest[p], pool.instance_cost * pool.headroom / (pool.gpus_per_instance * option.units_per_gpu) * units);
+      }
+    }
+    low[p] = break_even_level(usage[p], choice.new_rates[p] / cheapest[p]);
+    high[p] = break_even_level(usage[p], choice.new_rates[p] / setup.pools[p].instance_cost);
+  }
+  std::vector<int> best = none;
+  double best_cost = expected_cost_usd(scenario, model, by_level, none, choice.new_rates);
+  for (int step = 0; step <= kCandidateSteps; ++step) {
+    std::vector<int> candidate(model.pools.size(), 0);
+    for (std::size_t p = 0; p < candidate.size(); ++p) {
+      candidate[p] = low[p] + static_cast<int>(std::lround((high[p] - low[p]) * static_cast<double>(step) / kCandidateSteps));
+    }
+    if (candidate == best) continue;
+    const double cost = expected_cost_usd(scenario, model, by_level, candidate, choice.new_rates);
+    if (cost < best_cost) {
+      best = std::move(candidate);
+      best_cost = cost;
+    }
+  }
+  const double hours = static_cast<double>(scenario.horizon.duration.count()) / 3600.0;
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    const int count = best[p];
+    if (count == 0) continue;
+    double used_intervals = 0;
+    for (int u : usage[p]) used_intervals += std::min(u, count);
+    const double utilisation = used_intervals / (static_cast<double>(count) * static_cast<double>(usage[p].size()));
+    const double rate = choice.new_rates[p];
+    const double on_demand = setup.pools[p].instance_cost;
+    choice.new_reserved[p] = count;
+    CommitmentRecommendation recommendation;
+    recommendation.instance_type = model.pools[p].key.instance_type;
+    recommendation.region = model.pools[p].key.region;
+    recommendation.count = count;
+    recommendation.terms = offers[p]->terms;
+    recommendation.hourly_cost = offers[p]->hourly;
+    recommendation.upfront_per_instance = offers[p]->upfront;
+    recommendation.expected_utilisation = utilisation;
+    recommendation.break_even_utilisation = rate / on_demand;
+    recommendation.expected_saving = Money::from_usd(count * hours * (utilisation * on_demand - rate));
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  "expected busy %.1f%% of the hours against a break-even of %.1f%% with on-demand ($%.4f/h) and "
+                  "%.1f%% with the cheapest alternative ($%.4f/h); %d to %d pay by the rule, %d cost least over the "
+                  "expected demand",
+                  100 * utilisation, 100 * rate / on_demand, on_demand, 100 * rate / cheapest[p], cheapest[p], low[p],
+                  high[p], count);
+    recommendation.reason = text;
+    choice.recommendations.push_back(std::move(recommendation));
+  }
+  return choice;
+}
+
+struct PlannedAtRisk {
+  PlannedInstances instances;
+  CommitmentChoice commitments;
+  double cost_usd = 0;
+};
+
+Result<PlannedAtRisk> plan_at_quantile(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
+                                       const std::vector<WorkloadDemand>& demand, double risk) {
+  const PlacementSetup setup = placement_setup(model, scenario, demand, risk);
+  auto commitments = choose_commitments(scenario, prices, model, demand, setup);
+  if (!commitments.ok()) return commitments.status();
+  PlannedAtRisk planned{place_horizon(setup, scenario, commitments->new_reserved), std::move(*commitments), 0};
+  planned.cost_usd =
+      planned_cost_usd(scenario, model, planned.instances, planned.commitments.new_reserved, planned.commitments.new_rates);
+  return planned;
+}
+
+Status check_plan_options(const PlanOptions& options, double risk) {
+  if (!(risk > 0 && risk < 1)) {
+    return invalid_argument_error("risk quantile: expected a level in (0, 1), found " + std::to_string(risk));
+  }
+  if (options.replicas < 0) return invalid_argument_error("replicas: expected 0 or more, found " + std::to_string(options.replicas));
+  if (options.budget && options.budget->micro_usd() <= 0) {
+    return invalid_argument_error("budget: expected a positive amount of USD, found " + format_usd(*options.budget));
+  }
+  static const char* const kForecasters[] = {"auto", "lstm", "holt_winters", "seasonal_naive"};
+  if (std::find(std::begin(kForecasters), std::end(kForecasters), options.forecaster) == std::end(kForecasters)) {
+    return invalid_argument_error("forecaster: expected auto, lstm, holt_winters or seasonal_naive, found '" +
+                                  options.forecaster + "'");
+  }
+  return {};
+}
+
+std::string fingerprint_of_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return Fnv1a64().bytes(text.str()).fingerprint();
+}
+
+}  // namespace
+
+}  // namespace engine::planner
+
+Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options) {
+  using namespace engine::planner;
+  const double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile);
+  if (Status status = check_plan_options(options, risk); !status.ok()) return status;
+  Scenario planning = scenario;
+  planning.horizon = options.horizon.value_or(scenario.horizon);
+  const auto progress = [&](const std::string& line) {
+    if (options.on_progress) options.on_progress(line);
+  };
+  auto model = engine::build_fleet_model(planning, prices);
+  if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
+  auto demand = forecast_demand(planning, planning.horizon, options.history_until.value_or(planning.horizon.start), options);
+  if (!demand.ok()) return demand.status();
+
+  progress("placing " + std::to_string(planning.horizon.intervals()) + " intervals at the p" +
+           std::to_string(static_cast<int>(std::lround(risk * 100))) + " demand");
+  auto planned = plan_at_quantile(planning, prices, *model, *demand, risk);
+  if (!planned.ok()) return planned.status();
+  Plan plan;
+  plan.scenario = scenario.name;
+  plan.scenario_hash = fingerprint_of_file(scenario.source_file);
+  plan.seed = scenario.seed;
+  plan.horizon = planning.horizon;
+  plan.risk_quantile = risk;
+  plan.budget = options.budget;
+  if (options.budget) {
+    const double budget = options.budget->usd();
+    if (planned->cost_usd <= budget) {
+      plan.budget_status = "met";
+    } else {
+      // Trade service for cost: the highest demand quantile in [0.5, risk] whose plan fits.
+      auto lowest = plan_at_quantile(planning, prices, *model, *demand, 0.5);
+      if (!lowest.ok()) return lowest.status();
+      if (lowest->cost_usd > budget) {
+        plan.budget_status = "infeasible";
+        plan.notes.push_back("even the median demand costs $" + std::to_string(lowest->cost_usd) +
+                             " over the horizon, above the budget; the plan serves the median");
+        plan.risk_quantile = 0.5;
+        planned = std::move(lowest);
+      } else {
+        double low = 0.5, high = risk;
+        PlannedAtRisk best = std::move(*lowest);
+        for (int i = 0; i < 10; ++i) {
+          const double middle = (low + high) / 2;
+          auto attempt = plan_at_quantile(planning, prices, *model, *demand, middle);
+          if (!attempt.ok()) return attempt.status();
+          if (attempt->cost_usd <= budget) {
+            low = middle;
+            best = std::move(*attempt);
+          } else {
+            high = middle;
+          }
+        }
+        char status[96];
+        std::snprintf(status, sizeof status, "met by serving quantile %.3f", low);
+        plan.budget_status = status;
+        plan.risk_quantile = low;
+        planned = std::move(best);
+      }
+    }
+  }
+  for (const WorkloadDemand& workload : *demand) plan.forecasts.push_back(workload.summary);
+  plan.commitments = planned->commitments.recommendations;
+  std::vector<int> reserved(model->pools.size(), 0);
+  for (const engine::ReservationModel& reservation : model->reservations) {
+    if (reservation.pool && reservation.active_from <= Seconds{0}) reserved[*reservation.pool] += reservation.count;
+  }
+  for (std::size_t p = 0; p < reserved.size(); ++p) reserved[p] += planned->commitments.new_reserved[p];
+  describe_capacity(plan, planning, *model, planned->instances, reserved);
+  plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
+  plan.notes.insert(plan.notes.end(), model->notes.begin(), model->notes.end());
+  if (planned->instances.unplaced_units > 1e-6) {
+    plan.notes.push_back("some demand could not be placed within the spot share caps and pools: " +
+                         std::to_string(planned->instances.unplaced_units) + " unit-intervals");
+  }
+  if (options.replicas > 0) {
+    progress("simulating the plan over " + std::to_string(options.replicas) + " demand paths");
+    SimulationOptions simulation;
+    simulation.replicas = options.replicas;
+    simulation.threads = options.threads;
+    simulation.cancellation = options.cancellation;
+    auto report = simulate_plan(planning, plan, prices, simulation, PlanDemand::forecast);
+    if (!report.ok()) return report.status();
+    PlanOutcome& expected = plan.expected;
+    expected.replicas = options.replicas;
+    expected.cost_p50_usd = report->cost_usd.p50;
+    expected.cost_p95_usd = report->cost_usd.p95;
+    expected.cost_mean_usd = report->cost_usd.mean;
+    expected.served_fraction_mean = report->served_fraction.mean;
+    expected.served_fraction_p5 = report->served_fraction.p5;
+    double allowed = 1;
+    for (const Workload& workload : scenario.workloads) {
+      if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) allowed = std::min(allowed, service->max_unserved_fraction);
+    }
+    const auto met = std::count_if(report->replicas.begin(), report->replicas.end(),
+                                   [&](const ReplicaOutcome& outcome) { return 1 - outcome.served_fraction <= allowed + 1e-12; });
+    expected.slo_attainment = static_cast<double>(met) / static_cast<double>(report->replicas.size());
+  }
+  return plan;
+}
+
+Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& plan, const PriceSource& prices,
+                                       const SimulationOptions& options, PlanDemand demand) {
+  Scenario planned = scenario;
+  planned.horizon = plan.horizon;
+  planned.policy.scheduled_actions.clear();
+  planned.policy.static_capacity.clear();
+  for (const CommitmentRecommendation& commitment : plan.commitments) {
+    planned.commitments.push_back(Commitment{commitment.instance_type, commitment.region, commitment.count,
+                                             commitment.terms.term, commitment.terms.reservation_class,
+                                             commitment.terms.payment, plan.horizon.start});
+  }
+  auto model = engine::build_fleet_model(planned, prices);
+  if (!model.ok()) return model.status().with_context("plan of scenario '" + plan.scenario + "' cannot run");
+  const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
+  engine::PlannedCapacity capacity;
+  capacity.instances.assign(scenario.workloads.size(), std::vector<std::vector<std::pair<std::size_t, int>>>(intervals));
+  for (const PlannedGroup& group : plan.groups) {
+    const auto workload = std::find_if(scenario.workloads.begin(), scenario.workloads.end(),
+                                       [&](const Workload& w) { return w.name == group.workload; });
+    if (workload == scenario.workloads.end()) {
+      return invalid_argument_error("plan group '" + group.name + "': workload '" + group.workload + "' is not in scenario '" +
+                                    scenario.name + "'");
+    }
+    if (group.instances.size() != group.pools.size()) {
+      return invalid_argument_error("plan group '" + group.name + "' has no instance counts per pool: it cannot be simulated");
+    }
+    const auto w = static_cast<std::size_t>(workload - scenario.workloads.begin());
+    for (std::size_t i = 0; i < group.pools.size(); ++i) {
+      const std::string& name = plan.pools.at(group.pools[i]).name;
+      const auto pool = std::find_if(model->pools.begin(), model->pools.end(), [&](const engine::PoolModel& p) { return p.name == name; });
+      if (pool == model->pools.end() || model->groups[w].units_per_gpu[static_cast<std::size_t>(pool - model->pools.begin())] <= 0) {
+        return invalid_argument_error("plan group '" + group.name + "': pool " + name + " is not one workload '" +
+                                      group.workload + "' may use in scenario '" + scenario.name + "'");
+      }
+      if (group.instances[i].size() != intervals) {
+        return invalid_argument_error("plan group '" + group.name + "': expected " + std::to_string(intervals) +
+                                      " instance counts for pool " + name + ", found " + std::to_string(group.instances[i].size()));
+      }
+      const auto p = static_cast<std::size_t>(pool - model->pools.begin());
+      for (std::size_t k = 0; k < intervals; ++k) {
+        if (group.instances[i][k] > 0) capacity.instances[w][k].emplace_back(p, group.instances[i][k]);
+      }
+    }
+  }
+  for (const Workload& workload : scenario.workloads) {
+    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+    capacity.target_utilisation.push_back(service != nullptr ? service->target_utilisation : 1.0);
+  }
+  model->planned = std::move(capacity);
+  if (demand == PlanDemand::forecast) {
+    model->demand_bands.resize(scenario.workloads.size());
+    for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
+      if (scenario.workloads[w].kind() != WorkloadKind::service) continue;
+      const auto forecast = std::find_if(plan.forecasts.begin(), plan.forecasts.end(),
+                                         [&](const WorkloadForecast& f) { return f.workload == scenario.workloads[w].name; });
+      if (forecast == plan.forecasts.end() || forecast->levels.empty() || forecast->values.front().size() != intervals) {
+        return invalid_argument_error("plan of scenario '" + plan.scenario + "' holds no forecast distribution for workload '" +
+                                      scenario.workloads[w].name + "': simulate it against the scenario's demand instead");
+      }
+      model->demand_bands[w] = engine::DemandBands{forecast->levels, forecast->values};
+    }
+  }
+  return engine::run_replicas(*model, options);
+}
+
+}  // namespace fleetcast

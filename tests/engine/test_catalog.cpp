@@ -1,0 +1,43 @@
+#include "tests/engine/test_catalog.h"
+
+#include <catch2/catch.hpp>
+
+namespace fleetcast::testing {
+
+Money usd(const char* text) { return parse_usd(text).value(); }
+
+// Provider "test", region "r1": one.gpu (1 x G1) at $1/h on-demand, $0.30/h spot in the ">20%"
+// bucket, $0.60/h 1-year reserved; four.gpu (4 x G1) at $3.60/h, $2.40/h reserved, $1.20/h spot
+// in the "<5%" bucket; eight.gpu (8 x G1) at $8/h, $4.80/h reserved.
+InMemoryPriceSource test_catalog() {
+  PriceCatalog catalog;
+  catalog.instance_types = {InstanceType{"test", "one.gpu", 8, 32, "G1", 1, 24},
+                            InstanceType{"test", "four.gpu", 48, 256, "G1", 4, 320},
+                            InstanceType{"test", "eight.gpu", 96, 512, "G1", 8, 640}};
+  const Instant valid = parse_instant("2026-01-01T00:00:00Z").value();
+  const auto key = [](const char* type, PurchaseOption option) { return PoolKey{"test", "r1", "", type, option}; };
+  const ReservationTerms one_year{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
+  catalog.offers = {
+      Offer{key("one.gpu", PurchaseOption::on_demand), std::nullopt, usd("1.00"), Money{}, false, valid},
+      Offer{key("four.gpu", PurchaseOption::on_demand), std::nullopt, usd("3.60"), Money{}, false, valid},
+      Offer{key("eight.gpu", PurchaseOption::on_demand), std::nullopt, usd("8.00"), Money{}, false, valid},
+      Offer{key("one.gpu", PurchaseOption::reserved), one_year, usd("0.60"), Money{}, true, valid},
+      Offer{key("four.gpu", PurchaseOption::reserved), one_year, usd("2.40"), Money{}, true, valid},
+      Offer{key("eight.gpu", PurchaseOption::reserved), one_year, usd("4.80"), Money{}, true, valid},
+  };
+  catalog.spot_prices = {SpotPricePoint{key("one.gpu", PurchaseOption::spot), valid, usd("0.30")},
+                         SpotPricePoint{key("four.gpu", PurchaseOption::spot), valid, usd("1.20")}};
+  catalog.spot_risks = {SpotRisk{key("one.gpu", PurchaseOption::spot), InterruptionBucket::over_20_percent, 70, valid},
+                        SpotRisk{key("four.gpu", PurchaseOption::spot), InterruptionBucket::under_5_percent, 67, valid}};
+  catalog.billing_rules = {BillingRule{"test", Seconds{1}, Seconds{60}}};
+  return InMemoryPriceSource(std::move(catalog));
+}
+
+Scenario load(const std::string& json, const PriceSource& prices) {
+  ScenarioValidation validation = validate_scenario_json(json, "test.json", &prices);
+  for (const auto& diagnostic : validation.diagnostics) UNSCOPED_INFO(diagnostic.to_string());
+  REQUIRE(validation.valid());
+  return *validation.scenario;
+}
+
+}  // namespace fleetcast::testing

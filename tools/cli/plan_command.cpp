@@ -1,0 +1,235 @@
+// `fleetcast plan SCENARIO` and `fleetcast backtest SCENARIO --train-until T`: the planner's answer
+// for a scenario (written as the plan document, summarised on the terminal), and the planner
+// checked against the demand that followed a cut, beside the baselines.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "fleetcast/forecast.h"
+#include "fleetcast/plan.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/output_file.h"
+
+namespace fleetcast::cli {
+
+namespace {
+
+// The options plan and backtest share.
+struct PlanningArguments {
+  std::string scenario;
+  bool json = false;
+  std::optional<double> risk;
+  std::optional<std::string> budget;
+  std::string forecaster = "auto";
+  std::string model_file;
+  int replicas = 16;
+  int threads = 0;
+  bool quiet = false;
+};
+
+void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
+  command->add_option("SCENARIO", arguments.scenario, "Scenario JSON file")->required();
+  command->add_flag("--json", arguments.json, "Print the result as JSON");
+  command->add_option("--risk", arguments.risk, "Demand quantile the capacity serves (default: the scenario policy's risk_quantile)")
+      ->check(CLI::Range(0.5, 0.999));
+  command->add_option("--budget", arguments.budget, "Cap on the plan's cost over the horizon, in USD: the plan trades SLO for cost and says so");
+  command->add_option("--forecaster", arguments.forecaster, "auto, lstm, holt_winters or seasonal_naive")
+      ->check(CLI::IsMember({"auto", "lstm", "holt_winters", "seasonal_naive"}));
+  command->add_option("--model", arguments.model_file, "A trained LSTM model file (fleetcast forecast train) for every workload");
+  command->add_option("--replicas", arguments.replicas, "Monte Carlo replicas of the plan's risk simulation (0: none)")
+      ->check(CLI::Range(0, 100000));
+  command->add_option("--threads", arguments.threads, "Threads for the replicas (0: one per core)")->check(CLI::Range(0, 1024));
+  command->add_flag("--quiet", arguments.quiet, "No progress lines on stderr");
+}
+
+// Everything a planning run needs, owned: the scenario, its prices, the model, the options.
+struct PlanningInputs {
+  Scenario scenario;
+  std::unique_ptr<PriceSource> prices;
+  std::optional<forecast::LstmModel> model;
+  forecast::BackendRegistry registry;
+  PlanOptions options;
+};
+
+// Loads the inputs, or prints why not and returns the exit code.
+std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArguments& arguments) {
+  auto inputs = std::make_unique<PlanningInputs>();
+  auto scenario = load_scenario(arguments.scenario);
+  if (!scenario.ok()) {
+    std::cerr << scenario.status().message() << '\n';
+    return kExitInvalidInput;
+  }
+  inputs->scenario = std::move(*scenario);
+  auto prices = open_scenario_prices(inputs->scenario.pricing);
+  if (!prices.ok()) {
+    std::cerr << arguments.scenario << ": " << prices.status().message() << '\n';
+    return kExitFailure;
+  }
+  inputs->prices = std::move(*prices);
+  PlanOptions& options = inputs->options;
+  options.risk_quantile = arguments.risk;
+  if (arguments.budget) {
+    auto budget = parse_usd(*arguments.budget);
+    if (!budget.ok() || budget->micro_usd() <= 0) {
+      std::cerr << "--budget: expected a positive amount of USD such as 12000 or 12000.50, found '" << *arguments.budget << "'\n";
+      return kExitInvalidInput;
+    }
+    options.budget = *budget;
+  }
+  options.forecaster = arguments.forecaster;
+  if (!arguments.model_file.empty()) {
+    auto model = forecast::load_model(arguments.model_file);
+    if (!model.ok()) {
+      std::cerr << model.status().message() << '\n';
+      return kExitInvalidInput;
+    }
+    inputs->model = std::move(*model);
+    options.lstm_model = &*inputs->model;
+  }
+  options.registry = &inputs->registry;
+  options.replicas = arguments.replicas;
+  options.threads = arguments.threads;
+  if (!arguments.quiet) options.on_progress = [](std::string_view line) { std::cerr << "fleetcast: " << line << '\n'; };
+  return inputs;
+}
+
+int exit_code_of(const Status& status) {
+  return status.code() == StatusCode::failed_precondition || status.code() == StatusCode::invalid_argument ? kExitInvalidInput
+                                                                                                             : kExitFailure;
+}
+
+void print_plan(std::ostream& out, const Plan& plan) {
+  char line[400];
+  out << "Plan for " << plan.scenario << ": " << format_duration(plan.horizon.duration) << " from "
+      << format_instant(plan.horizon.start) << " in steps of " << format_duration(plan.horizon.step) << ", serving the p"
+      << plan.risk_quantile * 100 << " demand\n";
+  for (const WorkloadForecast& forecast : plan.forecasts) {
+    std::snprintf(line, sizeof line, "  forecast  %-20s %-15s mean p50 %.1f, planned peak %.1f%s%s\n", forecast.workload.c_str(),
+                  forecast.forecaster.c_str(), forecast.mean_p50, forecast.peak_planned, forecast.reason.empty() ? "" : "  - ",
+                  forecast.reason.c_str());
+    out << line;
+  }
+  if (plan.commitments.empty()) out << "  buy       no reservations\n";
+  for (const CommitmentRecommendation& commitment : plan.commitments) {
+    std::snprintf(line, sizeof line,
+                  "  buy       %d x %s in %s, %s %s %s at $%.4f/h: expected use %.1f%% vs break-even %.1f%%, saving $%.2f over the horizon\n",
+                  commitment.count, commitment.instance_type.c_str(), commitment.region.c_str(),
+                  std::string(reservation_term_name(commitment.terms.term)).c_str(),
+                  std::string(reservation_class_name(commitment.terms.reservation_class)).c_str(),
+                  std::string(upfront_payment_name(commitment.terms.payment)).c_str(), commitment.hourly_cost.usd(),
+                  commitment.expected_utilisation * 100, commitment.break_even_utilisation * 100, commitment.expected_saving.usd());
+    out << line;
+  }
+  for (const PlannedGroup& group : plan.groups) {
+    std::snprintf(line, sizeof line, "  group     %s: %d-%d GPUs, on-demand base %d, %d%% on-demand above it, %zu schedule changes\n",
+                  group.name.c_str(), group.min_capacity, group.max_capacity, group.distribution.on_demand_base_capacity,
+                  group.distribution.on_demand_percentage_above_base, group.schedule.size());
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "  cost      planned $%.2f", plan.expected.planned_cost.usd());
+  out << line;
+  if (plan.expected.replicas > 0) {
+    std::snprintf(line, sizeof line, "; simulated over %d demand paths: p50 $%.2f, p95 $%.2f\n", plan.expected.replicas,
+                  plan.expected.cost_p50_usd, plan.expected.cost_p95_usd);
+    out << line;
+    std::snprintf(line, sizeof line, "  service   %.3f%% served on average (p5 %.3f%%); SLO met in %.0f%% of the paths\n",
+                  plan.expected.served_fraction_mean * 100, plan.expected.served_fraction_p5 * 100, plan.expected.slo_attainment * 100);
+    out << line;
+  } else {
+    out << "\n";
+  }
+  if (!plan.budget_status.empty()) out << "  budget    " << format_usd(*plan.budget) << ": " << plan.budget_status << "\n";
+  for (const std::string& note : plan.notes) out << "  note: " << note << "\n";
+}
+
+int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
+  auto loaded = load_inputs(arguments);
+  if (auto* code = std::get_if<int>(&loaded)) return *code;
+  PlanningInputs& inputs = *std::get<std::unique_ptr<PlanningInputs>>(loaded);
+  auto plan = make_plan(inputs.scenario, *inputs.prices, inputs.options);
+  if (!plan.ok()) {
+    std::cerr << arguments.scenario << ": " << plan.status().message() << '\n';
+    return exit_code_of(plan.status());
+  }
+  const std::string document = plan_to_json(*plan);
+  if (!out_file.empty()) {
+    if (Status status = write_file_atomically(out_file, document); !status.ok()) {
+      std::cerr << status.message() << '\n';
+      return kExitFailure;
+    }
+  }
+  if (arguments.json) {
+    std::cout << document;
+  } else {
+    print_plan(std::cout, *plan);
+  }
+  return kExitOk;
+}
+
+int run_backtest(const PlanningArguments& arguments, const std::string& train_until, const std::string& plan_file) {
+  auto cut = parse_instant(train_until);
+  if (!cut.ok()) {
+    std::cerr << "--train-until: " << cut.status().message() << '\n';
+    return kExitInvalidInput;
+  }
+  auto loaded = load_inputs(arguments);
+  if (auto* code = std::get_if<int>(&loaded)) return *code;
+  PlanningInputs& inputs = *std::get<std::unique_ptr<PlanningInputs>>(loaded);
+  auto result = run_plan_backtest(inputs.scenario, *inputs.prices, *cut, inputs.options);
+  if (!result.ok()) {
+    std::cerr << arguments.scenario << ": " << result.status().message() << '\n';
+    return exit_code_of(result.status());
+  }
+  if (!plan_file.empty()) {
+    if (Status status = write_file_atomically(plan_file, plan_to_json(result->plan)); !status.ok()) {
+      std::cerr << status.message() << '\n';
+      return kExitFailure;
+    }
+  }
+  if (arguments.json) {
+    std::cout << backtest_json(*result);
+    return kExitOk;
+  }
+  std::cout << "Backtest of " << result->plan.scenario << ": trained until " << format_instant(*cut) << ", tested over "
+            << format_duration(result->plan.horizon.duration) << "\n";
+  char line[300];
+  for (const StrategyOutcome& strategy : result->strategies) {
+    std::snprintf(line, sizeof line, "  %-22s $%12.2f  served %7.3f%%  %s\n", strategy.name.c_str(), strategy.cost_usd,
+                  strategy.served_fraction * 100, strategy.description.c_str());
+    std::cout << line;
+  }
+  std::snprintf(line, sizeof line, "  captured %.1f%% of the hindsight-optimal saving over all on-demand; planning took %.2f s\n",
+                result->captured_saving * 100, result->planning_seconds);
+  std::cout << line;
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, int& exit_code) {
+  auto arguments = std::make_shared<PlanningArguments>();
+  auto out_file = std::make_shared<std::string>();
+  auto* command = app.add_subcommand("plan", "Plan a scenario: reservations to buy, capacity per pool and hour, groups to export");
+  add_planning_options(command, *arguments);
+  command->add_option("--out", *out_file, "Write the plan document (JSON) to this file");
+  command->footer("Exit status: 0 planned, 2 the scenario or an option is invalid or cannot be planned, 1 another failure.");
+  command->callback([arguments, out_file, &exit_code] { exit_code = run_plan(*arguments, *out_file); });
+}
+
+void add_backtest_command(CLI::App& app, int& exit_code) {
+  auto arguments = std::make_shared<PlanningArguments>();
+  auto train_until = std::make_shared<std::string>();
+  auto plan_file = std::make_shared<std::string>();
+  auto* command = app.add_subcommand(
+      "backtest", "Plan from the history before a cut and replay the demand that followed, beside the baselines");
+  add_planning_options(command, *arguments);
+  arguments->replicas = 0;
+  command->add_option("--train-until", *train_until, "The cut: an instant inside the scenario's horizon (RFC 3339 UTC)")->required();
+  command->add_option("--plan-out", *plan_file, "Write the plan made at the cut to this file");
+  command->footer("Exit status: 0 done, 2 the scenario or an option is invalid, 1 another failure.");
+  command->callback([arguments, train_until, plan_file, &exit_code] { exit_code = run_backtest(*arguments, *train_until, *plan_file); });
+}
+
+}  // namespace fleetcast::cli
