@@ -181,7 +181,11 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
       const Instant horizon_end = horizon.start + horizon.duration;
       const auto steps = static_cast<int>((horizon_end - first).count() / history.step.count() + 1);
       std::string reason;
-      for (const std::string& name : fallback_chain(options.forecaster)) {
+      // A predictive scenario names its forecaster; an explicit option overrides it.
+      const std::string asked = options.forecaster == "auto" && scenario.policy.kind == PolicyKind::predictive
+                                    ? scenario.policy.forecaster
+                                    : options.forecaster;
+      for (const std::string& name : fallback_chain(asked)) {
         if (options.on_progress) options.on_progress("forecasting " + workload.name + " with " + name);
         auto forecaster = make_forecaster(name, options, registry, scenario.seed);
         Status fitted = options.lstm_model != nullptr && name == "lstm" ? Status{} : forecaster->fit(history);

@@ -1,11 +1,13 @@
 // `fleetcast run SCENARIO`: simulates a scenario's fleet and prints its cost and service levels,
-// as a readable summary or, with --json, as the report document.
+// as a readable summary or, with --json, as the report document. A scenario with a predictive
+// policy is planned first, and its plan simulated.
 #include <cstdio>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "fleetcast/plan.h"
 #include "fleetcast/scenario.h"
 #include "fleetcast/simulation.h"
 #include "tools/cli/commands.h"
@@ -96,7 +98,23 @@ int run(const RunArguments& arguments) {
   options.replicas = arguments.replicas;
   options.threads = arguments.threads;
   options.record_trace = !arguments.trace_file.empty();
-  auto report = simulate(*scenario, **prices, options);
+  // A predictive policy runs the plan fleetcast makes for the scenario, against its demand.
+  const auto simulate_scenario = [&]() -> Result<SimulationReport> {
+    if (scenario->policy.kind != PolicyKind::predictive) return simulate(*scenario, **prices, options);
+    PlanOptions planning;
+    planning.replicas = 0;
+    auto plan = make_plan(*scenario, **prices, planning);
+    if (!plan.ok()) return plan.status();
+    auto planned = simulate_plan(*scenario, *plan, **prices, options, PlanDemand::scenario);
+    if (!planned.ok()) return planned;
+    for (const WorkloadForecast& forecast : plan->forecasts) {
+      planned->notes.push_back("planned (predictive): " + forecast.workload + " forecast by " + forecast.forecaster);
+    }
+    planned->notes.push_back("planned (predictive): " + std::to_string(plan->commitments.size()) +
+                             " reservation line(s) bought at the horizon start; `fleetcast plan` shows the plan");
+    return planned;
+  };
+  auto report = simulate_scenario();
   if (!report.ok()) {
     std::cerr << arguments.scenario << ": " << report.status().message() << '\n';
     return report.status().code() == StatusCode::failed_precondition ? kExitInvalidInput : kExitFailure;

@@ -1,0 +1,218 @@
+// The planner checked against figures derived independently: the break-even rule by hand, an
+// exhaustive search over the same cost model, hand-solved flows and placements, and the simulated
+// cost of a plan against its planned cost.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/placement/min_cost_flow.h"
+#include "engine/placement/placement.h"
+#include "fleetcast/plan.h"
+#include "tests/engine/test_catalog.h"
+
+using namespace fleetcast;
+using fleetcast::testing::load;
+using fleetcast::testing::test_catalog;
+
+namespace {
+
+// Writes hourly demand `values` (GPUs) to a CSV in the test output folder and returns its path.
+std::string demand_csv(const std::string& name, const std::vector<double>& values) {
+  std::filesystem::create_directories(FLEETCAST_TEST_OUTPUT_DIR);
+  const std::string path = std::string(FLEETCAST_TEST_OUTPUT_DIR) + "/" + name + ".csv";
+  std::ofstream out(path);
+  out << "timestamp,value\n";
+  for (std::size_t i = 0; i < values.size(); ++i) out << i * 3600 << ',' << values[i] << '\n';
+  return path;
+}
+
+// A predictive scenario over `hours` hours with one GPU-denominated service at 100% target
+// utilisation, on `types`, with the given purchase options and demand.
+std::string planning_json(int hours, const std::string& types, const std::string& options, const std::string& demand,
+                          const std::string& extra = "") {
+  return R"({"version": 1, "name": "plan-test", "seed": 3,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": ")" + std::to_string(hours) + R"(h", "step": "1h"},
+    "pricing": {"provider": "test", "regions": ["r1"]},
+    "instance_types": )" + types + R"(, "purchase_options": )" + options + R"(,
+    "workloads": [{"name": "svc", "kind": "service", "demand": )" + demand + R"(,
+                   "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}}],
+    "policy": {"kind": "predictive", "predictive": {}})" + extra + "}";
+}
+
+std::string trace_demand(const std::string& file) { return R"({"unit": "gpus", "csv": ")" + file + R"("})"; }
+
+Plan plan_of(const Scenario& scenario, const PriceSource& prices, PlanOptions options = {}) {
+  options.replicas = 0;
+  auto plan = make_plan(scenario, prices, options);
+  INFO((plan.ok() ? std::string() : plan.status().message()));
+  REQUIRE(plan.ok());
+  return *plan;
+}
+
+// The model's cost by exhaustive search: reservations r1 (one.gpu, $0.60/h) and r4 (four.gpu,
+// $2.40/h) held all along, and in each interval the cheapest whole instances covering the need,
+// on-demand at $1/h and $3.60/h beyond the reservations.
+double exhaustive_cost(const std::vector<double>& needs) {
+  const double hours = static_cast<double>(needs.size());
+  double best = std::numeric_limits<double>::max();
+  for (int r1 = 0; r1 <= 14; ++r1) {
+    for (int r4 = 0; r4 <= 4; ++r4) {
+      double cost = hours * (0.6 * r1 + 2.4 * r4);
+      for (double need : needs) {
+        double interval = std::numeric_limits<double>::max();
+        for (int n4 = 0; n4 <= 4; ++n4) {
+          const int n1 = std::max(0, static_cast<int>(std::ceil(need - 4 * n4 - 1e-9)));
+          interval = std::min(interval, std::max(0, n1 - r1) * 1.0 + std::max(0, n4 - r4) * 3.6);
+        }
+        cost += interval;
+      }
+      best = std::min(best, cost);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("engine::placement::min_cost_max_flow ships the maximum flow at the least cost", "[engine][planner]") {
+  using engine::placement::FlowArc;
+  // s=0, t=1, a=2, b=3. From a, 3 units cost 1 each and the rest 4 each (parallel arcs); b adds 1 at no cost.
+  const std::vector<FlowArc> arcs = {{0, 2, 5, 0}, {2, 1, 3, 1}, {2, 1, 10, 4}, {0, 3, 2, 0}, {3, 1, 1, 0}};
+  const auto solution = engine::placement::min_cost_max_flow(4, 0, 1, arcs);
+  CHECK(solution.shipped == 6);
+  CHECK(solution.cost == 3 * 1 + 2 * 4);
+  CHECK(solution.flow == std::vector<std::int64_t>{5, 3, 2, 1, 1});
+}
+
+TEST_CASE("engine::placement::place_interval uses reservations first and respects every cap", "[engine][planner]") {
+  using namespace engine::placement;
+  // Pool 0: on-demand 1-GPU at $1 with 3 reserved; pool 1: spot 1-GPU at $0.30; pool 2: spot 4-GPU at $1.00.
+  const std::vector<PlacementPool> pools = {{1, 1.0, 1.0, 3, false}, {1, 0.3, 1.0, 0, true}, {4, 1.0, 1.0, 0, true}};
+  PlacementDemand demand;
+  demand.units = 10;
+  demand.options = {{0, 1.0, std::nullopt}, {1, 1.0, 2.5}, {2, 1.0, 4.0}};
+  const PlacementResult result = place_interval(pools, std::span(&demand, 1));
+  const std::vector<int>& counts = result.instances[0];
+  // Reserved capacity is free: 3 units there; spot pools at their caps (2 whole instances of pool
+  // 1 within 2.5 units, one 4-GPU instance within 4); the last unit on-demand.
+  CHECK(counts == std::vector<int>{4, 2, 1});
+  CHECK(result.reserved_used[0] == 3);
+  CHECK(result.unplaced_units == 0);
+  CHECK(result.cost_per_hour == Approx(1.0 + 2 * 0.3 + 1.0));
+  CHECK(counts[1] * 1.0 <= 2.5);
+  CHECK(counts[2] * 4.0 <= 4.0);
+}
+
+TEST_CASE("engine::make_plan on one pool reproduces the break-even rule exactly", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // Reserved $0.60/h against on-demand $1/h: break-even 60% of the hours. 5 GPUs are needed in 7
+  // of 10 hours (70% > 60%), so 5 reservations pay; a 6th would never be used.
+  const std::vector<double> needs = {5, 5, 5, 5, 5, 5, 5, 3, 3, 1};
+  const Scenario scenario = load(planning_json(10, R"(["one.gpu"])", R"(["on_demand", "reserved"])",
+                                               trace_demand(demand_csv("break_even", needs))), prices);
+  const Plan plan = plan_of(scenario, prices);
+  REQUIRE(plan.commitments.size() == 1);
+  const CommitmentRecommendation& commitment = plan.commitments.front();
+  CHECK(commitment.instance_type == "one.gpu");
+  CHECK(commitment.count == 5);
+  CHECK(commitment.break_even_utilisation == Approx(0.6));
+  CHECK(commitment.expected_utilisation == Approx((7 * 5 + 2 * 3 + 1) / 50.0));
+  // 5 reserved for 10 h at $0.60, no on-demand beyond them: $30; without: $43 on-demand.
+  CHECK(plan.expected.planned_cost == Money::from_usd(30.0));
+  CHECK(plan.forecasts.front().forecaster == "scenario");
+
+  SECTION("its simulation against the same demand costs what was planned") {
+    SimulationOptions options;
+    auto report = simulate_plan(scenario, plan, prices, options, PlanDemand::scenario);
+    REQUIRE(report.ok());
+    CHECK(report->replicas.front().cost.total == Money::from_usd(30.0));
+    CHECK(report->replicas.front().cost.on_demand == Money{});
+    // Only the first launch's minutes are unserved.
+    CHECK(report->replicas.front().served_fraction > 0.98);
+  }
+}
+
+TEST_CASE("engine::make_plan matches an exhaustive search of its cost model within 0.5%", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  std::mt19937 generator(2026);
+  std::uniform_int_distribution<int> tenths(0, 130);
+  for (int instance = 0; instance < 12; ++instance) {
+    std::vector<double> needs;
+    for (int k = 0; k < 8; ++k) needs.push_back(tenths(generator) / 10.0);
+    const Scenario scenario = load(planning_json(8, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "reserved"])",
+                                                 trace_demand(demand_csv("exhaustive", needs))), prices);
+    const Plan plan = plan_of(scenario, prices);
+    const double exact = exhaustive_cost(needs);
+    INFO("instance " << instance << ": planned " << plan.expected.planned_cost.usd() << ", exact " << exact);
+    CHECK(plan.expected.planned_cost.usd() >= exact - 1e-6);
+    CHECK(plan.expected.planned_cost.usd() <= exact * 1.005 + 1e-6);
+  }
+}
+
+TEST_CASE("engine::make_plan keeps spot within its per-pool share and says which forecaster ran", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(
+      planning_json(48, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
+                    R"({"unit": "gpus", "generator": {"base": 20, "daily_amplitude": 0.3, "noise": 0.1}})",
+                    R"(, "spot": {"max_share_per_pool_percent": 40})"),
+      prices);
+  const Plan plan = plan_of(scenario, prices);
+  CHECK(plan.forecasts.front().forecaster == "scenario");
+  const PlannedGroup& group = plan.groups.at(0);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(plan.horizon.intervals()); ++k) {
+    int total = 0;
+    for (std::size_t i = 0; i < group.pools.size(); ++i) total += group.instances[i][k] * plan.pools[group.pools[i]].gpus_per_instance;
+    const double needed = plan.forecasts.front().values.back()[k];  // at least the p90 is served at p95
+    CHECK(total >= needed - 1e-9);
+    for (std::size_t i = 0; i < group.pools.size(); ++i) {
+      const PlannedPool& pool = plan.pools[group.pools[i]];
+      if (pool.option != PurchaseOption::spot) continue;
+      // A spot pool holds at most 40% of the capacity the interval needs (its share cap).
+      CHECK(group.instances[i][k] * pool.gpus_per_instance <= 0.4 * total + 1e-9);
+    }
+  }
+}
+
+TEST_CASE("engine::make_plan under a budget trades the served quantile for cost and says so", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(planning_json(48, R"(["one.gpu"])", R"(["on_demand"])",
+                                               R"({"unit": "gpus", "generator": {"base": 20, "noise": 0.2}})"),
+                                 prices);
+  const Plan unconstrained = plan_of(scenario, prices);
+  PlanOptions at_median;
+  at_median.risk_quantile = 0.5;
+  const Plan median = plan_of(scenario, prices, at_median);
+  REQUIRE(median.expected.planned_cost < unconstrained.expected.planned_cost);
+  PlanOptions options;
+  options.budget = Money::from_usd((median.expected.planned_cost.usd() + unconstrained.expected.planned_cost.usd()) / 2);
+  const Plan capped = plan_of(scenario, prices, options);
+  CHECK(capped.budget_status.rfind("met by serving quantile", 0) == 0);
+  CHECK(capped.risk_quantile < 0.95);
+  CHECK(capped.risk_quantile >= 0.5);
+  CHECK(capped.expected.planned_cost <= *options.budget);
+
+  options.budget = Money::from_usd(median.expected.planned_cost.usd() / 2);
+  const Plan infeasible = plan_of(scenario, prices, options);
+  CHECK(infeasible.budget_status == "infeasible");
+  CHECK(infeasible.risk_quantile == 0.5);
+}
+
+TEST_CASE("engine::make_plan refuses bad options with clear errors", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(planning_json(4, R"(["one.gpu"])", R"(["on_demand"])",
+                                               R"({"unit": "gpus", "generator": {"base": 2}})"),
+                                 prices);
+  PlanOptions options;
+  options.risk_quantile = 1.0;
+  CHECK(make_plan(scenario, prices, options).status().message().find("risk quantile: expected a level in (0, 1)") != std::string::npos);
+  options = {};
+  options.forecaster = "prophet";
+  CHECK(make_plan(scenario, prices, options).status().message().find("forecaster: expected auto, lstm") != std::string::npos);
+}
