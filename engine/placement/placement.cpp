@@ -35,12 +35,45 @@ double instances_cost_per_hour(std::span<const PlacementPool> pools, std::span<c
 }
 
 PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands) {
-  // Nodes: 0 source, 1 sink, one per demand, one per pool holding reservations.
+  // Without reservations the demands do not interact, and each one's min-cost flow is the greedy
+  // fill of its options from the cheapest per unit, up to their caps. Reservations are shared, so
+  // demands that may use one go into the flow; their paid options there are only those of their
+  // greedy fill (with free capacity a demand pays for less, and still for the cheapest first), which
+  // keeps the network small without changing its optimum.
+  std::vector<std::vector<double>> option_units(demands.size());
+  std::vector<std::vector<bool>> paid_option(demands.size());
+  std::vector<bool> in_flow(demands.size(), false);
+  for (std::size_t d = 0; d < demands.size(); ++d) {
+    const PlacementDemand& demand = demands[d];
+    std::vector<std::pair<double, std::size_t>> order;  // (cost per unit, option), cheapest first
+    order.reserve(demand.options.size());
+    for (std::size_t o = 0; o < demand.options.size(); ++o) {
+      const PlacementPool& pool = pools[demand.options[o].pool];
+      order.emplace_back(pool.instance_cost / units_per_instance(pool, demand.options[o]), o);
+    }
+    std::sort(order.begin(), order.end());
+    option_units[d].assign(demand.options.size(), 0.0);
+    paid_option[d].assign(demand.options.size(), false);
+    double remaining = demand.units;
+    for (const auto& [cost, o] : order) {
+      if (remaining <= 1e-12) break;
+      const double take = std::min(remaining, demand.options[o].max_units.value_or(remaining));
+      option_units[d][o] = take;
+      paid_option[d][o] = true;
+      remaining -= take;
+    }
+    for (const PlacementOption& option : demand.options) in_flow[d] = in_flow[d] || pools[option.pool].reserved_instances > 0;
+  }
+
+  // Nodes: 0 source, 1 sink, one per demand in the flow, one per pool holding reservations.
   constexpr int kSource = 0;
   constexpr int kSink = 1;
-  const int first_demand = 2;
+  int node_count = 2;
+  std::vector<int> demand_node(demands.size(), -1);
+  for (std::size_t d = 0; d < demands.size(); ++d) {
+    if (in_flow[d]) demand_node[d] = node_count++;
+  }
   std::vector<int> reservation_node(pools.size(), -1);
-  int node_count = first_demand + static_cast<int>(demands.size());
   for (std::size_t p = 0; p < pools.size(); ++p) {
     if (pools[p].reserved_instances > 0) reservation_node[p] = node_count++;
   }
@@ -50,34 +83,47 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
       reserved_units_per_gpu[option.pool] = std::max(reserved_units_per_gpu[option.pool], option.units_per_gpu);
     }
   }
-
   std::vector<FlowArc> arcs;
-  // Per demand and option: the arc index of its direct arc and of its reservation arc (or -1).
+  // Per demand in the flow and option: the index of its paid arc and of its reservation arc (or -1).
   std::vector<std::vector<std::pair<int, int>>> option_arcs(demands.size());
   for (std::size_t d = 0; d < demands.size(); ++d) {
-    const int node = first_demand + static_cast<int>(d);
+    if (!in_flow[d]) continue;
+    const int node = demand_node[d];
     arcs.push_back(FlowArc{kSource, node, quanta(demands[d].units), 0});
-    for (const PlacementOption& option : demands[d].options) {
+    for (std::size_t o = 0; o < demands[d].options.size(); ++o) {
+      const PlacementOption& option = demands[d].options[o];
       const PlacementPool& pool = pools[option.pool];
-      const double usd_per_unit = pool.instance_cost / units_per_instance(pool, option);
-      const auto cost = static_cast<std::int64_t>(std::llround(usd_per_unit / kQuantaPerUnit * kCostScale));
       const std::int64_t cap = option.max_units ? quanta(*option.max_units) : kUnbounded;
-      const int direct = static_cast<int>(arcs.size());
-      arcs.push_back(FlowArc{node, kSink, cap, cost});
+      int paid = -1;
+      if (paid_option[d][o]) {
+        const double usd_per_unit = pool.instance_cost / units_per_instance(pool, option);
+        paid = static_cast<int>(arcs.size());
+        arcs.push_back(FlowArc{node, kSink, cap, static_cast<std::int64_t>(std::llround(usd_per_unit / kQuantaPerUnit * kCostScale))});
+      }
       int reserved = -1;
       if (reservation_node[option.pool] >= 0) {
         reserved = static_cast<int>(arcs.size());
         arcs.push_back(FlowArc{node, reservation_node[option.pool], cap, 0});
       }
-      option_arcs[d].emplace_back(direct, reserved);
+      option_arcs[d].emplace_back(paid, reserved);
     }
   }
-  for (std::size_t p = 0; p < pools.size(); ++p) {
-    if (reservation_node[p] < 0) continue;
-    const double units = pools[p].reserved_instances * pools[p].gpus_per_instance * reserved_units_per_gpu[p];
-    arcs.push_back(FlowArc{reservation_node[p], kSink, static_cast<std::int64_t>(std::floor(units * kQuantaPerUnit)), 0});
+  if (node_count > 2) {
+    for (std::size_t p = 0; p < pools.size(); ++p) {
+      if (reservation_node[p] < 0) continue;
+      const double units = pools[p].reserved_instances * pools[p].gpus_per_instance * reserved_units_per_gpu[p];
+      arcs.push_back(FlowArc{reservation_node[p], kSink, static_cast<std::int64_t>(std::floor(units * kQuantaPerUnit)), 0});
+    }
+    const FlowSolution flow = min_cost_max_flow(node_count, kSource, kSink, arcs);
+    const auto flow_on = [&](int arc) { return arc >= 0 ? flow.flow[static_cast<std::size_t>(arc)] : 0; };
+    for (std::size_t d = 0; d < demands.size(); ++d) {
+      if (!in_flow[d]) continue;
+      for (std::size_t o = 0; o < demands[d].options.size(); ++o) {
+        const auto [paid, reserved] = option_arcs[d][o];
+        option_units[d][o] = static_cast<double>(flow_on(paid) + flow_on(reserved)) / kQuantaPerUnit;
+      }
+    }
   }
-  const FlowSolution flow = min_cost_max_flow(node_count, kSource, kSink, arcs);
 
   PlacementResult result;
   result.instances.resize(demands.size());
@@ -89,12 +135,8 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
     counts.assign(demand.options.size(), 0);
     double covered = 0;
     for (std::size_t o = 0; o < demand.options.size(); ++o) {
-      const auto [direct, reserved] = option_arcs[d][o];
-      const double units = static_cast<double>(flow.flow[static_cast<std::size_t>(direct)] +
-                                               (reserved >= 0 ? flow.flow[static_cast<std::size_t>(reserved)] : 0)) /
-                           kQuantaPerUnit;
       const double per_instance = units_per_instance(pools[demand.options[o].pool], demand.options[o]);
-      counts[o] = static_cast<int>(std::floor(units / per_instance + 1e-9));
+      counts[o] = static_cast<int>(std::floor(option_units[d][o] / per_instance + 1e-9));
       covered += counts[o] * per_instance;
     }
     // Cover the rest with the option whose whole instances do it at the least marginal cost.

@@ -73,25 +73,25 @@ ordered_json plan_document(const Plan& plan) {
   document["format"] = kFormatName;
   document["format_version"] = plan.format_version;
   document["scenario"] = plan.scenario;
-  document["scenario_hash"] = plan.scenario_hash;
+  // Optional texts are left out when empty (the reader refuses empty strings).
+  if (!plan.scenario_hash.empty()) document["scenario_hash"] = plan.scenario_hash;
   document["seed"] = plan.seed;
   document["horizon"] = {{"start", format_instant(plan.horizon.start)},
                          {"duration", format_duration(plan.horizon.duration)},
                          {"step", format_duration(plan.horizon.step)}};
   document["risk_quantile"] = plan.risk_quantile;
   document["budget_usd"] = plan.budget ? json(plan.budget->usd()) : json(nullptr);
-  document["budget_status"] = plan.budget_status;
+  if (!plan.budget_status.empty()) document["budget_status"] = plan.budget_status;
   ordered_json forecasts = ordered_json::array();
   for (const WorkloadForecast& forecast : plan.forecasts) {
-    forecasts.push_back({{"workload", forecast.workload},
-                         {"forecaster", forecast.forecaster},
-                         {"backend", forecast.backend},
-                         {"reason", forecast.reason},
-                         {"history_samples", forecast.history_samples},
+    ordered_json entry = {{"workload", forecast.workload}, {"forecaster", forecast.forecaster}, {"backend", forecast.backend}};
+    if (!forecast.reason.empty()) entry["reason"] = forecast.reason;
+    entry.update(ordered_json{{"history_samples", forecast.history_samples},
                          {"mean_p50", forecast.mean_p50},
                          {"peak_planned", forecast.peak_planned},
-                         {"levels", forecast.levels},
-                         {"values", forecast.values}});
+                              {"levels", forecast.levels},
+                              {"values", forecast.values}});
+    forecasts.push_back(std::move(entry));
   }
   document["forecasts"] = forecasts;
   ordered_json commitments = ordered_json::array();
@@ -106,8 +106,8 @@ ordered_json plan_document(const Plan& plan) {
                            {"upfront_per_instance_usd", commitment.upfront_per_instance.usd()},
                            {"expected_utilisation", commitment.expected_utilisation},
                            {"break_even_utilisation", commitment.break_even_utilisation},
-                           {"expected_saving_usd", commitment.expected_saving.usd()},
-                           {"reason", commitment.reason}});
+                           {"expected_saving_usd", commitment.expected_saving.usd()}});
+    if (!commitment.reason.empty()) commitments.back()["reason"] = commitment.reason;
   }
   document["commitments"] = commitments;
   ordered_json pools = ordered_json::array();

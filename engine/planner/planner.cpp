@@ -47,9 +47,9 @@ Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& 
 }
 
 // Demand quantile levels at which reservation usage is measured (see choose_commitments).
-constexpr double kUsageLevels[] = {0.1, 0.3, 0.5, 0.7, 0.9};
+constexpr double kUsageLevels[] = {0.2, 0.5, 0.8};
 // Reservation levels tried between the two break-even bounds (see choose_commitments).
-constexpr int kCandidateSteps = 4;
+constexpr int kCandidateSteps = 2;
 
 bool allows(const Scenario& scenario, PurchaseOption option) {
   return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) !=

@@ -77,6 +77,19 @@ TEST_CASE("engine::plan_to_json and plan_from_json round-trip every field", "[en
   CHECK(plan_hash(plan).rfind("fnv1a64:", 0) == 0);
 }
 
+TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan reads back", "[engine][plan]") {
+  Plan plan = sample_plan();
+  plan.scenario_hash.clear();
+  plan.budget.reset();
+  plan.budget_status.clear();
+  plan.forecasts.front().reason.clear();
+  plan.commitments.front().reason.clear();
+  auto read = plan_from_json(plan_to_json(plan), "plan.json");
+  INFO((read.ok() ? std::string() : read.status().message()));
+  REQUIRE(read.ok());
+  CHECK(*read == plan);
+}
+
 TEST_CASE("engine::plan_from_json refuses damaged documents with located messages", "[engine][plan]") {
   const std::string text = plan_to_json(sample_plan());
   CHECK(error_of("{") .find("plan.json: not valid JSON") != std::string::npos);
