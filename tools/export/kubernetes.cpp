@@ -108,6 +108,22 @@ int replicas(std::int64_t gpus, int gpus_per_pod) {
   return static_cast<int>((gpus + gpus_per_pod - 1) / gpus_per_pod);
 }
 
+// A part's replicas: the autoscaler ranges from the fewest to the most the plan has, and at least
+// 1 (an autoscaler leaves a Deployment at 0 replicas alone); the Deployment starts at the first
+// interval's, within that range.
+struct ReplicaRange {
+  int start = 1, min = 1, max = 1;
+};
+
+ReplicaRange replica_range(const KubernetesGroup& group, const CapacityPart& part) {
+  const auto [low, high] = std::minmax_element(part.gpus.begin(), part.gpus.end());
+  ReplicaRange range;
+  range.min = std::max(1, replicas(*low, group.gpus_per_pod));
+  range.max = std::max(range.min, replicas(*high, group.gpus_per_pod));
+  range.start = std::clamp(replicas(part.gpus.front(), group.gpus_per_pod), range.min, range.max);
+  return range;
+}
+
 // A Kubernetes quantity: "65", or "2500m" for 2.5.
 std::string quantity(double value) {
   const auto milli = static_cast<std::int64_t>(std::llround(value * 1000));
@@ -182,7 +198,7 @@ ordered_json deployment(const KubernetesGroup& group, const CapacityPart& part, 
   ordered_json result = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", metadata(name, planned, hash)}};
   result["metadata"]["labels"].update(selector);
   result["spec"] = {
-      {"replicas", replicas(part.gpus.front(), group.gpus_per_pod)},
+      {"replicas", replica_range(group, part).start},
       {"selector", {{"matchLabels", selector}}},
       {"template",
        {{"metadata", {{"labels", pod_labels}}},
@@ -197,9 +213,7 @@ ordered_json autoscaler(const KubernetesGroup& group, const CapacityPart& part, 
   const PlannedGroup& planned = *group.planned;
   const TargetTracking& tracking = planned.target_tracking;
   const std::string name = deployment_name(planned, part);
-  const auto [low, high] = std::minmax_element(part.gpus.begin(), part.gpus.end());
-  const int min_replicas = std::max(1, replicas(*low, group.gpus_per_pod));
-  const int max_replicas = std::max(min_replicas, replicas(*high, group.gpus_per_pod));
+  const ReplicaRange range = replica_range(group, part);
   // gpu_utilisation: the DCGM exporter's per-GPU utilisation (percent), served to the HPA by the
   // Prometheus adapter; requests_per_gpu: the application's own per-pod metric.
   const std::string metric = tracking.metric == "gpu_utilisation" ? "DCGM_FI_DEV_GPU_UTIL" : tracking.metric;
@@ -208,8 +222,8 @@ ordered_json autoscaler(const KubernetesGroup& group, const CapacityPart& part, 
   ordered_json result = {{"apiVersion", "autoscaling/v2"}, {"kind", "HorizontalPodAutoscaler"}, {"metadata", metadata(name, planned, hash)}};
   result["spec"] = {
       {"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
-      {"minReplicas", min_replicas},
-      {"maxReplicas", max_replicas},
+      {"minReplicas", range.min},
+      {"maxReplicas", range.max},
       {"metrics", ordered_json::array({{{"type", "Pods"},
                                         {"pods",
                                          {{"metric", {{"name", metric}}},
@@ -236,8 +250,9 @@ std::string readme(const Plan& plan, const std::vector<KubernetesGroup>& groups)
   text += "\nNotes:\n"
           "- A pod requests the GPUs that every instance type of its group holds a whole number of (the\n"
           "  greatest common divisor of their GPU counts); replicas are the plan's GPUs divided by that.\n"
-          "- Kubernetes has no scheduled capacity: each Deployment starts at the plan's first interval and\n"
-          "  its HorizontalPodAutoscaler ranges from the fewest to the most replicas the plan has (at least 1).\n"
+          "- Kubernetes has no scheduled capacity: each HorizontalPodAutoscaler ranges from the fewest to the\n"
+          "  most replicas the plan has (at least 1, as an autoscaler leaves a Deployment at 0 alone), and\n"
+          "  each Deployment starts at the plan's first interval within that range.\n"
           "- The NodePool's nvidia.com/gpu limit is the group's maximum capacity; disruption budgets allow\n"
           "  10% of nodes at a time, and batch groups consolidate only empty nodes.\n";
   return text;
