@@ -19,14 +19,7 @@ struct ExportOptions {
 
 int report_error(const Status& status) {
   std::cerr << "fleetcast export: " << status.message() << '\n';
-  switch (status.code()) {
-    case StatusCode::invalid_argument:
-    case StatusCode::not_found:
-    case StatusCode::failed_precondition:
-      return kExitInvalidInput;
-    default:
-      return kExitFailure;
-  }
+  return exit_code_for(status);
 }
 
 }  // namespace

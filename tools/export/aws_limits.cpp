@@ -232,6 +232,12 @@ Status check_aws_groups(std::span<const AwsGroup> groups) {
   return violations.status();
 }
 
+Result<std::vector<AwsGroup>> checked_aws_groups(const Plan& plan) {
+  std::vector<AwsGroup> groups = aws_groups(plan);
+  if (Status status = check_aws_groups(groups); !status.ok()) return status;
+  return groups;
+}
+
 std::vector<std::span<const AwsScheduledAction>> scheduled_action_batches(const AwsGroup& group) {
   std::vector<std::span<const AwsScheduledAction>> batches;
   const std::span<const AwsScheduledAction> actions(group.scheduled_actions);

@@ -59,6 +59,9 @@ void check_group(const AwsGroup& group, Violations& violations);
 /// Every group, and that group and launch template names are unique within each region.
 Status check_aws_groups(std::span<const AwsGroup> groups);
 
+/// The AWS view of the plan's groups (aws_groups), once check_aws_groups has passed them.
+Result<std::vector<AwsGroup>> checked_aws_groups(const Plan& plan);
+
 /// The group's scheduled actions in BatchPutScheduledUpdateGroupAction calls of at most 50, in order.
 std::vector<std::span<const AwsScheduledAction>> scheduled_action_batches(const AwsGroup& group);
 

@@ -93,8 +93,7 @@ struct Command {
 
 std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
                    const std::vector<std::vector<Command>>& commands) {
-  std::string text = "AWS Auto Scaling requests exported by fleetcast from the plan of scenario '" + plan.scenario +
-                     "' (" + plan_hash(plan) + ").\n\n"
+  std::string text = readme_heading(plan, "AWS Auto Scaling requests") + ".\n\n"
                      "Every file is the input of one API call, for the AWS CLI (--cli-input-json) or boto3\n"
                      "(client.<operation>(**json.load(file))). They hold placeholders; replace them first:\n\n  " +
                      std::string(kImagePlaceholder) + "  the GPU AMI to launch, in the group's region\n  " +
@@ -127,8 +126,9 @@ std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
 }  // namespace
 
 Result<std::vector<ExportFile>> render_aws_requests(const Plan& plan) {
-  const std::vector<AwsGroup> groups = aws_groups(plan);
-  if (Status status = check_aws_groups(groups); !status.ok()) return status;
+  auto checked = checked_aws_groups(plan);
+  if (!checked.ok()) return checked.status();
+  const std::vector<AwsGroup>& groups = *checked;
   std::vector<ExportFile> files;
   std::vector<std::vector<Command>> commands(groups.size());
   const auto add = [&](std::size_t g, std::string service, std::string operation, const std::string& name,

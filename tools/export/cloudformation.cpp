@@ -106,9 +106,7 @@ void check_template(const std::string& region, const std::vector<const AwsGroup*
 
 std::string readme(const Plan& plan, const std::vector<std::pair<std::string, std::string>>& templates,
                    const std::vector<std::size_t>& sizes) {
-  std::string text = "CloudFormation templates exported by fleetcast from the plan of scenario '" + plan.scenario +
-                     "' (" + plan_hash(plan) +
-                     "): one stack per region.\n\n"
+  std::string text = readme_heading(plan, "CloudFormation templates") + ": one stack per region.\n\n"
                      "Parameters (no defaults): ImageId (the GPU AMI), Subnets (subnet IDs, comma-separated),\n"
                      "SecurityGroups (security group IDs). Deploy each template in its region:\n\n";
   for (std::size_t i = 0; i < templates.size(); ++i) {
@@ -132,8 +130,9 @@ std::string readme(const Plan& plan, const std::vector<std::pair<std::string, st
 }  // namespace
 
 Result<std::vector<ExportFile>> render_cloudformation(const Plan& plan) {
-  const std::vector<AwsGroup> groups = aws_groups(plan);
-  if (Status status = check_aws_groups(groups); !status.ok()) return status;
+  auto checked = checked_aws_groups(plan);
+  if (!checked.ok()) return checked.status();
+  const std::vector<AwsGroup>& groups = *checked;
   std::map<std::string, std::vector<const AwsGroup*>> by_region;
   for (const AwsGroup& group : groups) by_region[group.region].push_back(&group);
   Violations violations;

@@ -36,6 +36,11 @@ std::optional<ExportFormat> parse_export_format(std::string_view name) {
   return std::nullopt;
 }
 
+std::string readme_heading(const Plan& plan, std::string_view what) {
+  return std::string(what) + " exported by fleetcast from the plan of scenario '" + plan.scenario + "' (" +
+         plan_hash(plan) + ")";
+}
+
 Result<std::vector<ExportFile>> render_export(const Plan& plan, ExportFormat format) {
   switch (format) {
     case ExportFormat::aws:

@@ -45,6 +45,10 @@ inline constexpr std::string_view kSecurityGroupPlaceholder = "sg-REPLACE-ME";
 inline constexpr std::string_view kRegistryPlaceholder = "replace-with-your-registry";
 inline constexpr std::string_view kNodeClassPlaceholder = "replace-with-your-ec2nodeclass";
 
+/// The first line of each format's README.txt: "<what> exported by fleetcast from the plan of
+/// scenario '<name>' (<plan hash>)".
+std::string readme_heading(const Plan& plan, std::string_view what);
+
 /// Checks the plan (AWS limits, then the format's own rules) and renders every file of the format.
 Result<std::vector<ExportFile>> render_export(const Plan& plan, ExportFormat format);
 

@@ -233,9 +233,7 @@ ordered_json autoscaler(const KubernetesGroup& group, const CapacityPart& part, 
 }
 
 std::string readme(const Plan& plan, const std::vector<KubernetesGroup>& groups) {
-  std::string text = "Kubernetes manifests exported by fleetcast from the plan of scenario '" + plan.scenario + "' (" +
-                     plan_hash(plan) +
-                     ").\n\n"
+  std::string text = readme_heading(plan, "Kubernetes manifests") + ".\n\n"
                      "Each folder is one group: one workload in one region, for that region's cluster. It needs\n"
                      "Karpenter (v1 API) with an EC2NodeClass, the NVIDIA device plugin, and for the autoscalers a\n"
                      "custom-metrics adapter serving DCGM_FI_DEV_GPU_UTIL (DCGM exporter) or requests_per_gpu.\n"
@@ -261,8 +259,7 @@ std::string readme(const Plan& plan, const std::vector<KubernetesGroup>& groups)
 }  // namespace
 
 Result<std::vector<ExportFile>> render_kubernetes(const Plan& plan) {
-  const std::vector<AwsGroup> aws = aws_groups(plan);
-  if (Status status = check_aws_groups(aws); !status.ok()) return status;
+  if (auto aws = checked_aws_groups(plan); !aws.ok()) return aws.status();
   Violations violations;
   std::vector<KubernetesGroup> groups;
   for (const PlannedGroup& group : plan.groups) groups.push_back(kubernetes_group(plan, group, violations));
