@@ -1,5 +1,6 @@
 #include "core/cron.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <string>
@@ -182,6 +183,16 @@ std::optional<Instant> next_cron_occurrence(const CronSchedule& schedule, Instan
     minute_of_day = 0;
   }
   return std::nullopt;
+}
+
+bool is_time_zone_name(std::string_view zone) {
+  if (zone == "UTC") return true;
+  // IANA names: Area/Location[/Sub], letters, digits, '_', '-', '+'.
+  const auto slash = zone.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == zone.size()) return false;
+  return std::all_of(zone.begin(), zone.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '_' || c == '-' || c == '+';
+  });
 }
 
 }  // namespace fleetcast

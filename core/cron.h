@@ -36,4 +36,8 @@ bool cron_matches(const CronSchedule& schedule, Instant minute);
 /// `limit` ahead; nullopt when there is none in that window (e.g. "0 0 30 2 *" never fires).
 std::optional<Instant> next_cron_occurrence(const CronSchedule& schedule, Instant after, Seconds limit);
 
+/// Whether `zone` names a time zone as scheduled actions take it: "UTC" or an IANA name of the
+/// form Area/Location[/Sub] (letters, digits, '_', '-', '+'), e.g. "America/New_York".
+bool is_time_zone_name(std::string_view zone);
+
 }  // namespace fleetcast

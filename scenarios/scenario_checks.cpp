@@ -204,16 +204,6 @@ void check_spot(const Scenario& scenario, DiagnosticSink& sink) {
   }
 }
 
-bool is_time_zone_name(const std::string& zone) {
-  if (zone == "UTC") return true;
-  // IANA names: Area/Location[/Sub], letters, digits, '_', '-', '+'.
-  const auto slash = zone.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == zone.size()) return false;
-  return std::all_of(zone.begin(), zone.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '_' || c == '-' || c == '+';
-  });
-}
-
 void check_policy(const Scenario& scenario, DiagnosticSink& sink) {
   const Policy& policy = scenario.policy;
   for (std::size_t i = 0; i < policy.static_capacity.size(); ++i) {

@@ -275,14 +275,14 @@ TEST_CASE("engine: a reservation pays off exactly above its break-even utilisati
   }
 }
 
-TEST_CASE("engine: a predictive policy is refused before the run, saying why", "[engine]") {
+TEST_CASE("engine: simulate() refuses a predictive policy, which runs through a plan, saying so", "[engine]") {
   const InMemoryPriceSource prices = test_catalog();
   const Scenario scenario = load(scenario_json("2d", R"(["on_demand"])",
       R"({"kind": "predictive", "predictive": {"forecaster": "seasonal_naive"}})"), prices);
   auto report = simulate(scenario, prices);
   REQUIRE_FALSE(report.ok());
   CHECK(report.status().code() == StatusCode::failed_precondition);
-  CHECK_THAT(report.status().message(), Catch::Contains("policy kind 'predictive' needs the load forecaster"));
+  CHECK_THAT(report.status().message(), Catch::Contains("policy kind 'predictive' runs a plan: make one with `fleetcast plan`"));
 }
 
 TEST_CASE("engine: the interval records add up to the run's demand and service", "[engine]") {

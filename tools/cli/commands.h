@@ -7,11 +7,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fleetcast/status.h"
+
 namespace fleetcast::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitInvalidInput = 2;
+
+/// The exit code of a failed command: kExitInvalidInput for invalid_argument, not_found,
+/// failed_precondition and out_of_range (the input or the usage was wrong), else kExitFailure.
+int exit_code_for(const Status& status);
 
 void add_validate_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
@@ -19,5 +25,6 @@ void add_pricing_command(CLI::App& app, int& exit_code);
 void add_forecast_command(CLI::App& app, int& exit_code);
 void add_plan_command(CLI::App& app, int& exit_code);
 void add_backtest_command(CLI::App& app, int& exit_code);
+void add_export_command(CLI::App& app, int& exit_code);
 
 }  // namespace fleetcast::cli

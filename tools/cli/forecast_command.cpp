@@ -22,15 +22,7 @@ using forecast::BackendRegistry;
 // Usage and input mistakes exit 2; the rest (I/O, a backend failure) exit 1.
 int report_error(const Status& status) {
   std::cerr << "fleetcast forecast: " << status.message() << '\n';
-  switch (status.code()) {
-    case StatusCode::invalid_argument:
-    case StatusCode::not_found:
-    case StatusCode::failed_precondition:
-    case StatusCode::out_of_range:
-      return kExitInvalidInput;
-    default:
-      return kExitFailure;
-  }
+  return exit_code_for(status);
 }
 
 std::string describe(const BackendChoice& choice) {

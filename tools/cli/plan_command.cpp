@@ -95,11 +95,6 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
   return inputs;
 }
 
-int exit_code_of(const Status& status) {
-  return status.code() == StatusCode::failed_precondition || status.code() == StatusCode::invalid_argument ? kExitInvalidInput
-                                                                                                             : kExitFailure;
-}
-
 void print_plan(std::ostream& out, const Plan& plan) {
   char line[400];
   out << "Plan for " << plan.scenario << ": " << format_duration(plan.horizon.duration) << " from "
@@ -151,7 +146,7 @@ int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
   auto plan = make_plan(inputs.scenario, *inputs.prices, inputs.options);
   if (!plan.ok()) {
     std::cerr << arguments.scenario << ": " << plan.status().message() << '\n';
-    return exit_code_of(plan.status());
+    return exit_code_for(plan.status());
   }
   const std::string document = plan_to_json(*plan);
   if (!out_file.empty()) {
@@ -180,7 +175,7 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
   auto result = run_plan_backtest(inputs.scenario, *inputs.prices, *cut, inputs.options);
   if (!result.ok()) {
     std::cerr << arguments.scenario << ": " << result.status().message() << '\n';
-    return exit_code_of(result.status());
+    return exit_code_for(result.status());
   }
   if (!plan_file.empty()) {
     if (Status status = write_file_atomically(plan_file, plan_to_json(result->plan)); !status.ok()) {

@@ -117,7 +117,7 @@ int run(const RunArguments& arguments) {
   auto report = simulate_scenario();
   if (!report.ok()) {
     std::cerr << arguments.scenario << ": " << report.status().message() << '\n';
-    return report.status().code() == StatusCode::failed_precondition ? kExitInvalidInput : kExitFailure;
+    return exit_code_for(report.status());
   }
   // The optional output files, each written whole or not at all.
   const std::pair<const std::string&, std::function<std::string()>> outputs[] = {

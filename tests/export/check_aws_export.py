@@ -1,0 +1,168 @@
+"""ctest: `fleetcast export --format aws` on a plan, then, with real clients: every request passes
+botocore's own request validator, is applied to a moto server (the first group's with the AWS CLI,
+exactly as README.txt says, the others with boto3), is read back with describe calls and compared
+field by field. The server is always stopped.
+
+usage: check_aws_export.py FLEETCAST PLAN"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import export_checks as checks
+
+# moto does not return these; never compared.
+NOT_RETURNED_BY_MOTO = {"DesiredCapacityType", "DefaultInstanceWarmup", "MaxInstanceLifetime"}
+PLACEHOLDERS = ("ami-REPLACE-WITH-GPU-AMI", "subnet-REPLACE-ME", "sg-REPLACE-ME")
+COMMAND = re.compile(r"^  aws (\S+) (\S+) --region (\S+) --cli-input-json file://(\S+)$")
+
+
+def readme_commands(folder):
+    with open(os.path.join(folder, "README.txt"), encoding="utf-8") as readme:
+        text = readme.read()
+    for placeholder in PLACEHOLDERS:
+        if placeholder not in text:
+            checks.fail(f"README.txt does not list the placeholder {placeholder}")
+    commands = [COMMAND.match(line).groups() for line in text.splitlines() if COMMAND.match(line)]
+    listed = sorted(os.path.join(folder, command[3]) for command in commands)
+    if listed != checks.json_files(folder):
+        checks.fail("README.txt does not name every request file exactly once")
+    return commands
+
+
+def validate(botocore, service, operation, params, where):
+    from botocore.validate import ParamValidator
+    model = botocore.session.get_session().get_service_model(service)
+    names = [name for name in model.operation_names if botocore.xform_name(name, "-") == operation]
+    if len(names) != 1:
+        checks.fail(f"{where}: '{service} {operation}' is not an operation of botocore's model")
+    report = ParamValidator().validate(params, model.operation_model(names[0]).input_shape)
+    if report.has_errors():
+        checks.fail(f"{where}: botocore's validator refuses the request:\n{report.generate_report()}")
+    return names[0]
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(port, server):
+    for _ in range(200):
+        if server.poll() is not None:
+            checks.fail(f"moto_server exited with {server.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    checks.fail("moto_server did not start listening in 20 s")
+
+
+def network(boto3, endpoint, region):
+    """A VPC, subnet, security group and image in `region`, to stand in for the placeholders."""
+    ec2 = boto3.client("ec2", endpoint_url=endpoint, region_name=region)
+    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.1.0/24", AvailabilityZone=region + "a")["Subnet"]["SubnetId"]
+    group = ec2.create_security_group(GroupName="gpu-fleet", Description="fleetcast test", VpcId=vpc)["GroupId"]
+    image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    return dict(zip(PLACEHOLDERS, (image, subnet, group)))
+
+
+def read_back(boto3, endpoint, region, operation, request, comparison):
+    ec2 = boto3.client("ec2", endpoint_url=endpoint, region_name=region)
+    autoscaling = boto3.client("autoscaling", endpoint_url=endpoint, region_name=region)
+    if operation == "CreateLaunchTemplate":
+        versions = ec2.describe_launch_template_versions(LaunchTemplateName=request["LaunchTemplateName"])
+        comparison.same(request["LaunchTemplateData"], versions["LaunchTemplateVersions"][0]["LaunchTemplateData"],
+                        request["LaunchTemplateName"] + ".LaunchTemplateData")
+    elif operation == "CreateAutoScalingGroup":
+        name = request["AutoScalingGroupName"]
+        group = autoscaling.describe_auto_scaling_groups(AutoScalingGroupNames=[name])["AutoScalingGroups"][0]
+        comparison.same({key: value for key, value in request.items() if key not in NOT_RETURNED_BY_MOTO}, group, name)
+    elif operation == "BatchPutScheduledUpdateGroupAction":
+        name = request["AutoScalingGroupName"]
+        pages = autoscaling.get_paginator("describe_scheduled_actions").paginate(AutoScalingGroupName=name)
+        stored = {action["ScheduledActionName"]: action for page in pages for action in page["ScheduledUpdateGroupActions"]}
+        for action in request["ScheduledUpdateGroupActions"]:
+            comparison.same(action, stored.get(action["ScheduledActionName"], {}), name + "." + action["ScheduledActionName"])
+    elif operation == "PutScalingPolicy":
+        policies = autoscaling.describe_policies(AutoScalingGroupName=request["AutoScalingGroupName"],
+                                                 PolicyNames=[request["PolicyName"]])["ScalingPolicies"]
+        comparison.same(request, policies[0] if policies else {}, request["PolicyName"])
+
+
+def main():
+    checks.require_modules("boto3", "botocore", "moto")
+    checks.require_programs("moto_server", "aws")
+    import boto3
+    import botocore
+    import botocore.session
+    fleetcast, plan = sys.argv[1], sys.argv[2]
+    os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_SESSION_TOKEN="testing",
+                      AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull)
+    with checks.scratch() as work:
+        folder = checks.export(fleetcast, plan, "aws", work)
+        commands = readme_commands(folder)
+        port = free_port()
+        endpoint = f"http://127.0.0.1:{port}"
+        server = subprocess.Popen([shutil.which("moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for(port, server)
+            comparison = checks.Comparison()
+            networks = {}
+            applied = {"cli": 0, "boto3": 0}
+            first_group = commands[0][3].split("/")[0]
+            for service, operation, region, path in commands:
+                with open(os.path.join(folder, path), encoding="utf-8") as request_file:
+                    text = request_file.read()
+                name = validate(botocore, service, operation, json.loads(text), path)
+                if region not in networks:
+                    networks[region] = network(boto3, endpoint, region)
+                for placeholder, value in networks[region].items():
+                    text = text.replace(placeholder, value)
+                if "REPLACE" in text:
+                    checks.fail(f"{path}: a placeholder README.txt does not list")
+                request = json.loads(text)
+                validate(botocore, service, operation, request, path + " (placeholders replaced)")
+                if path.startswith(first_group + "/"):
+                    applied_path = os.path.join(work, "applied", path)
+                    os.makedirs(os.path.dirname(applied_path), exist_ok=True)
+                    with open(applied_path, "w", encoding="utf-8") as applied_file:
+                        applied_file.write(text)
+                    result = subprocess.run(["aws", service, operation, "--region", region, "--cli-input-json",
+                                             "file://" + path, "--endpoint-url", endpoint],
+                                            cwd=os.path.join(work, "applied"), capture_output=True, text=True, check=False)
+                    if result.returncode != 0:
+                        checks.fail(f"aws {service} {operation} ({path}) exited {result.returncode}: {result.stderr}")
+                    reply = json.loads(result.stdout or "{}")
+                    applied["cli"] += 1
+                else:
+                    client = boto3.client(service, endpoint_url=endpoint, region_name=region)
+                    reply = getattr(client, botocore.xform_name(name))(**request)
+                    applied["boto3"] += 1
+                if reply.get("FailedScheduledUpdateGroupActions"):
+                    checks.fail(f"{path}: moto refused actions: {reply['FailedScheduledUpdateGroupActions']}")
+                read_back(boto3, endpoint, region, name, request, comparison)
+            if comparison.mismatches:
+                checks.fail("read back differs:\n  " + "\n  ".join(comparison.mismatches))
+            print(f"{len(commands)} requests passed botocore's validator (as exported and with placeholders replaced); "
+                  f"applied {applied['cli']} with the AWS CLI and {applied['boto3']} with boto3 to moto; "
+                  f"{comparison.fields} fields read back equal")
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+if __name__ == "__main__":
+    main()

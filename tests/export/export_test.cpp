@@ -1,0 +1,196 @@
+// The exporters: what AWS enforces is checked before anything is written (each violation named
+// with its group, field, value and limit, and no files left), the schedule is split into batches
+// of at most 50, and the documents carry the plan's numbers. The real-client checks (botocore,
+// moto, cfn-lint, kubectl) are the python scripts beside this file.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/export/aws_limits.h"
+#include "tools/export/exporters.h"
+
+using namespace fleetcast;
+using namespace fleetcast::exporters;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The fixture: chat on H100/A100 in two regions (on-demand base, spot above), a batch workload on
+// L40S spot; the us-east-1 chat group has 72 hourly changes.
+Plan fixture_plan() {
+  auto plan = load_plan(FLEETCAST_SOURCE_DIR "/tests/export/two_regions_plan.json");
+  REQUIRE(plan.ok());
+  return *plan;
+}
+
+// An output folder path (absent) in an empty folder of its own, `name` being unique to the test
+// case: ctest runs test cases in parallel processes.
+fs::path fresh_out(const std::string& name) {
+  const fs::path parent = fs::path(FLEETCAST_TEST_OUTPUT_DIR) / "export" / name;
+  fs::remove_all(parent);
+  fs::create_directories(parent);
+  return parent / "out";
+}
+
+// Exports `plan` in every format and requires each to be refused with a message holding every
+// one of `expected`, leaving nothing beside the output folder.
+void require_refused(const Plan& plan, const std::string& name, std::initializer_list<std::string> expected) {
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {
+    const fs::path out = fresh_out(name);
+    const Status status = export_plan(plan, format, out);
+    INFO(status.message());
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.code() == StatusCode::invalid_argument);
+    for (const std::string& text : expected) CHECK(status.message().find(text) != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+    CHECK(fs::is_empty(out.parent_path()));
+  }
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+const std::string kEast = "llm-two-regions-chat-us-east-1";
+
+}  // namespace
+
+TEST_CASE("exporters refuse an instance type weight outside 1-999 and write nothing", "[export]") {
+  Plan plan = fixture_plan();
+  plan.groups[0].instance_types[1].weighted_capacity = 1000;
+  require_refused(plan, "weight", {"group '" + kEast + "'", "MixedInstancesPolicy.LaunchTemplate.Overrides[1].WeightedCapacity is 1000",
+                         "AWS allows a whole number from 1 to 999"});
+}
+
+TEST_CASE("exporters refuse an on-demand percentage above 100", "[export]") {
+  Plan plan = fixture_plan();
+  plan.groups[1].distribution.on_demand_percentage_above_base = 101;
+  require_refused(plan, "percentage", {"group 'llm-two-regions-chat-us-west-2'",
+                         "InstancesDistribution.OnDemandPercentageAboveBaseCapacity is 101",
+                         "AWS allows a percentage from 0 to 100"});
+}
+
+TEST_CASE("exporters refuse a schedule change outside Min <= Desired <= Max", "[export]") {
+  Plan plan = fixture_plan();
+  plan.groups[0].schedule[60].desired_capacity = 200;
+  require_refused(plan, "schedule-sizes", {"ScheduledUpdateGroupActions[10] is 16, 200, 128", "AWS requires MinSize <= DesiredCapacity <= MaxSize"});
+}
+
+TEST_CASE("exporters refuse a group whose desired capacity is below its minimum", "[export]") {
+  Plan plan = fixture_plan();
+  plan.groups[2].min_capacity = 20;  // the first change wants 16
+  require_refused(plan, "group-sizes", {"group 'llm-two-regions-finetune-us-east-1': MinSize, DesiredCapacity, MaxSize is 20, 16, 64"});
+}
+
+TEST_CASE("exporters refuse a target-tracking policy without exactly one metric", "[export]") {
+  Plan plan = fixture_plan();
+  plan.groups[1].target_tracking.metric = "queue_depth";
+  require_refused(plan, "metric", {"TargetTrackingConfiguration is 0 metrics", "exactly one metric per target-tracking policy"});
+}
+
+TEST_CASE("exporters refuse more than 40 instance types and names AWS does not take", "[export]") {
+  Plan plan = fixture_plan();
+  plan.groups[2].instance_types.clear();
+  for (int i = 0; i < 41; ++i) plan.groups[2].instance_types.push_back({"g6e." + std::to_string(i) + "xlarge", 1});
+  plan.groups[1].name = "chat:us-west-2";
+  require_refused(plan, "overrides-names", {"Overrides is 41 instance types; AWS accepts 1 to 40",
+                         "AutoScalingGroupName is 'chat:us-west-2'; AWS allows 1 to 255 printable ASCII characters without ':'",
+                         "LaunchTemplateName is 'chat:us-west-2'"});
+}
+
+TEST_CASE("aws_limits checks recurrences, time zones and batch sizes of any scheduled action", "[export]") {
+  Violations violations;
+  AwsScheduledAction weekday{"weekday-morning", std::nullopt, "0 8 * * 1-5", "America/New_York", 2, 8, 4};  // min, max, desired
+  check_scheduled_action(weekday, "group 'g'", "action", violations);
+  CHECK(violations.empty());
+
+  AwsScheduledAction broken{"broken", std::nullopt, "0 25 * * *", "Mars/Olympus Mons", std::nullopt, std::nullopt, std::nullopt};
+  check_scheduled_action(broken, "group 'g'", "action", violations);
+  const std::string message = violations.status().message();
+  CHECK(message.find("action.Recurrence is '0 25 * * *'; AWS requires a five-field cron expression") != std::string::npos);
+  CHECK(message.find("action.TimeZone is 'Mars/Olympus Mons'") != std::string::npos);
+  CHECK(message.find("AWS requires at least one of MinSize, MaxSize and DesiredCapacity") != std::string::npos);
+
+  Violations batch_violations;
+  const std::vector<AwsScheduledAction> batch(51, AwsScheduledAction{"same", Instant{}, "", "", 1, 1, 1});
+  check_scheduled_action_batch(batch, "group 'g'", batch_violations);
+  const std::string batch_message = batch_violations.status().message();
+  CHECK(batch_message.find("ScheduledUpdateGroupActions is 51 actions; AWS accepts 1 to 50") != std::string::npos);
+  CHECK(batch_message.find("ScheduledUpdateGroupActions[1].ScheduledActionName is 'same'; AWS requires distinct") !=
+        std::string::npos);
+}
+
+TEST_CASE("aws export splits a 72-change schedule into batches of 50 and 22 and keeps the plan's numbers", "[export]") {
+  const Plan plan = fixture_plan();
+  const fs::path out = fresh_out("aws");
+  REQUIRE(export_plan(plan, ExportFormat::aws, out).ok());
+  const fs::path group = out / kEast;
+  const auto first = read_json(group / "03-batch-put-scheduled-update-group-action-01.json");
+  const auto second = read_json(group / "03-batch-put-scheduled-update-group-action-02.json");
+  CHECK_FALSE(fs::exists(group / "03-batch-put-scheduled-update-group-action-03.json"));
+  REQUIRE(first["ScheduledUpdateGroupActions"].size() == 50);
+  REQUIRE(second["ScheduledUpdateGroupActions"].size() == 22);
+  CHECK(first["ScheduledUpdateGroupActions"][1]["ScheduledActionName"] == kEast + "-20270104T010000Z");
+  CHECK(second["ScheduledUpdateGroupActions"][21]["StartTime"] == "2027-01-06T23:00:00Z");
+  CHECK(second["ScheduledUpdateGroupActions"][21]["DesiredCapacity"] == plan.groups[0].schedule[71].desired_capacity);
+
+  const auto create = read_json(group / "02-create-auto-scaling-group.json");
+  CHECK(create["DesiredCapacity"] == plan.groups[0].schedule[0].desired_capacity);
+  CHECK(create["MinSize"] == 16);
+  CHECK(create["MaxSize"] == 128);
+  CHECK(create["DesiredCapacityType"] == "units");
+  CHECK(create["MixedInstancesPolicy"]["LaunchTemplate"]["Overrides"][0] ==
+        nlohmann::json{{"InstanceType", "p4de.24xlarge"}, {"WeightedCapacity", "8"}});
+  CHECK(create["MixedInstancesPolicy"]["InstancesDistribution"]["OnDemandBaseCapacity"] == 16);
+  CHECK(create["MixedInstancesPolicy"]["InstancesDistribution"]["OnDemandPercentageAboveBaseCapacity"] == 20);
+  CHECK(create["MixedInstancesPolicy"]["InstancesDistribution"]["SpotAllocationStrategy"] == "price-capacity-optimized");
+  CHECK(create["CapacityRebalance"] == true);
+  const auto policy = read_json(group / "04-put-scaling-policy.json");
+  CHECK(policy["TargetTrackingConfiguration"]["CustomizedMetricSpecification"]["MetricName"] == "requests_per_gpu");
+  CHECK(policy["TargetTrackingConfiguration"]["TargetValue"] == 1.5);
+}
+
+TEST_CASE("cloudformation export holds one template per region with a scheduled action per change", "[export]") {
+  const fs::path out = fresh_out("cloudformation");
+  REQUIRE(export_plan(fixture_plan(), ExportFormat::cloudformation, out).ok());
+  const auto east = read_json(out / "us-east-1.template.json");
+  std::size_t actions = 0;
+  for (const auto& [id, resource] : east["Resources"].items()) actions += resource["Type"] == "AWS::AutoScaling::ScheduledAction";
+  CHECK(actions == 72 + 6);
+  CHECK(east["Resources"]["LlmTwoRegionsChatUsEast1Action72"]["Properties"]["StartTime"] == "2027-01-06T23:00:00Z");
+  CHECK(east["Parameters"]["Subnets"]["Type"] == "List<AWS::EC2::Subnet::Id>");
+  CHECK(fs::exists(out / "us-west-2.template.json"));
+}
+
+TEST_CASE("kubernetes export starts each capacity type at the plan's first interval", "[export]") {
+  const Plan plan = fixture_plan();
+  const fs::path out = fresh_out("kubernetes");
+  REQUIRE(export_plan(plan, ExportFormat::kubernetes, out).ok());
+  // us-east-1 chat, interval 0: 2 on-demand p5 (16 GPUs) and no spot; pods of 8 GPUs (gcd of 8, 8).
+  const auto on_demand = read_json(out / kEast / "02-deployment-on-demand.json");
+  CHECK(on_demand["spec"]["replicas"] == 2);
+  CHECK(on_demand["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "8");
+  const auto spot_scaler = read_json(out / kEast / "03-hpa-spot.json");
+  CHECK(spot_scaler["spec"]["minReplicas"] == 1);  // the plan has 0 spot GPUs at night
+  CHECK(spot_scaler["spec"]["maxReplicas"] == 10);  // 12 above the base at the peak, 2 of them on-demand
+  const auto pool = read_json(out / "llm-two-regions-finetune-us-east-1" / "01-nodepool.json");
+  CHECK(pool["spec"]["limits"]["nvidia.com/gpu"] == "64");
+  CHECK(pool["spec"]["disruption"]["consolidationPolicy"] == "WhenEmpty");
+}
+
+TEST_CASE("write_export refuses a folder that is not empty and leaves it as it was", "[export]") {
+  const fs::path out = fresh_out("occupied");
+  fs::create_directories(out);
+  std::ofstream(out / "mine.txt") << "keep";
+  const Status status = write_export({ExportFile{"README.txt", "x"}}, out);
+  CHECK(status.code() == StatusCode::failed_precondition);
+  CHECK(status.message().find("exists and is not an empty folder") != std::string::npos);
+  CHECK(fs::exists(out / "mine.txt"));
+  CHECK_FALSE(fs::exists(out / "README.txt"));
+  fs::remove_all(out);
+}

@@ -1,0 +1,91 @@
+// The AWS Auto Scaling view of a plan: one AwsGroup per planned group (one workload in one region),
+// holding exactly what the exporters send to AWS, in AWS's own terms and units. The AWS requests,
+// the CloudFormation template and the Kubernetes manifests are all rendered from these values, after
+// aws_limits.h has checked them, so the three formats agree and none is written from a bad plan.
+//
+// Thread-safety: value types; the functions are reentrant.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fleetcast/plan.h"
+#include "fleetcast/status.h"
+#include "fleetcast/time.h"
+
+namespace fleetcast::exporters {
+
+/// An instance type the group may launch (an Override of the MixedInstancesPolicy).
+struct AwsOverride {
+  std::string instance_type;
+  int weighted_capacity = 1;  // capacity units: the instance type's GPU count
+};
+
+/// The MixedInstancesPolicy's InstancesDistribution.
+struct AwsDistribution {
+  std::string on_demand_allocation_strategy;  // "prioritized": overrides are listed cheapest first
+  int on_demand_base_capacity = 0;            // GPUs (the reserved base)
+  int on_demand_percentage_above_base = 100;
+  std::string spot_allocation_strategy;       // AWS's name, e.g. "price-capacity-optimized"
+};
+
+/// A scheduled update of the group's capacity: one-off (start_time) and/or recurring
+/// (recurrence, a five-field cron expression, in time_zone). Plans produce one-off actions; the
+/// checks accept both, as AWS does.
+struct AwsScheduledAction {
+  std::string name;
+  std::optional<Instant> start_time;
+  std::string recurrence;  // empty: not recurring
+  std::string time_zone;   // empty: UTC; only meaningful with a recurrence
+  std::optional<int> min_size, max_size, desired_capacity;
+};
+
+/// A CloudWatch metric named by a CustomizedMetricSpecification.
+struct AwsMetric {
+  std::string metric_name;
+  std::string metric_namespace;
+  std::string statistic;  // "Average"
+  std::string unit;       // empty: none
+};
+
+/// A target-tracking scaling policy (PutScalingPolicy, PolicyType TargetTrackingScaling).
+struct AwsTargetTracking {
+  std::string policy_name;
+  std::vector<AwsMetric> metrics;  // AWS takes exactly one
+  double target_value = 0;
+  bool disable_scale_in = false;
+  int estimated_instance_warmup = 0;  // seconds
+};
+
+struct AwsGroup {
+  std::string name;                  // AutoScalingGroupName, and the PlannedGroup's name
+  std::string workload;
+  std::string region;
+  std::string launch_template_name;
+  int min_size = 0;                  // GPUs
+  int max_size = 0;                  // GPUs
+  int desired_capacity = 0;          // GPUs: the first change of the schedule
+  std::vector<AwsOverride> overrides;  // cheapest first, as the plan lists them
+  AwsDistribution distribution;
+  bool capacity_rebalance = false;
+  int default_instance_warmup = 0;   // seconds
+  std::vector<AwsScheduledAction> scheduled_actions;  // in time order
+  AwsTargetTracking scaling_policy;
+  std::vector<std::pair<std::string, std::string>> tags;  // propagated to instances
+};
+
+/// The AWS view of every group of the plan, in plan order. Only translates; aws_limits.h checks.
+std::vector<AwsGroup> aws_groups(const Plan& plan);
+
+/// The CloudWatch metric that target tracking follows for a plan metric ("gpu_utilisation":
+/// CWAgent/nvidia_smi_utilization_gpu, "requests_per_gpu": fleetcast/requests_per_gpu); none for a
+/// metric it does not know, which the limit checks then refuse.
+std::vector<AwsMetric> aws_metrics_for(const std::string& plan_metric);
+
+/// The name of the scheduled action for a change at `at`: "<group>-20260302T010000Z", unique in
+/// the group because a schedule's changes are at distinct instants.
+std::string scheduled_action_name(const std::string& group, Instant at);
+
+}  // namespace fleetcast::exporters

@@ -1,0 +1,68 @@
+// What AWS Auto Scaling enforces, checked before an exporter writes anything: names and their
+// lengths, allocation strategy names, percentages 0-100, integer weights 1-999, at most 40
+// instance types, Min <= Desired <= Max, at most 50 actions per BatchPutScheduledUpdateGroupAction,
+// a valid cron recurrence and time zone, and exactly one metric per target-tracking policy.
+//
+// Each check adds to a Violations list one line per broken limit, naming the group, the request
+// field, the value found and the limit, so that a refused plan is fixed in one pass.
+//
+// Thread-safety: Violations is a value type to be used by one thread at a time; the functions are
+// reentrant.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetcast/status.h"
+#include "tools/export/aws_group.h"
+
+namespace fleetcast::exporters {
+
+inline constexpr std::size_t kMaxActionsPerBatch = 50;  // BatchPutScheduledUpdateGroupAction
+inline constexpr std::size_t kMaxOverrides = 40;        // MixedInstancesPolicy.LaunchTemplate.Overrides
+inline constexpr int kMaxWeightedCapacity = 999;
+
+class Violations {
+ public:
+  /// Records that `field` of the request about `subject` (e.g. "group 'chat-us-east-1'") holds
+  /// `value`, which breaks `limit` (e.g. "AWS allows a whole number from 1 to 999").
+  void add(std::string_view subject, std::string_view field, std::string_view value, std::string_view limit);
+  [[nodiscard]] bool empty() const noexcept { return lines_.empty(); }
+  /// ok when nothing was recorded; else invalid_argument with one line per violation.
+  [[nodiscard]] Status status() const;
+
+ private:
+  std::vector<std::string> lines_;
+};
+
+/// One scheduled action, one-off or recurring: name, StartTime or Recurrence, Recurrence and
+/// TimeZone syntax, at least one size, MinSize <= DesiredCapacity <= MaxSize among those set.
+/// `field` is where the action sits in its request, e.g. "ScheduledUpdateGroupActions[3]".
+void check_scheduled_action(const AwsScheduledAction& action, std::string_view subject, std::string_view field,
+                            Violations& violations);
+
+/// One BatchPutScheduledUpdateGroupAction: at most 50 actions, with distinct names, each valid.
+void check_scheduled_action_batch(std::span<const AwsScheduledAction> batch, std::string_view subject,
+                                  Violations& violations);
+
+/// A target-tracking policy: its name, exactly one metric (named, with a known statistic), a
+/// positive finite target value and a warm-up >= 0.
+void check_target_tracking(const AwsTargetTracking& policy, std::string_view subject, Violations& violations);
+
+/// Everything about one group: names, sizes, overrides and weights, the distribution, and its
+/// scheduled actions as they are batched, and its scaling policy.
+void check_group(const AwsGroup& group, Violations& violations);
+
+/// Every group, and that group and launch template names are unique within each region.
+Status check_aws_groups(std::span<const AwsGroup> groups);
+
+/// The AWS view of the plan's groups (aws_groups), once check_aws_groups has passed them.
+Result<std::vector<AwsGroup>> checked_aws_groups(const Plan& plan);
+
+/// The group's scheduled actions in BatchPutScheduledUpdateGroupAction calls of at most 50, in order.
+std::vector<std::span<const AwsScheduledAction>> scheduled_action_batches(const AwsGroup& group);
+
+}  // namespace fleetcast::exporters
