@@ -42,12 +42,7 @@ double units_per_gpu(const Workload& workload, const std::string& model) {
 }
 
 Result<Money> on_demand_rate(const PriceSource& prices, const PoolKey& key) {
-  OfferQuery query;
-  query.provider = key.provider;
-  query.regions = {key.region};
-  query.instance_type = key.instance_type;
-  query.option = PurchaseOption::on_demand;
-  auto rows = prices.offers(query);
+  auto rows = prices.offers(OfferQuery::for_pool(key, PurchaseOption::on_demand));
   if (!rows.ok()) return rows.status();
   if (rows->empty()) return not_found_error("no on-demand price");
   return rows->front().offer.hourly;
@@ -74,12 +69,8 @@ Result<std::optional<SpotMarket>> spot_market(const Scenario& scenario, const Pr
 // else the same term with other terms (noted), else an error.
 Result<Money> reservation_rate(const PriceSource& prices, const std::string& provider, const Commitment& commitment,
                                std::vector<std::string>& notes) {
-  OfferQuery query;
-  query.provider = provider;
-  query.regions = {commitment.region};
-  query.instance_type = commitment.instance_type;
-  query.option = PurchaseOption::reserved;
-  auto rows = prices.offers(query);
+  auto rows = prices.offers(
+      OfferQuery::for_pool(PoolKey{provider, commitment.region, "", commitment.instance_type}, PurchaseOption::reserved));
   if (!rows.ok()) return rows.status();
   const ReservationTerms wanted{commitment.term, commitment.offering_class, commitment.payment};
   const OfferRow* same_term = nullptr;

@@ -68,28 +68,19 @@ Result<std::vector<CommitmentRecommendation>> hindsight_commitments(const Scenar
     std::vector<int> counts;
     for (std::size_t k = 0; k < intervals; ++k) counts.push_back(following.pool_total(p, k));
     if (std::all_of(counts.begin(), counts.end(), [](int n) { return n == 0; })) continue;
-    OfferQuery query;
-    query.provider = pool.key.provider;
-    query.regions = {pool.key.region};
-    query.instance_type = pool.key.instance_type;
-    query.option = PurchaseOption::reserved;
-    auto rows = prices.offers(query);
-    if (!rows.ok()) return rows.status();
-    const OfferRow* best = nullptr;
-    for (const OfferRow& row : *rows) {
-      if (row.offer.reservation && (best == nullptr || effective_hourly_cost(row.offer) < effective_hourly_cost(best->offer))) best = &row;
-    }
-    if (best == nullptr) continue;
-    const double break_even = effective_hourly_cost(best->offer).usd() / pool.on_demand_rate.usd();
+    auto offer = engine::planner::cheapest_reservation(prices, pool.key);
+    if (!offer.ok()) return offer.status();
+    if (!*offer) continue;
+    const double break_even = (*offer)->hourly.usd() / pool.on_demand_rate.usd();
     const int level = engine::planner::break_even_level(counts, break_even);
     if (level <= 0) continue;
     CommitmentRecommendation commitment;
     commitment.instance_type = pool.key.instance_type;
     commitment.region = pool.key.region;
     commitment.count = level;
-    commitment.terms = *best->offer.reservation;
-    commitment.hourly_cost = effective_hourly_cost(best->offer);
-    commitment.upfront_per_instance = best->offer.upfront;
+    commitment.terms = (*offer)->terms;
+    commitment.hourly_cost = (*offer)->hourly;
+    commitment.upfront_per_instance = (*offer)->upfront;
     commitment.break_even_utilisation = break_even;
     commitment.reason = "chosen with hindsight";
     commitments.push_back(std::move(commitment));

@@ -9,6 +9,18 @@
 
 namespace fleetcast::engine::planner {
 
+Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& prices, const PoolKey& pool) {
+  auto rows = prices.offers(OfferQuery::for_pool(pool, PurchaseOption::reserved));
+  if (!rows.ok()) return rows.status();
+  std::optional<ReservationOffer> best;
+  for (const OfferRow& row : *rows) {
+    if (!row.offer.reservation) continue;
+    const Money hourly = effective_hourly_cost(row.offer);
+    if (!best || hourly < best->hourly) best = ReservationOffer{*row.offer.reservation, hourly, row.offer.upfront};
+  }
+  return best;
+}
+
 int break_even_level(std::vector<int> usage, double break_even) {
   // Sorted from the most to the least needed: at least r are needed in more than a share b of the
   // n intervals exactly when the (floor(b n) + 1)-th largest need is r or more.

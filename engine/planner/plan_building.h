@@ -46,6 +46,15 @@ double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const
 /// reservations that minimises reserved hours plus on-demand hours above them.
 int break_even_level(std::vector<int> usage, double break_even);
 
+/// The cheapest reservation offer for an on-demand pool, by effective hourly cost (upfront
+/// amortised over the term); nullopt when the pool has none.
+struct ReservationOffer {
+  ReservationTerms terms;
+  Money hourly;    // effective, upfront amortised
+  Money upfront;
+};
+Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& prices, const PoolKey& pool);
+
 /// "<scenario>-<workload>-<region>" in lowercase letters, digits and '-', at most 63 characters: a
 /// name AWS and Kubernetes both accept.
 std::string group_name(const std::string& scenario, const std::string& workload, const std::string& region);

@@ -22,30 +22,6 @@ namespace engine::planner {
 
 namespace {
 
-// The cheapest reservation offer for an on-demand pool, by effective hourly cost.
-struct ReservationOffer {
-  ReservationTerms terms;
-  Money hourly;    // effective, upfront amortised
-  Money upfront;
-};
-
-Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& prices, const PoolKey& pool) {
-  OfferQuery query;
-  query.provider = pool.provider;
-  query.regions = {pool.region};
-  query.instance_type = pool.instance_type;
-  query.option = PurchaseOption::reserved;
-  auto rows = prices.offers(query);
-  if (!rows.ok()) return rows.status();
-  std::optional<ReservationOffer> best;
-  for (const OfferRow& row : *rows) {
-    if (!row.offer.reservation) continue;
-    const Money hourly = effective_hourly_cost(row.offer);
-    if (!best || hourly < best->hourly) best = ReservationOffer{*row.offer.reservation, hourly, row.offer.upfront};
-  }
-  return best;
-}
-
 // Demand quantile levels at which reservation usage is measured (see choose_commitments).
 constexpr double kUsageLevels[] = {0.2, 0.5, 0.8};
 // Reservation levels tried between the two break-even bounds (see choose_commitments).

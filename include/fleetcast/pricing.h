@@ -151,6 +151,16 @@ struct OfferQuery {
   double min_gpu_memory_gib = 0;
   /// Offers valid at this instant (the latest price with valid_from <= at); nullopt: the latest.
   std::optional<Instant> at;
+
+  /// The offers of one instance type in one region under `option` (the pool's zone is not used).
+  static OfferQuery for_pool(const PoolKey& pool, PurchaseOption option) {
+    OfferQuery query;
+    query.provider = pool.provider;
+    query.regions = {pool.region};
+    query.instance_type = pool.instance_type;
+    query.option = option;
+    return query;
+  }
 };
 
 /// An offer together with its instance type, as offer queries return it.
