@@ -32,11 +32,11 @@ bool allows(const Scenario& scenario, PurchaseOption option) {
          scenario.purchase_options.end();
 }
 
-// Hours an instance is missing after an interruption: the launch of its replacement, less the
-// notice during which the replacement is already launching.
+// Instance-hours one interruption costs: the replacement launches at the notice (capacity
+// rebalancing), so the capacity is missing for the launch latency beyond the notice, or both
+// instances are billed for the notice beyond the latency.
 double replacement_hours(const PoolModel& pool, Seconds notice) {
-  return std::max<double>(0, static_cast<double>((pool.median_launch_latency - notice).count())) / 3600.0 +
-         static_cast<double>(notice.count()) / 3600.0 * 0.5;
+  return static_cast<double>(std::abs((pool.median_launch_latency - notice).count())) / 3600.0;
 }
 
 // Everything the placement needs that does not change between intervals.
