@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
+#include "core/hash.h"
 #include "models/forecast_internal.h"
 
 namespace fleetcast::forecast {
@@ -95,19 +95,11 @@ double normal_quantile(double p) {
 }
 
 std::string series_hash(const TimeSeries& series) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64
-  const auto mix = [&hash](std::uint64_t word) {
-    for (int byte = 0; byte < 8; ++byte) {
-      hash ^= (word >> (8 * byte)) & 0xFF;
-      hash *= 0x100000001b3ULL;
-    }
-  };
-  mix(static_cast<std::uint64_t>(series.start_seconds));
-  mix(static_cast<std::uint64_t>(series.step.count()));
-  for (double value : series.values) mix(std::bit_cast<std::uint64_t>(value));
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return std::string("fnv1a64:") + text;
+  Fnv1a64 hash;
+  hash.add_word(static_cast<std::uint64_t>(series.start_seconds));
+  hash.add_word(static_cast<std::uint64_t>(series.step.count()));
+  for (double value : series.values) hash.add_word(std::bit_cast<std::uint64_t>(value));
+  return fnv1a64_label(hash.value());
 }
 
 Status check_series(const TimeSeries& series, std::size_t min_samples, std::string_view what,
