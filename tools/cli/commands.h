@@ -17,5 +17,6 @@ void add_validate_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_pricing_command(CLI::App& app, int& exit_code);
 void add_forecast_command(CLI::App& app, int& exit_code);
+void add_batch_command(CLI::App& app, int& exit_code);
 
 }  // namespace fleetcast::cli

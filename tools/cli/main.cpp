@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   fleetcast::cli::add_run_command(app, exit_code);
   fleetcast::cli::add_pricing_command(app, exit_code);
   fleetcast::cli::add_forecast_command(app, exit_code);
+  fleetcast::cli::add_batch_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

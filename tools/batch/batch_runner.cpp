@@ -1,0 +1,128 @@
+#include "tools/batch/batch_runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "tools/batch/run_executor.h"
+
+namespace fleetcast::batch {
+
+namespace {
+
+/// Records travelling from the workers to the writer. close() is called once per worker as it
+/// ends; take() returns everything queued, waiting up to `wait` for something to arrive.
+class RecordQueue {
+ public:
+  explicit RecordQueue(int producers) : producers_(producers) {}
+
+  void push(RunRecord record) {
+    {
+      std::lock_guard lock(mutex_);
+      records_.push_back(std::move(record));
+    }
+    ready_.notify_one();
+  }
+
+  void close() {
+    {
+      std::lock_guard lock(mutex_);
+      --producers_;
+    }
+    ready_.notify_one();
+  }
+
+  /// Everything queued now (possibly nothing, after `wait`); `finished` when no worker is left
+  /// and the queue is empty.
+  std::vector<RunRecord> take(std::chrono::milliseconds wait, bool& finished) {
+    std::unique_lock lock(mutex_);
+    ready_.wait_for(lock, wait, [&] { return !records_.empty() || producers_ == 0; });
+    std::vector<RunRecord> taken(std::make_move_iterator(records_.begin()), std::make_move_iterator(records_.end()));
+    records_.clear();
+    finished = producers_ == 0 && taken.empty();
+    return taken;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<RunRecord> records_;
+  int producers_;
+};
+
+}  // namespace
+
+Result<std::vector<std::size_t>> pending_runs(const BatchPlan& plan, ResultsDatabase& database) {
+  auto recorded = database.run_hashes();
+  if (!recorded.ok()) return recorded.status();
+  std::vector<std::size_t> pending;
+  for (std::size_t r = 0; r < plan.runs.size(); ++r) {
+    if (!recorded->contains(plan.runs[r].run_hash)) pending.push_back(r);
+  }
+  return pending;
+}
+
+Result<RunRecord> execute_planned_run(const BatchPlan& plan, std::size_t run, bool time_series,
+                                      const CancellationToken* cancellation) {
+  const BatchRun& spec = plan.runs[run];
+  const BatchPoint& point = plan.points[spec.point];
+  Result<RunOutcome> outcome = execute_run(point.scenario, spec.seed, *point.prices, {time_series, cancellation});
+  if (!outcome.ok()) return outcome.status();
+  return make_record(plan, spec, std::move(*outcome));
+}
+
+Result<BatchOutcome> run_batch(const BatchPlan& plan, ResultsDatabase& database, const BatchOptions& options) {
+  auto pending = pending_runs(plan, database);
+  if (!pending.ok()) return pending.status();
+  BatchOutcome outcome;
+  outcome.total = plan.runs.size();
+  outcome.already_done = outcome.total - pending->size();
+  if (options.on_progress) options.on_progress(outcome.already_done, outcome.total);
+  if (pending->empty()) return outcome;
+
+  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = std::min(static_cast<int>(pending->size()), options.threads > 0 ? options.threads : hardware);
+  CancellationToken stop;  // cancelled by the caller's token, or by a failed commit
+  std::atomic<std::size_t> next{0};
+  RecordQueue queue(threads);
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < pending->size() && !stop.cancelled(); i = next++) {
+      Result<RunRecord> record = execute_planned_run(plan, (*pending)[i], options.time_series, &stop);
+      if (!record.ok()) break;  // cancelled
+      queue.push(std::move(*record));
+    }
+    queue.close();
+  };
+  std::vector<std::jthread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+
+  // The single writer: commit whatever has arrived, then report progress.
+  Status failure;
+  for (bool finished = false; !finished;) {
+    std::vector<RunRecord> records = queue.take(std::chrono::milliseconds(100), finished);
+    if (options.cancellation != nullptr && options.cancellation->cancelled()) stop.cancel();
+    if (records.empty() || !failure.ok()) continue;
+    if (Status status = database.insert(records); !status.ok()) {
+      failure = status;
+      stop.cancel();
+      continue;
+    }
+    outcome.executed += records.size();
+    outcome.failed += static_cast<std::size_t>(
+        std::count_if(records.begin(), records.end(), [](const RunRecord& r) { return r.outcome.error.has_value(); }));
+    if (options.on_progress) options.on_progress(outcome.already_done + outcome.executed, outcome.total);
+  }
+  pool.clear();  // joins
+  if (!failure.ok()) return failure;
+  if (stop.cancelled() && outcome.executed < pending->size()) {
+    return cancelled_error("the batch was cancelled after " + std::to_string(outcome.executed) + " of " +
+                           std::to_string(pending->size()) + " pending runs; run it again to resume");
+  }
+  return outcome;
+}
+
+}  // namespace fleetcast::batch
