@@ -125,7 +125,8 @@ std::string parameter_set_text(const std::vector<std::pair<std::string, json>>& 
 }
 
 /// Validates one point; reports each of its scenario diagnostics once, at the value responsible
-/// when one parameter's path leads to it, else at "/parameters" with the whole parameter set.
+/// when a parameter's path leads to it (or the sweep has one parameter), else at "/parameters"
+/// with the whole parameter set.
 std::optional<Scenario> validate_point(const json& document, const std::vector<std::pair<std::string, json>>& point,
                                        const std::vector<SweepParameter>& parameters,
                                        const std::vector<std::size_t>& value_index, const std::filesystem::path& base,
@@ -136,8 +137,11 @@ std::optional<Scenario> validate_point(const json& document, const std::vector<s
     std::string location = "/parameters";
     std::string context = "the parameter set " + parameter_set_text(point);
     for (std::size_t p = 0; p < parameters.size(); ++p) {
+      // The value is responsible when the problem lies in it or in what holds it, or when it is
+      // the only thing the sweep changes.
       const std::string& path = parameters[p].path;
-      if (diagnostic.location == path || diagnostic.location.starts_with(path + "/")) {
+      const std::string& at = diagnostic.location;
+      if (parameters.size() == 1 || at == path || at.starts_with(path + "/") || path.starts_with(at + "/")) {
         location = child_pointer(child_pointer(child_pointer("/parameters", p), "values"), value_index[p]);
         context = parameters[p].name + " = " + point[p].second.dump();
         break;

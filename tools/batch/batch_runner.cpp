@@ -100,21 +100,22 @@ Result<BatchOutcome> run_batch(const BatchPlan& plan, ResultsDatabase& database,
   std::vector<std::jthread> pool;
   for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
 
-  // The single writer: commit whatever has arrived, then report progress.
+  // The single writer: commit whatever has arrived, report progress, and pass on a cancellation.
   Status failure;
   for (bool finished = false; !finished;) {
     std::vector<RunRecord> records = queue.take(std::chrono::milliseconds(100), finished);
-    if (options.cancellation != nullptr && options.cancellation->cancelled()) stop.cancel();
-    if (records.empty() || !failure.ok()) continue;
-    if (Status status = database.insert(records); !status.ok()) {
-      failure = status;
-      stop.cancel();
-      continue;
+    if (!records.empty() && failure.ok()) {
+      if (Status status = database.insert(records); !status.ok()) {
+        failure = status;
+        stop.cancel();
+      } else {
+        outcome.executed += records.size();
+        outcome.failed += static_cast<std::size_t>(std::count_if(
+            records.begin(), records.end(), [](const RunRecord& r) { return r.outcome.error.has_value(); }));
+        if (options.on_progress) options.on_progress(outcome.already_done + outcome.executed, outcome.total);
+      }
     }
-    outcome.executed += records.size();
-    outcome.failed += static_cast<std::size_t>(
-        std::count_if(records.begin(), records.end(), [](const RunRecord& r) { return r.outcome.error.has_value(); }));
-    if (options.on_progress) options.on_progress(outcome.already_done + outcome.executed, outcome.total);
+    if (options.cancellation != nullptr && options.cancellation->cancelled()) stop.cancel();
   }
   pool.clear();  // joins
   if (!failure.ok()) return failure;

@@ -43,6 +43,7 @@ struct RunOutcome {
   std::optional<std::string> error;      // why the scenario could not run; the figures are then unset
   std::vector<TimeSeriesSample> time_series;  // with --time-series
   double wall_seconds = 0;
+  friend bool operator==(const RunOutcome&, const RunOutcome&) = default;
 };
 
 /// A run's identity and parameters with its outcome: one row of the results database.
@@ -54,6 +55,7 @@ struct RunRecord {
   std::vector<std::pair<std::string, std::string>> parameters;
   std::uint64_t seed = 0;
   RunOutcome outcome;
+  friend bool operator==(const RunRecord&, const RunRecord&) = default;
 };
 
 /// The parameters as one JSON object text, in their order: {"risk":0.95,"regions":["us-east-1"]}.
