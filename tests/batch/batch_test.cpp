@@ -33,9 +33,10 @@ std::filesystem::path write_sweep(const std::string& name, const std::string& bo
   return file;
 }
 
-/// 3 spot shares x 2 on-demand percentages x 3 seeds = 18 runs.
-BatchPlan small_plan() {
-  auto plan = plan_sweep(write_sweep("small.json", R"(
+/// 3 spot shares x 2 on-demand percentages x 3 seeds = 18 runs, from a sweep file of its own (ctest
+/// runs test cases in parallel processes).
+BatchPlan small_plan(const std::string& file) {
+  auto plan = plan_sweep(write_sweep(file, R"(
     "parameters": [
       {"name": "spot_share", "path": "/spot/max_share_per_pool_percent", "values": [30, 70, 100]},
       {"name": "on_demand", "path": "/policy/distribution/on_demand_percentage_above_base", "values": [0, 50]}
@@ -91,15 +92,15 @@ TEST_CASE("batch: a run's identity is the FNV-1a 64 of its canonical scenario te
   CHECK(plan->runs.size() == 1);
   CHECK(plan->duplicates == 1);
   CHECK(plan->runs[0].seed == 42);
-  const BatchPlan first = small_plan();
-  const BatchPlan second = small_plan();
+  const BatchPlan first = small_plan("identity_a.json");
+  const BatchPlan second = small_plan("identity_b.json");
   REQUIRE(first.runs.size() == 18);
   CHECK(first.digest == second.digest);
   for (std::size_t r = 0; r < first.runs.size(); ++r) CHECK(first.runs[r].run_hash == second.runs[r].run_hash);
 }
 
 TEST_CASE("batch: the database is the same with 1 and 2 threads, apart from wall time", "[batch]") {
-  const BatchPlan plan = small_plan();
+  const BatchPlan plan = small_plan("threads.json");
   auto one = fresh_database("threads1.db");
   auto two = fresh_database("threads2.db");
   BatchOptions options;
@@ -122,10 +123,10 @@ TEST_CASE("batch: the database is the same with 1 and 2 threads, apart from wall
 }
 
 TEST_CASE("batch: an interrupted batch resumes, runs nothing twice, and ends as an uninterrupted one", "[batch]") {
-  // 2 x 100 runs: long enough that the batch is still going when the token is cancelled.
+  // 2 x 500 runs: long enough that the batch is still going when the token is cancelled.
   auto sweep = plan_sweep(write_sweep("resume.json", R"(
     "parameters": [{"name": "spot_share", "path": "/spot/max_share_per_pool_percent", "values": [30, 70]}],
-    "seeds": {"first": 1, "count": 100})"));
+    "seeds": {"first": 1, "count": 500})"));
   REQUIRE(sweep.ok());
   const BatchPlan& plan = *sweep;
   const std::size_t total = plan.runs.size();
@@ -209,7 +210,7 @@ TEST_CASE("batch: a scenario that cannot run is recorded with its error and no f
 }
 
 TEST_CASE("batch: exported CSV and JSON hold what the simulator reports for each run", "[batch]") {
-  const BatchPlan plan = small_plan();
+  const BatchPlan plan = small_plan("export.json");
   auto database = fresh_database("export.db");
   REQUIRE(run_batch(plan, *database, {}).ok());
   auto records = database->runs(false);
@@ -259,7 +260,7 @@ TEST_CASE("batch: exported CSV and JSON hold what the simulator reports for each
 }
 
 TEST_CASE("batch: the summary's mean and p95 per parameter set match a hand calculation", "[batch]") {
-  const BatchPlan plan = small_plan();
+  const BatchPlan plan = small_plan("summary.json");
   // Hand-made outcomes for the three seeds of the first parameter set: costs $100, $200, $400.
   std::vector<RunRecord> records;
   const double costs[] = {100, 200, 400};

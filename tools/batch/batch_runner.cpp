@@ -15,17 +15,19 @@ namespace fleetcast::batch {
 namespace {
 
 /// Records travelling from the workers to the writer. close() is called once per worker as it
-/// ends; take() returns everything queued, waiting up to `wait` for something to arrive.
+/// ends; take() returns a batch for one commit.
 class RecordQueue {
  public:
   explicit RecordQueue(int producers) : producers_(producers) {}
 
   void push(RunRecord record) {
+    bool full = false;
     {
       std::lock_guard lock(mutex_);
       records_.push_back(std::move(record));
+      full = records_.size() >= kCommitBatch;
     }
-    ready_.notify_one();
+    if (full) ready_.notify_one();
   }
 
   void close() {
@@ -36,13 +38,15 @@ class RecordQueue {
     ready_.notify_one();
   }
 
-  /// Everything queued now (possibly nothing, after `wait`); `finished` when no worker is left
-  /// and the queue is empty.
-  std::vector<RunRecord> take(std::chrono::milliseconds wait, bool& finished) {
+  /// Waits up to kCommitLinger for a full batch (or the last worker's end), then returns what is
+  /// queued, at most kCommitBatch records; `finished` when no worker is left and nothing is queued.
+  std::vector<RunRecord> take(bool& finished) {
     std::unique_lock lock(mutex_);
-    ready_.wait_for(lock, wait, [&] { return !records_.empty() || producers_ == 0; });
-    std::vector<RunRecord> taken(std::make_move_iterator(records_.begin()), std::make_move_iterator(records_.end()));
-    records_.clear();
+    ready_.wait_for(lock, kCommitLinger, [&] { return records_.size() >= kCommitBatch || producers_ == 0; });
+    const std::size_t count = std::min(records_.size(), kCommitBatch);
+    std::vector<RunRecord> taken(std::make_move_iterator(records_.begin()),
+                                 std::make_move_iterator(records_.begin() + static_cast<std::ptrdiff_t>(count)));
+    records_.erase(records_.begin(), records_.begin() + static_cast<std::ptrdiff_t>(count));
     finished = producers_ == 0 && taken.empty();
     return taken;
   }
@@ -103,7 +107,7 @@ Result<BatchOutcome> run_batch(const BatchPlan& plan, ResultsDatabase& database,
   // The single writer: commit whatever has arrived, report progress, and pass on a cancellation.
   Status failure;
   for (bool finished = false; !finished;) {
-    std::vector<RunRecord> records = queue.take(std::chrono::milliseconds(100), finished);
+    std::vector<RunRecord> records = queue.take(finished);
     if (!records.empty() && failure.ok()) {
       if (Status status = database.insert(records); !status.ok()) {
         failure = status;

@@ -1,13 +1,15 @@
 // Running a batch on a pool of threads in one process: each worker takes the next pending run,
 // executes it single-threaded (execute_run), and hands the record over a queue to the calling
-// thread, the only writer of the results database, which commits whatever has arrived in one
-// small transaction. Runs already in the database are skipped, so running the same batch again
-// resumes it. The database ends the same whatever the number of threads (only wall_seconds varies).
+// thread, the only writer of the results database, which commits them in small transactions (at
+// most kCommitBatch runs, and no run waits more than kCommitLinger). Runs already in the database
+// are skipped, so running the same batch again resumes it; a process killed mid-way loses only the
+// runs finished in the last kCommitLinger. The database ends the same whatever the number of threads (only wall_seconds varies).
 //
 // Thread-safety: run_batch uses its own threads; the plan is only read, the database only written
 // from the calling thread.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -18,6 +20,11 @@
 #include "tools/batch/results_database.h"
 
 namespace fleetcast::batch {
+
+/// The most runs committed in one transaction, and the longest a finished run waits for its commit
+/// (the MPI coordinator commits on the same terms).
+inline constexpr std::size_t kCommitBatch = 64;
+inline constexpr std::chrono::milliseconds kCommitLinger{20};
 
 /// Told, on the writer's thread, how many runs of the batch are in the database after each commit.
 using ProgressCallback = std::function<void(std::size_t done, std::size_t total)>;

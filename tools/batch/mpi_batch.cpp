@@ -16,7 +16,7 @@ namespace {
 constexpr int kWorkTag = 1;    // rank 0 -> worker: one int64 run index, or kStop
 constexpr int kResultTag = 2;  // worker -> rank 0: JSON {"run": index, "outcome": {...}} or {"run", "failure"}
 constexpr std::int64_t kStop = -1;
-constexpr int kInFlightPerWorker = 2;
+constexpr int kInFlightPerWorker = 4;
 
 void send_index(int worker, std::int64_t index) {
   MPI_Send(&index, 1, MPI_INT64_T, worker, kWorkTag, MPI_COMM_WORLD);
@@ -85,10 +85,12 @@ Result<BatchOutcome> coordinate(const MpiSession& session, const BatchPlan& plan
     }
   }
 
-  while (total_in_flight > 0) {
-    // Everything that has arrived, recorded in one transaction. Polling with a short sleep keeps
-    // rank 0 off the CPU, which the workers need when ranks outnumber cores.
-    std::vector<RunRecord> records;
+  // Results wait here for their commit, on the thread runner's terms (kCommitBatch, kCommitLinger).
+  std::vector<RunRecord> records;
+  auto first_waiting = std::chrono::steady_clock::now();
+  while (total_in_flight > 0 || !records.empty()) {
+    // Everything that has arrived. Polling with a short sleep keeps rank 0 off the CPU, which the
+    // workers need when ranks outnumber cores.
     std::vector<int> senders;
     for (;;) {
       int arrived = 0;
@@ -109,12 +111,15 @@ Result<BatchOutcome> coordinate(const MpiSession& session, const BatchPlan& plan
         failure = run_outcome.status().with_context(rank);
       } else {
         const auto index = message["run"].get<std::size_t>();
+        if (records.empty()) first_waiting = std::chrono::steady_clock::now();
         records.push_back(make_record(plan, plan.runs[index], std::move(*run_outcome)));
       }
     }
     if (options.cancellation != nullptr && options.cancellation->cancelled()) stopping = true;
     if (!failure.ok()) stopping = true;
-    if (!records.empty() && failure.ok()) {
+    const bool commit = records.size() >= kCommitBatch || total_in_flight == 0 ||
+                        std::chrono::steady_clock::now() - first_waiting >= kCommitLinger;
+    if (!records.empty() && failure.ok() && commit) {
       if (Status status = database.insert(records); !status.ok()) {
         failure = status;
         stopping = true;
@@ -123,7 +128,9 @@ Result<BatchOutcome> coordinate(const MpiSession& session, const BatchPlan& plan
         for (const auto& record : records) outcome.failed += record.outcome.error ? 1 : 0;
         if (options.on_progress) options.on_progress(outcome.already_done + outcome.executed, outcome.total);
       }
+      records.clear();
     }
+    if (!failure.ok()) records.clear();
     for (const int sender : senders) feed(sender);
     if (senders.empty()) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }

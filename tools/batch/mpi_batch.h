@@ -2,8 +2,8 @@
 //
 // Every rank builds the same BatchPlan from the same command line, so only run indices and
 // results travel. Rank 0 is the coordinator and the only writer of the results database: it
-// hands out the pending runs' indices dynamically (two in flight per worker, so a worker never
-// waits for its next run), records each result as it arrives, and tells workers to stop when
+// hands out the pending runs' indices dynamically (four in flight per worker, so a worker never
+// waits for its next run), records the results in small transactions as they arrive, and tells workers to stop when
 // nothing is left. Ranks 1..N-1 execute runs (execute_run, one at a time) and send back each run's
 // outcome as JSON. A single rank runs the batch on its own threads instead. The database ends the
 // same whatever the number of ranks (only wall_seconds varies).
