@@ -94,6 +94,19 @@ struct ResultsDatabase::Impl {
 
   Status exec(const char* sql, std::string_view what) { return sqlite::exec(connection.get(), file, sql, what); }
 
+  /// Runs a query and calls `each` with the statement on every row.
+  Status for_each_row(std::string_view sql, std::string_view what, const std::function<void(sqlite::Statement&)>& each) {
+    auto select = statement(sql);
+    if (!select.ok()) return select.status();
+    sqlite::StatementUse use(**select);
+    for (;;) {
+      Result<bool> row = use->step(what);
+      if (!row.ok()) return row.status();
+      if (!*row) return {};
+      each(*use);
+    }
+  }
+
   /// Runs `body` in one IMMEDIATE transaction: committed when it succeeds, rolled back otherwise.
   Status in_transaction(std::string_view what, const std::function<Status()>& body) {
     if (Status status = exec("BEGIN IMMEDIATE", what); !status.ok()) return status;
@@ -103,16 +116,19 @@ struct ResultsDatabase::Impl {
     return status;
   }
 
+  /// The single integer a query returns (a count).
+  Result<std::int64_t> count(std::string_view sql) {
+    std::int64_t value = 0;
+    Status status = for_each_row(sql, "reading the schema", [&](sqlite::Statement& row) { value = row.int64(0); });
+    if (!status.ok()) return status;
+    return value;
+  }
+
   /// The meta table's value for `key`, or "" when the table or the key is absent.
   Result<std::string> meta(const std::string& key) {
-    auto has_table = statement("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+    Result<std::int64_t> has_table = count("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
     if (!has_table.ok()) return has_table.status();
-    {
-      sqlite::StatementUse use(**has_table);
-      Result<bool> row = use->step("reading the schema");
-      if (!row.ok()) return row.status();
-      if (use->int64(0) == 0) return std::string{};
-    }
+    if (*has_table == 0) return std::string{};
     auto value = statement("SELECT value FROM meta WHERE key = ?1");
     if (!value.ok()) return value.status();
     sqlite::StatementUse use(**value);
@@ -127,16 +143,9 @@ struct ResultsDatabase::Impl {
     Result<std::string> application = meta("application");
     if (!application.ok()) return application.status();
     if (application->empty()) {
-      auto tables = statement("SELECT count(*) FROM sqlite_master");
+      Result<std::int64_t> tables = count("SELECT count(*) FROM sqlite_master");
       if (!tables.ok()) return tables.status();
-      std::int64_t count = 0;
-      {
-        sqlite::StatementUse use(**tables);
-        Result<bool> row = use->step("reading the schema");
-        if (!row.ok()) return row.status();
-        count = use->int64(0);
-      }
-      if (count != 0) {
+      if (*tables != 0) {
         return failed_precondition_error(file.string() +
                                          ": not a fleetcast results database (it holds other tables); "
                                          "give --out a new file or an earlier results database");
@@ -258,16 +267,10 @@ Result<std::unique_ptr<ResultsDatabase>> ResultsDatabase::open(const std::filesy
 }
 
 Result<std::unordered_set<std::string>> ResultsDatabase::run_hashes() {
-  auto select = impl_->statement(kSelectHashes);
-  if (!select.ok()) return select.status();
-  sqlite::StatementUse use(**select);
   std::unordered_set<std::string> hashes;
-  for (;;) {
-    Result<bool> row = use->step("reading the recorded runs");
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    hashes.insert(use->text(0));
-  }
+  Status status = impl_->for_each_row(kSelectHashes, "reading the recorded runs",
+                                      [&](sqlite::Statement& row) { hashes.insert(row.text(0)); });
+  if (!status.ok()) return status;
   return hashes;
 }
 
@@ -283,69 +286,50 @@ Status ResultsDatabase::insert(std::span<const RunRecord> records) {
 Result<std::vector<RunRecord>> ResultsDatabase::runs(bool with_time_series) {
   std::vector<RunRecord> records;
   std::map<std::string, std::size_t> index;  // run hash -> position in records
-  {
-    auto select = impl_->statement(kSelectRuns);
-    if (!select.ok()) return select.status();
-    sqlite::StatementUse use(**select);
-    for (;;) {
-      Result<bool> row = use->step("reading the recorded runs");
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      RunRecord record;
-      record.run_hash = use->text(0);
-      record.scenario = use->text(1);
-      record.source = use->text(2);
-      record.seed = static_cast<std::uint64_t>(use->int64(3));
-      RunOutcome& o = record.outcome;
-      if (!use->is_null(4)) {
-        o.error = use->text(4);
-      } else {
-        o.cost.total = Money::from_micro_usd(use->int64(5));
-        o.cost.on_demand = Money::from_micro_usd(use->int64(6));
-        o.cost.reserved = Money::from_micro_usd(use->int64(7));
-        o.cost.spot = Money::from_micro_usd(use->int64(8));
-        o.cost.reserved_unused = Money::from_micro_usd(use->int64(9));
-        o.served_fraction = use->real(10);
-        o.utilisation = use->real(11);
-        o.instances_launched = use->int64(12);
-        o.interruptions = use->int64(13);
-        o.launch_failures = use->int64(14);
-        o.lost_gpu_hours = use->real(15);
-        o.jobs_total = use->int64(16);
-        o.jobs_completed = use->int64(17);
-        o.deadline_misses = use->int64(18);
-      }
-      if (!use->is_null(19)) o.plan_hash = use->text(19);
-      o.wall_seconds = use->real(20);
-      index.emplace(record.run_hash, records.size());
-      records.push_back(std::move(record));
+  Status status = impl_->for_each_row(kSelectRuns, "reading the recorded runs", [&](sqlite::Statement& row) {
+    RunRecord record;
+    record.run_hash = row.text(0);
+    record.scenario = row.text(1);
+    record.source = row.text(2);
+    record.seed = static_cast<std::uint64_t>(row.int64(3));
+    RunOutcome& o = record.outcome;
+    if (!row.is_null(4)) {
+      o.error = row.text(4);
+    } else {
+      o.cost.total = Money::from_micro_usd(row.int64(5));
+      o.cost.on_demand = Money::from_micro_usd(row.int64(6));
+      o.cost.reserved = Money::from_micro_usd(row.int64(7));
+      o.cost.spot = Money::from_micro_usd(row.int64(8));
+      o.cost.reserved_unused = Money::from_micro_usd(row.int64(9));
+      o.served_fraction = row.real(10);
+      o.utilisation = row.real(11);
+      o.instances_launched = row.int64(12);
+      o.interruptions = row.int64(13);
+      o.launch_failures = row.int64(14);
+      o.lost_gpu_hours = row.real(15);
+      o.jobs_total = row.int64(16);
+      o.jobs_completed = row.int64(17);
+      o.deadline_misses = row.int64(18);
     }
-  }
-  {
-    auto select = impl_->statement(kSelectParameters);
-    if (!select.ok()) return select.status();
-    sqlite::StatementUse use(**select);
-    for (;;) {
-      Result<bool> row = use->step("reading the runs' parameters");
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      if (auto it = index.find(use->text(0)); it != index.end()) {
-        records[it->second].parameters.emplace_back(use->text(1), use->text(2));
-      }
+    if (!row.is_null(19)) o.plan_hash = row.text(19);
+    o.wall_seconds = row.real(20);
+    index.emplace(record.run_hash, records.size());
+    records.push_back(std::move(record));
+  });
+  if (!status.ok()) return status;
+  status = impl_->for_each_row(kSelectParameters, "reading the runs' parameters", [&](sqlite::Statement& row) {
+    if (auto it = index.find(row.text(0)); it != index.end()) {
+      records[it->second].parameters.emplace_back(row.text(1), row.text(2));
     }
-  }
+  });
+  if (!status.ok()) return status;
   if (with_time_series) {
-    auto select = impl_->statement(kSelectSamples);
-    if (!select.ok()) return select.status();
-    sqlite::StatementUse use(**select);
-    for (;;) {
-      Result<bool> row = use->step("reading the runs' time series");
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      if (auto it = index.find(use->text(0)); it != index.end()) {
-        records[it->second].outcome.time_series.push_back({use->int64(1), use->text(2), use->real(3)});
+    status = impl_->for_each_row(kSelectSamples, "reading the runs' time series", [&](sqlite::Statement& row) {
+      if (auto it = index.find(row.text(0)); it != index.end()) {
+        records[it->second].outcome.time_series.push_back({row.int64(1), row.text(2), row.real(3)});
       }
-    }
+    });
+    if (!status.ok()) return status;
   }
   return records;
 }
