@@ -150,4 +150,14 @@ Result<CsvTable> read_file(const std::filesystem::path& path) {
   return parse(*contents, path.string());
 }
 
+std::string quote_field(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string quoted = "\"";
+  for (const char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
 }  // namespace fleetcast::csv

@@ -41,6 +41,10 @@ Result<CsvTable> parse(std::string_view text, std::string source);
 /// Reads and parses a file; a missing or unreadable file is not_found / permission_denied.
 Result<CsvTable> read_file(const std::filesystem::path& path);
 
+/// `field` as one CSV field: as it is when it holds no comma, quote, CR or LF, else in double
+/// quotes with inner quotes doubled (RFC 4180), so parse() reads it back unchanged.
+std::string quote_field(std::string_view field);
+
 /// Reads a whole file into a string; errors name the path.
 Result<std::string> read_text_file(const std::filesystem::path& path);
 

@@ -1,10 +1,10 @@
-// FNV-1a 64-bit hashing, for identifying content (training series, plans, batch runs): not for
-// security. Fingerprints are written "fnv1a64:<16 lowercase hex digits>".
+// FNV-1a 64: a small, stable hash for identifying data (files, series, runs, random-stream
+// purposes). std::hash is not stable across implementations; this is, bit for bit. Not
+// cryptographic: it identifies, it does not authenticate.
 //
-// Thread-safety: value type.
+// Thread-safety: Fnv1a64 is a value type owned by one thread; the free functions are pure.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,31 +13,30 @@ namespace fleetcast {
 
 class Fnv1a64 {
  public:
-  /// Mixes each byte of `bytes`.
-  Fnv1a64& bytes(std::string_view bytes) {
-    for (unsigned char byte : bytes) {
-      hash_ ^= byte;
-      hash_ *= kPrime;
-    }
+  /// Mixes the bytes of `bytes`, in order.
+  Fnv1a64& add(std::string_view bytes) noexcept {
+    for (const char c : bytes) add_byte(static_cast<unsigned char>(c));
     return *this;
   }
-  /// Mixes a 64-bit word, least significant byte first (the same on every platform).
-  Fnv1a64& word(std::uint64_t word) {
-    for (int byte = 0; byte < 8; ++byte) {
-      hash_ ^= (word >> (8 * byte)) & 0xFF;
-      hash_ *= kPrime;
-    }
+  /// Mixes a 64-bit word as its 8 bytes, least significant first (the same on every platform).
+  Fnv1a64& add_word(std::uint64_t word) noexcept {
+    for (int byte = 0; byte < 8; ++byte) add_byte(static_cast<unsigned char>((word >> (8 * byte)) & 0xFF));
     return *this;
   }
-  Fnv1a64& real(double value) { return word(std::bit_cast<std::uint64_t>(value)); }
-
-  [[nodiscard]] std::uint64_t value() const { return hash_; }
-  /// "fnv1a64:<16 hex digits>".
-  [[nodiscard]] std::string fingerprint() const;
+  [[nodiscard]] std::uint64_t value() const noexcept { return hash_; }
 
  private:
-  static constexpr std::uint64_t kPrime = 0x100000001b3ULL;
-  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+  void add_byte(unsigned char byte) noexcept {
+    hash_ ^= byte;
+    hash_ *= 0x100000001B3ULL;  // the FNV 64-bit prime
+  }
+  std::uint64_t hash_ = 0xCBF29CE484222325ULL;  // the FNV 64-bit offset basis
 };
+
+/// The hash as 16 lower-case hex digits.
+std::string hash_hex(std::uint64_t hash);
+
+/// "fnv1a64:<16 hex digits>", the labelled form stored in files and databases.
+std::string fnv1a64_label(std::uint64_t hash);
 
 }  // namespace fleetcast

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/hash.h"
+
 namespace fleetcast {
 
 namespace {
@@ -16,16 +18,6 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 
 std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-// FNV-1a: a stable 64-bit hash of a purpose name (std::hash is not stable across implementations).
-std::uint64_t hash_name(std::string_view name) {
-  std::uint64_t hash = 0xCBF29CE484222325ULL;
-  for (const char c : name) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001B3ULL;
-  }
-  return hash;
-}
-
 }  // namespace
 
 RandomStream::RandomStream(std::uint64_t seed) {
@@ -36,7 +28,7 @@ RandomStream RandomStream::for_purpose(std::uint64_t seed, std::string_view purp
   // Mix each component through splitmix so nearby seeds and replicas give unrelated streams.
   std::uint64_t mixer = seed;
   std::uint64_t derived = splitmix64(mixer);
-  mixer = derived ^ hash_name(purpose);
+  mixer = derived ^ Fnv1a64().add(purpose).value();
   derived = splitmix64(mixer);
   mixer = derived ^ (replica * 0xD1B54A32D192ED03ULL);
   return RandomStream(splitmix64(mixer));

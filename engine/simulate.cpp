@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/statistics.h"
 #include "engine/fleet_model.h"
 #include "engine/replica.h"
 #include "engine/run_replicas.h"
@@ -18,24 +19,13 @@ namespace fleetcast {
 
 namespace {
 
-// The q-quantile of sorted values, by linear interpolation between closest ranks.
-double quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double rank = q * static_cast<double>(sorted.size() - 1);
-  const auto lower = static_cast<std::size_t>(std::floor(rank));
-  const std::size_t upper = std::min(lower + 1, sorted.size() - 1);
-  return sorted[lower] + (rank - static_cast<double>(lower)) * (sorted[upper] - sorted[lower]);
-}
-
 Spread spread_of(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   Spread spread;
-  double sum = 0;
-  for (double value : values) sum += value;
-  spread.mean = values.empty() ? 0 : sum / static_cast<double>(values.size());
-  spread.p5 = quantile(values, 0.05);
-  spread.p50 = quantile(values, 0.50);
-  spread.p95 = quantile(values, 0.95);
+  spread.mean = statistics::mean(values);
+  spread.p5 = statistics::interpolated_quantile(values, 0.05);
+  spread.p50 = statistics::interpolated_quantile(values, 0.50);
+  spread.p95 = statistics::interpolated_quantile(values, 0.95);
   return spread;
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -95,9 +96,10 @@ double normal_quantile(double p) {
 
 std::string series_hash(const TimeSeries& series) {
   Fnv1a64 hash;
-  hash.word(static_cast<std::uint64_t>(series.start_seconds)).word(static_cast<std::uint64_t>(series.step.count()));
-  for (double value : series.values) hash.real(value);
-  return hash.fingerprint();
+  hash.add_word(static_cast<std::uint64_t>(series.start_seconds));
+  hash.add_word(static_cast<std::uint64_t>(series.step.count()));
+  for (double value : series.values) hash.add_word(std::bit_cast<std::uint64_t>(value));
+  return fnv1a64_label(hash.value());
 }
 
 Status check_series(const TimeSeries& series, std::size_t min_samples, std::string_view what,

@@ -1,8 +1,8 @@
 // parse_price_file and the format dispatch shared with PriceDatabase::import_file.
 #include <chrono>
-#include <cstdio>
 
 #include "core/csv.h"
+#include "core/hash.h"
 #include "pricing/catalog_builder.h"
 #include "pricing/importers.h"
 
@@ -27,16 +27,7 @@ Result<PriceCatalog> parse_price_text(ImportFormat format, std::string_view text
   return invalid_argument_error(source + ": unknown import format");
 }
 
-std::string file_hash(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64-bit offset basis and prime
-  for (const char c : bytes) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  return std::string("fnv1a64:") + hex;
-}
+std::string file_hash(std::string_view bytes) { return fnv1a64_label(Fnv1a64().add(bytes).value()); }
 
 }  // namespace pricing
 

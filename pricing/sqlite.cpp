@@ -14,7 +14,7 @@ Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string
       return permission_denied_error(message);
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
-      return data_loss_error(message + " (the file is not a fleetcast pricing database)");
+      return data_loss_error(message + " (the file is not a SQLite database, or it is damaged)");
     case SQLITE_CANTOPEN:
       return not_found_error(message);
     case SQLITE_CONSTRAINT:

@@ -1,6 +1,7 @@
-// Thin RAII wrappers over the SQLite C API for pricing/: a connection, prepared statements that
-// reset themselves after use, and the mapping of SQLite result codes onto Status codes with
-// messages that name the database file. Private to pricing/ (the public API has no SQLite types).
+// Thin RAII wrappers over the SQLite C API for pricing/ (and the batch tool's results database in
+// tools/batch/): a connection, prepared statements that reset themselves after use, and the
+// mapping of SQLite result codes onto Status codes with messages that name the database file. Not
+// part of the public API (which has no SQLite types).
 //
 // Thread-safety: a Connection and its statements belong to one thread at a time (PriceDatabase
 // serialises access with its mutex).

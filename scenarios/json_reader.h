@@ -33,6 +33,9 @@ class DiagnosticSink {
   std::vector<Diagnostic> diagnostics_;
 };
 
+/// Parses JSON text; a syntax error is reported at "line L, column C" and gives nullopt.
+std::optional<nlohmann::json> parse_json_document(std::string_view text, DiagnosticSink& sink);
+
 /// "/a/b" + "c" -> "/a/b/c", escaping '~' and '/' as RFC 6901 requires.
 std::string child_pointer(std::string_view pointer, std::string_view key);
 std::string child_pointer(std::string_view pointer, std::size_t index);

@@ -12,26 +12,6 @@
 
 namespace fleetcast {
 
-namespace {
-
-/// "line L, column C" of a byte offset in `text` (nlohmann reports the offset one past the error).
-std::string line_and_column(std::string_view text, std::size_t byte) {
-  byte = std::min(byte, text.size());
-  std::size_t line = 1;
-  std::size_t column = 1;
-  for (std::size_t i = 0; i + 1 < byte; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
-}  // namespace
-
 Result<std::unique_ptr<PriceSource>> open_scenario_prices(const PricingSettings& pricing) {
   if (!pricing.database) return make_builtin_price_source();
   PriceDatabase::Options options;
@@ -41,24 +21,16 @@ Result<std::unique_ptr<PriceSource>> open_scenario_prices(const PricingSettings&
   return std::unique_ptr<PriceSource>(std::move(*database));
 }
 
-
 ScenarioValidation validate_scenario_json(std::string_view json_text, const std::filesystem::path& file,
                                           const PriceSource* catalog) {
   ScenarioValidation validation;
   scenarios::DiagnosticSink sink(file.string());
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& error) {
-    std::string what = error.what();
-    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
-    const auto detail = what.find(": ", what.find("parse error"));
-    sink.error(line_and_column(json_text, error.byte),
-               "invalid JSON: " + (detail == std::string::npos ? what : what.substr(detail + 2)));
+  const std::optional<nlohmann::json> document = scenarios::parse_json_document(json_text, sink);
+  if (!document) {
     validation.diagnostics = std::move(sink.diagnostics());
     return validation;
   }
-  Scenario scenario = scenarios::parse_scenario(document, file.parent_path(), sink);
+  Scenario scenario = scenarios::parse_scenario(*document, file.parent_path(), sink);
   if (sink.empty()) {
     std::unique_ptr<PriceSource> owned_catalog;
     if (catalog == nullptr) {

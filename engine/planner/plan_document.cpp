@@ -436,6 +436,6 @@ Result<Plan> load_plan(const std::filesystem::path& file) {
   return plan_from_json(text.str(), file.string());
 }
 
-std::string plan_hash(const Plan& plan) { return Fnv1a64().bytes(plan_to_json(plan)).fingerprint(); }
+std::string plan_hash(const Plan& plan) { return fnv1a64_label(Fnv1a64().add(plan_to_json(plan)).value()); }
 
 }  // namespace fleetcast

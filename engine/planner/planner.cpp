@@ -288,7 +288,7 @@ std::string fingerprint_of_file(const std::filesystem::path& file) {
   if (!in) return {};
   std::ostringstream text;
   text << in.rdbuf();
-  return Fnv1a64().bytes(text.str()).fingerprint();
+  return fnv1a64_label(Fnv1a64().add(text.str()).value());
 }
 
 }  // namespace

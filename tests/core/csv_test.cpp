@@ -37,3 +37,13 @@ TEST_CASE("core::csv require_columns finds columns by name or names every one ex
   CHECK(table->require_columns({"a", "b", "c"}).status().message() ==
         "t.csv:1: expected a header with columns 'a', 'b' and 'c'");
 }
+
+TEST_CASE("core::csv::quote_field quotes only what needs it, and parse reads it back", "[core]") {
+  CHECK(csv::quote_field("plain") == "plain");
+  CHECK(csv::quote_field("a,b") == "\"a,b\"");
+  CHECK(csv::quote_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  const std::string tricky = "[\"us-east-1\",\"us-west-2\"]";
+  auto table = csv::parse("x\n" + csv::quote_field(tricky) + "\n", "inline");
+  REQUIRE(table.ok());
+  CHECK(table->rows.at(0).at(0) == tricky);
+}

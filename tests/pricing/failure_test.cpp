@@ -75,7 +75,7 @@ TEST_CASE("pricing::PriceDatabase refuses a file that is not SQLite and leaves i
   const auto db = PriceDatabase::open(file);
   REQUIRE_FALSE(db.ok());
   CHECK(db.status().code() == StatusCode::data_loss);
-  CHECK_THAT(db.status().message(), Catch::Contains("not_sqlite.db") && Catch::Contains("not a fleetcast pricing database"));
+  CHECK_THAT(db.status().message(), Catch::Contains("not_sqlite.db") && Catch::Contains("not a SQLite database"));
   std::ifstream in(file);
   CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == content);
 }

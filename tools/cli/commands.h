@@ -26,5 +26,6 @@ void add_forecast_command(CLI::App& app, int& exit_code);
 void add_plan_command(CLI::App& app, int& exit_code);
 void add_backtest_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
+void add_batch_command(CLI::App& app, int& exit_code);
 
 }  // namespace fleetcast::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   fleetcast::cli::add_plan_command(app, exit_code);
   fleetcast::cli::add_backtest_command(app, exit_code);
   fleetcast::cli::add_export_command(app, exit_code);
+  fleetcast::cli::add_batch_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

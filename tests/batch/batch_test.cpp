@@ -1,0 +1,342 @@
+#include <catch2/catch.hpp>
+
+#include "fleetcast/plan.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "core/csv.h"
+#include "fleetcast/simulation.h"
+#include "tools/batch/batch_plan.h"
+#include "tools/batch/batch_runner.h"
+#include "tools/batch/batch_summary.h"
+#include "tools/batch/results_database.h"
+#include "tools/batch/results_export.h"
+#include "tools/batch/run_executor.h"
+
+using namespace fleetcast;
+using namespace fleetcast::batch;
+using Catch::Contains;
+
+namespace {
+
+const std::filesystem::path kSource = FLEETCAST_SOURCE_DIR;
+const std::filesystem::path kOutput = std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / "batch";
+const std::filesystem::path kQuickstart = kSource / "scenarios/examples/quickstart.json";
+
+/// A sweep over the quickstart example in the test output folder.
+std::filesystem::path write_sweep(const std::string& name, const std::string& body) {
+  std::filesystem::create_directories(kOutput);
+  const std::filesystem::path file = kOutput / name;
+  std::ofstream(file) << R"({"format_version": 1, "base": ")" + kQuickstart.string() + "\", " + body + "}";
+  return file;
+}
+
+/// 3 spot shares x 2 on-demand percentages x 3 seeds = 18 runs, from a sweep file of its own (ctest
+/// runs test cases in parallel processes).
+BatchPlan small_plan(const std::string& file) {
+  auto plan = plan_sweep(write_sweep(file, R"(
+    "parameters": [
+      {"name": "spot_share", "path": "/spot/max_share_per_pool_percent", "values": [30, 70, 100]},
+      {"name": "on_demand", "path": "/policy/distribution/on_demand_percentage_above_base", "values": [0, 50]}
+    ],
+    "seeds": {"first": 1, "count": 3})"));
+  REQUIRE(plan.ok());
+  return std::move(*plan);
+}
+
+std::unique_ptr<ResultsDatabase> fresh_database(const std::string& name) {
+  std::filesystem::create_directories(kOutput);
+  const auto file = kOutput / name;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);
+  auto database = ResultsDatabase::open(file, ResultsDatabase::Mode::read_write);
+  REQUIRE(database.ok());
+  return std::move(*database);
+}
+
+/// Every recorded run with its time series, wall time zeroed: what must not depend on how the
+/// batch was run.
+std::vector<RunRecord> contents(ResultsDatabase& database) {
+  auto records = database.runs(true);
+  REQUIRE(records.ok());
+  for (auto& record : *records) record.outcome.wall_seconds = 0;
+  return std::move(*records);
+}
+
+void exec_sql(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &db) == SQLITE_OK);
+  CHECK(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+}
+
+}  // namespace
+
+TEST_CASE("batch: a run's identity is the FNV-1a 64 of its canonical scenario text and seed", "[batch]") {
+  // FNV-1a 64 of "abc\n7", computed independently (Python, the published algorithm).
+  CHECK(run_hash("abc", 7) == "6385e72d76574c8c");
+  CHECK(run_hash("abc", 7) != run_hash("abc", 8));
+
+  // The same scenario laid out differently is the same run; plans built twice agree.
+  std::filesystem::create_directories(kOutput);
+  const auto reformatted = kOutput / "quickstart_reformatted.json";
+  {
+    auto text = csv::read_text_file(kQuickstart);
+    REQUIRE(text.ok());
+    std::ofstream(reformatted) << nlohmann::json::parse(*text).dump(8);
+  }
+  const std::filesystem::path files[] = {kQuickstart, reformatted};
+  auto plan = plan_files(files);
+  REQUIRE(plan.ok());
+  CHECK(plan->runs.size() == 1);
+  CHECK(plan->duplicates == 1);
+  CHECK(plan->runs[0].seed == 42);
+  const BatchPlan first = small_plan("identity_a.json");
+  const BatchPlan second = small_plan("identity_b.json");
+  REQUIRE(first.runs.size() == 18);
+  CHECK(first.digest == second.digest);
+  for (std::size_t r = 0; r < first.runs.size(); ++r) CHECK(first.runs[r].run_hash == second.runs[r].run_hash);
+}
+
+TEST_CASE("batch: the database is the same with 1 and 2 threads, apart from wall time", "[batch]") {
+  const BatchPlan plan = small_plan("threads.json");
+  auto one = fresh_database("threads1.db");
+  auto two = fresh_database("threads2.db");
+  BatchOptions options;
+  options.time_series = true;
+  options.threads = 1;
+  auto outcome_one = run_batch(plan, *one, options);
+  options.threads = 2;
+  auto outcome_two = run_batch(plan, *two, options);
+  REQUIRE(outcome_one.ok());
+  REQUIRE(outcome_two.ok());
+  CHECK(outcome_one->executed == 18);
+  CHECK(outcome_two->executed == 18);
+  const auto records = contents(*one);
+  CHECK(records.size() == 18);
+  CHECK(records == contents(*two));
+  // Replica 0's series: demand and served for the one workload and running GPUs for each pool,
+  // every hour of the week.
+  const std::size_t pools = 4;  // g6e.xlarge and g5.xlarge, on-demand and spot
+  CHECK(records[0].outcome.time_series.size() == 168 * (2 + pools));
+}
+
+TEST_CASE("batch: an interrupted batch resumes, runs nothing twice, and ends as an uninterrupted one", "[batch]") {
+  // 2 x 500 runs: long enough that the batch is still going when the token is cancelled.
+  auto sweep = plan_sweep(write_sweep("resume.json", R"(
+    "parameters": [{"name": "spot_share", "path": "/spot/max_share_per_pool_percent", "values": [30, 70]}],
+    "seeds": {"first": 1, "count": 500})"));
+  REQUIRE(sweep.ok());
+  const BatchPlan& plan = *sweep;
+  const std::size_t total = plan.runs.size();
+  auto whole = fresh_database("whole.db");
+  REQUIRE(run_batch(plan, *whole, {}).ok());
+
+  auto resumed = fresh_database("resumed.db");
+  CancellationToken token;
+  BatchOptions options;
+  options.threads = 2;
+  options.cancellation = &token;
+  options.on_progress = [&](std::size_t done, std::size_t) {
+    if (done >= 5) token.cancel();
+  };
+  auto interrupted = run_batch(plan, *resumed, options);
+  REQUIRE_FALSE(interrupted.ok());
+  CHECK(interrupted.status().code() == StatusCode::cancelled);
+  auto recorded = resumed->run_hashes();
+  REQUIRE(recorded.ok());
+  const std::size_t kept = recorded->size();
+  CHECK(kept >= 5);
+  CHECK(kept < total);
+
+  auto finished = run_batch(plan, *resumed, {});
+  REQUIRE(finished.ok());
+  CHECK(finished->already_done == kept);
+  CHECK(finished->executed == total - kept);
+  CHECK(contents(*resumed) == contents(*whole));
+  auto again = run_batch(plan, *resumed, {});
+  REQUIRE(again.ok());
+  CHECK(again->executed == 0);
+}
+
+TEST_CASE("batch: the results database refuses a newer schema and files that are not results databases", "[batch]") {
+  const auto file = kOutput / "newer.db";
+  fresh_database("newer.db").reset();
+  exec_sql(file, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  auto newer = ResultsDatabase::open(file, ResultsDatabase::Mode::read_write);
+  REQUIRE_FALSE(newer.ok());
+  CHECK(newer.status().code() == StatusCode::failed_precondition);
+  CHECK_THAT(newer.status().message(), Contains("newer.db: the results database has schema version 2, newer than "
+                                                "this fleetcast reads (1)"));
+
+  const auto other = kOutput / "other.db";
+  std::filesystem::remove(other);
+  exec_sql(other, "CREATE TABLE prices (x INTEGER)");
+  auto foreign = ResultsDatabase::open(other, ResultsDatabase::Mode::read_write);
+  REQUIRE_FALSE(foreign.ok());
+  CHECK_THAT(foreign.status().message(), Contains("other.db: not a fleetcast results database"));
+
+  const auto text = kOutput / "text.db";
+  std::ofstream(text) << "this is not a database, just some text that is long enough to be looked at\n";
+  auto not_sqlite = ResultsDatabase::open(text, ResultsDatabase::Mode::read_write);
+  REQUIRE_FALSE(not_sqlite.ok());
+  CHECK_THAT(not_sqlite.status().message(), Contains("text.db") && Contains("not a SQLite database"));
+}
+
+TEST_CASE("batch: a scenario that cannot run is recorded with its error and no figures", "[batch]") {
+  // A spot availability trace of 30 days cannot drive a 60-day horizon: the scenario validates, the
+  // simulator refuses it.
+  const std::string trace = (std::filesystem::path(FLEETCAST_SOURCE_DIR) / "scenarios/examples/data/spot_availability_g6e_us-east-1.csv").string();
+  auto plan = plan_sweep(write_sweep("unrunnable.json", R"(
+    "parameters": [
+      {"name": "interruptions", "path": "/spot/interruption", "values": [{"model": "trace", "trace": ")" + trace + R"("}]},
+      {"name": "duration", "path": "/horizon/duration", "values": ["60d"]}])"));
+  REQUIRE(plan.ok());
+  auto database = fresh_database("unrunnable.db");
+  auto outcome = run_batch(*plan, *database, {});
+  REQUIRE(outcome.ok());
+  CHECK(outcome->failed == 1);
+  auto records = database->runs(false);
+  REQUIRE(records.ok());
+  REQUIRE(records->size() == 1);
+  const RunOutcome& run = records->front().outcome;
+  REQUIRE(run.error.has_value());
+  CHECK_THAT(*run.error, Contains("traces are not wrapped around"));
+  CHECK_FALSE(run.plan_hash.has_value());
+  CHECK(run.cost.total == Money{});
+}
+
+TEST_CASE("batch: a predictive scenario is planned, and the run records the plan's hash", "[batch]") {
+  auto plan = plan_sweep(write_sweep("predictive.json", R"(
+    "parameters": [{"name": "policy", "path": "/policy/kind", "values": ["target_tracking", "predictive"]}])"));
+  // "predictive" needs its settings object: the sweep reports it at the value.
+  REQUIRE_FALSE(plan.ok());
+  CHECK_THAT(plan.status().message(), Contains("/parameters/0/values/1: with policy = \"predictive\""));
+
+  plan = plan_sweep(write_sweep("predictive_settings.json", R"(
+    "parameters": [{"name": "risk", "path": "/policy", "values": [
+      {"kind": "predictive", "predictive": {"risk_quantile": 0.8}},
+      {"kind": "predictive", "predictive": {"risk_quantile": 0.95}}]}])"));
+  REQUIRE(plan.ok());
+  auto database = fresh_database("predictive.db");
+  auto outcome = run_batch(*plan, *database, {});
+  REQUIRE(outcome.ok());
+  CHECK(outcome->failed == 0);
+  auto records = database->runs(false);
+  REQUIRE(records.ok());
+  REQUIRE(records->size() == 2);
+  // Each run's hash is that of the plan make_plan makes for its scenario, computed here directly.
+  for (const auto& record : *records) {
+    REQUIRE_FALSE(record.outcome.error.has_value());
+    REQUIRE(record.outcome.plan_hash.has_value());
+    const auto run = std::find_if(plan->runs.begin(), plan->runs.end(), [&](const auto& r) { return r.run_hash == record.run_hash; });
+    REQUIRE(run != plan->runs.end());
+    const BatchPoint& point = plan->points[run->point];
+    Scenario scenario = point.scenario;
+    scenario.seed = run->seed;
+    PlanOptions options;
+    options.replicas = 0;
+    auto made = make_plan(scenario, *point.prices, options);
+    REQUIRE(made.ok());
+    CHECK(*record.outcome.plan_hash == plan_hash(*made));
+    CHECK(record.outcome.cost.total > Money{});
+  }
+  CHECK((*records)[0].outcome.plan_hash != (*records)[1].outcome.plan_hash);
+}
+
+TEST_CASE("batch: exported CSV and JSON hold what the simulator reports for each run", "[batch]") {
+  const BatchPlan plan = small_plan("export.json");
+  auto database = fresh_database("export.db");
+  REQUIRE(run_batch(plan, *database, {}).ok());
+  auto records = database->runs(false);
+  REQUIRE(records.ok());
+  auto csv_table = csv::parse(runs_csv(*records), "export.csv");
+  REQUIRE(csv_table.ok());
+  REQUIRE(csv_table->rows.size() == 18);
+  const nlohmann::json json = nlohmann::json::parse(runs_json(*records));
+  REQUIRE(json.size() == 18);
+
+  const auto column = [&](const char* name) {
+    auto index = csv_table->column(name);
+    REQUIRE(index.has_value());
+    return *index;
+  };
+  // Each run's figures, recomputed here straight from the simulator with the run's parameters.
+  auto base = load_scenario(kQuickstart);
+  REQUIRE(base.ok());
+  auto prices = open_scenario_prices(base->pricing);
+  REQUIRE(prices.ok());
+  for (std::size_t row = 0; row < csv_table->rows.size(); ++row) {
+    const auto& fields = csv_table->rows[row];
+    INFO("row " << row);
+    Scenario scenario = *base;
+    scenario.spot.max_share_per_pool_percent = std::stod(fields[column("param_spot_share")]);
+    scenario.policy.distribution.on_demand_percentage_above_base = std::stoi(fields[column("param_on_demand")]);
+    scenario.seed = std::stoull(fields[column("seed")]);
+    SimulationOptions options;
+    options.threads = 1;
+    auto report = simulate(scenario, **prices, options);
+    REQUIRE(report.ok());
+    const ReplicaOutcome& expected = report->replicas.front();
+    CHECK(fields[column("cost_total_micro_usd")] == std::to_string(expected.cost.total.micro_usd()));
+    CHECK(fields[column("cost_spot_micro_usd")] == std::to_string(expected.cost.spot.micro_usd()));
+    CHECK(fields[column("cost_on_demand_micro_usd")] == std::to_string(expected.cost.on_demand.micro_usd()));
+    CHECK(std::stod(fields[column("served_fraction")]) == expected.served_fraction);
+    CHECK(fields[column("interruptions")] == std::to_string(expected.interruptions));
+    CHECK(fields[column("plan_hash")].empty());
+
+    const nlohmann::json& run = json[row];
+    CHECK(run["run_hash"] == fields[column("run_hash")]);
+    CHECK(run["cost_micro_usd"]["total"].get<std::int64_t>() == expected.cost.total.micro_usd());
+    CHECK(run["served_fraction"].get<double>() == expected.served_fraction);
+    CHECK(run["parameters"]["spot_share"].get<double>() == scenario.spot.max_share_per_pool_percent);
+    CHECK(run["plan_hash"].is_null());
+  }
+}
+
+TEST_CASE("batch: the summary's mean and p95 per parameter set match a hand calculation", "[batch]") {
+  const BatchPlan plan = small_plan("summary.json");
+  // Hand-made outcomes for the three seeds of the first parameter set: costs $100, $200, $400.
+  std::vector<RunRecord> records;
+  const double costs[] = {100, 200, 400};
+  const double served[] = {0.9, 0.95, 1.0};
+  for (std::size_t r = 0; r < 3; ++r) {
+    RunOutcome outcome;
+    outcome.cost.total = Money::from_usd(costs[r]);
+    outcome.served_fraction = served[r];
+    records.push_back(make_record(plan, plan.runs[r], outcome));
+  }
+  const auto summary = summarise(plan, records);
+  REQUIRE(summary.size() == 6);
+  CHECK(summary[0].parameters == R"({"spot_share":30,"on_demand":0})");
+  CHECK(summary[0].runs == 3);
+  CHECK(summary[0].cost_mean_usd == Approx(700.0 / 3));
+  // p95 of {100, 200, 400}: rank 0.95 * 2 = 1.9, so 200 + 0.9 * 200.
+  CHECK(summary[0].cost_p95_usd == Approx(380));
+  CHECK(summary[0].served_fraction_mean == Approx(0.95));
+  CHECK(summary[0].pareto);
+  CHECK(summary[1].runs == 0);  // not recorded: left out of the comparison
+  CHECK_FALSE(summary[1].pareto);
+  const std::string csv = summary_csv(summary);
+  CHECK_THAT(csv, Contains("quickstart,\"{\"\"spot_share\"\":30,\"\"on_demand\"\":0}\",3,0,233.333333,380.000000,"
+                           "0.950000000,true"));
+}
+
+TEST_CASE("batch: the Pareto front of cost against service, on a hand-made set", "[batch]") {
+  const std::vector<CostService> points = {
+      {100, 0.90},  // cheapest: on the front
+      {150, 0.95},  // on the front
+      {160, 0.94},  // dominated by 150 / 0.95
+      {200, 0.99},  // on the front
+      {200, 0.99},  // equal to the previous: both on the front
+      {250, 0.99},  // dominated: costs more for the same service
+      {300, 1.00},  // best service: on the front
+      {90, 0.80},   // cheapest of all: on the front
+  };
+  const std::vector<bool> expected = {true, true, false, true, true, false, true, true};
+  CHECK(pareto_front(points) == expected);
+  CHECK(pareto_front({}).empty());
+}

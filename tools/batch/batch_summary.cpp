@@ -1,0 +1,94 @@
+#include "tools/batch/batch_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+#include "core/csv.h"
+#include "core/statistics.h"
+
+namespace fleetcast::batch {
+
+std::vector<bool> pareto_front(std::span<const CostService> points) {
+  std::vector<bool> front(points.size(), true);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    for (std::size_t j = 0; j < points.size() && front[i]; ++j) {
+      const CostService& a = points[j];
+      const CostService& b = points[i];
+      const bool at_least_as_good = a.cost <= b.cost && a.served_fraction >= b.served_fraction;
+      const bool better = a.cost < b.cost || a.served_fraction > b.served_fraction;
+      if (at_least_as_good && better) front[i] = false;
+    }
+  }
+  return front;
+}
+
+std::vector<ParameterSetSummary> summarise(const BatchPlan& plan, std::span<const RunRecord> records) {
+  std::unordered_map<std::string, const RunRecord*> by_hash;
+  for (const auto& record : records) by_hash.emplace(record.run_hash, &record);
+  std::vector<std::vector<double>> costs(plan.points.size());
+  std::vector<std::vector<double>> served(plan.points.size());
+  std::vector<ParameterSetSummary> summary(plan.points.size());
+  for (std::size_t p = 0; p < plan.points.size(); ++p) {
+    summary[p].scenario = plan.points[p].scenario.name;
+    summary[p].parameters = parameters_json(plan.points[p].parameters);
+  }
+  for (const auto& run : plan.runs) {
+    const auto it = by_hash.find(run.run_hash);
+    if (it == by_hash.end()) continue;
+    const RunOutcome& outcome = it->second->outcome;
+    if (outcome.error) {
+      ++summary[run.point].failed;
+      continue;
+    }
+    costs[run.point].push_back(outcome.cost.total.usd());
+    served[run.point].push_back(outcome.served_fraction);
+  }
+  std::vector<CostService> compared;
+  std::vector<std::size_t> compared_sets;
+  for (std::size_t p = 0; p < summary.size(); ++p) {
+    summary[p].runs = costs[p].size();
+    if (costs[p].empty()) continue;
+    std::sort(costs[p].begin(), costs[p].end());
+    summary[p].cost_mean_usd = statistics::mean(costs[p]);
+    summary[p].cost_p95_usd = statistics::interpolated_quantile(costs[p], 0.95);
+    summary[p].served_fraction_mean = statistics::mean(served[p]);
+    compared.push_back({summary[p].cost_mean_usd, summary[p].served_fraction_mean});
+    compared_sets.push_back(p);
+  }
+  const std::vector<bool> front = pareto_front(compared);
+  for (std::size_t i = 0; i < compared_sets.size(); ++i) summary[compared_sets[i]].pareto = front[i];
+  return summary;
+}
+
+std::string summary_csv(std::span<const ParameterSetSummary> summary) {
+  std::string csv = "scenario,parameters,runs,failed,cost_mean_usd,cost_p95_usd,served_fraction_mean,pareto\n";
+  for (const auto& set : summary) {
+    char figures[160];
+    std::snprintf(figures, sizeof figures, "%zu,%zu,%.6f,%.6f,%.9f,%s", set.runs, set.failed, set.cost_mean_usd,
+                  set.cost_p95_usd, set.served_fraction_mean, set.pareto ? "true" : "false");
+    csv += csv::quote_field(set.scenario) + "," + csv::quote_field(set.parameters) + "," + figures + "\n";
+  }
+  return csv;
+}
+
+std::string summary_table(std::span<const ParameterSetSummary> summary) {
+  const auto label = [](const ParameterSetSummary& set) { return set.scenario + " " + set.parameters; };
+  std::size_t width = std::string_view("parameters").size();
+  for (const auto& set : summary) width = std::max(width, label(set).size());
+  const auto padded = [width](std::string text) { return text + std::string(width - text.size(), ' '); };
+  char figures[160];
+  std::snprintf(figures, sizeof figures, " %6s %6s %14s %14s %10s\n", "runs", "failed", "cost mean $", "cost p95 $",
+                "served");
+  std::string table = "  " + padded("parameters") + figures;
+  for (const auto& set : summary) {
+    std::snprintf(figures, sizeof figures, " %6zu %6zu %14.2f %14.2f %9.4f%%\n", set.runs, set.failed,
+                  set.cost_mean_usd, set.cost_p95_usd, set.served_fraction_mean * 100);
+    table += std::string(set.pareto ? "* " : "  ") + padded(label(set)) + figures;
+  }
+  table += "  * on the Pareto front: no other set costs less and serves at least as much, or serves more for as "
+           "little\n";
+  return table;
+}
+
+}  // namespace fleetcast::batch
