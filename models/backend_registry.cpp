@@ -74,6 +74,7 @@ Result<std::vector<QuantileForecast>> BackendRegistry::predict(const LstmModel& 
   const auto window = static_cast<std::size_t>(model.season + context);
   std::vector<float> history(histories.size() * window);
   std::vector<double> levels(histories.size());
+  std::vector<double> spreads(histories.size());
   std::vector<std::int64_t> first_times(histories.size());
   for (std::size_t s = 0; s < histories.size(); ++s) {
     const TimeSeries& series = histories[s];
@@ -90,6 +91,7 @@ Result<std::vector<QuantileForecast>> BackendRegistry::predict(const LstmModel& 
     }
     const std::span recent(series.values.data() + series.values.size() - window, window);
     levels[s] = window_level(recent, model.scaler);
+    spreads[s] = interval_spread(recent, model.scaler);
     for (std::size_t i = 0; i < window; ++i) {
       history[s * window + i] = static_cast<float>((recent[i] - levels[s]) / model.scaler.scale);
     }
@@ -126,7 +128,7 @@ Result<std::vector<QuantileForecast>> BackendRegistry::predict(const LstmModel& 
     for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
       for (int h = 0; h < horizon; ++h) {
         const float* step = out + h * shape.quantiles;
-        const double scaled = step[median] + model.calibration[q] * (step[q] - step[median]);
+        const double scaled = step[median] + model.calibration[q] * spreads[s] * (step[q] - step[median]);
         forecast.values[q][static_cast<std::size_t>(h)] = levels[s] + model.scaler.scale * scaled;
       }
     }

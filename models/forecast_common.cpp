@@ -34,7 +34,20 @@ Scaler fit_scaler(std::span<const double> values, int season) {
   const double deviation = std::sqrt(variance / static_cast<double>(values.size()));
   const double tiny = 1e-9 * std::max(1.0, std::abs(mean));
   const double scale = daily_change > tiny ? daily_change : (deviation > tiny ? deviation : 1.0);
-  return {scale, season};
+  double step_change = 0;
+  for (std::size_t t = 1; t < values.size(); ++t) step_change += std::abs(values[t] - values[t - 1]);
+  step_change /= static_cast<double>(std::max<std::size_t>(1, values.size() - 1));
+  return {scale, season, step_change > tiny ? step_change : scale, std::max(1, season / 2)};
+}
+
+double interval_spread(std::span<const double> history, const Scaler& scaler) {
+  constexpr double kMinSpread = 1.0 / 3;
+  constexpr double kMaxSpread = 3;
+  const std::size_t count = std::min(history.size() - 1, static_cast<std::size_t>(scaler.change_steps));
+  double recent = 0;
+  for (std::size_t t = history.size() - count; t < history.size(); ++t) recent += std::abs(history[t] - history[t - 1]);
+  recent /= static_cast<double>(std::max<std::size_t>(1, count));
+  return std::clamp(std::sqrt(recent / scaler.step_change), kMinSpread, kMaxSpread);
 }
 
 double window_level(std::span<const double> history, const Scaler& scaler) {

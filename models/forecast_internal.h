@@ -14,12 +14,19 @@ namespace fleetcast::forecast {
 int steps_per_day(Seconds step);
 
 /// The scaler of a training series at `season` steps per day: its mean absolute daily change,
-/// else its standard deviation (a series that repeats daily), else 1 (a constant series).
+/// else its standard deviation (a series that repeats daily), else 1 (a constant series); its
+/// step_change is its mean absolute step-to-step change, else that scale.
 Scaler fit_scaler(std::span<const double> values, int season);
 
 /// The level a window of history (oldest first) is measured from: the mean of its last
 /// scaler.level_steps values.
 double window_level(std::span<const double> history, const Scaler& scaler);
+
+/// The factor on a window's quantile distances from the median for its recent volatility (see
+/// Scaler): sqrt(recent / scaler.step_change) clamped to [1/3, 3], where recent is the mean absolute
+/// step-to-step change over the last scaler.change_steps values of `history` (oldest first, at
+/// least 2 values).
+double interval_spread(std::span<const double> history, const Scaler& scaler);
 
 /// The first `size` samples of `series` (size <= its length), same start and step.
 TimeSeries head_of(const TimeSeries& series, std::size_t size);

@@ -54,6 +54,17 @@ struct WindowSet {
                                      series->step.count()),
             std::move(targets)};
   }
+
+  // The interval spread (models/forecast_internal.h) of the windows with the given origins.
+  std::vector<double> spreads(std::span<const std::size_t> origins) const {
+    const auto window = static_cast<std::size_t>(season + context);
+    std::vector<double> result;
+    result.reserve(origins.size());
+    for (const std::size_t origin : origins) {
+      result.push_back(interval_spread(std::span(series->values.data() + origin - window, window), scaler));
+    }
+    return result;
+  }
 };
 
 Eigen::VectorXd initial_parameters(const LstmShape& shape, std::uint64_t seed) {
@@ -133,13 +144,16 @@ class EpochTrainer {
   std::vector<Eigen::MatrixXd> output_gradient_;
 };
 
-// Conformal calibration of the interval widths on the validation windows, per symmetric pair of
-// levels (tau, 1 - tau) around the median m: the score of a target y is its distance from m in
-// units of the interval's half-width on its side, (m - y) / (m - q_tau) or (y - m) / (q_{1-tau} - m);
-// the factor k is the (1 - 2 tau) empirical quantile of the scores, so the pair scaled by k about
-// the median covers 1 - 2 tau of those windows. The median and unpaired levels keep factor 1.
+// Conformal calibration of the interval widths on windows, per symmetric pair of levels
+// (tau, 1 - tau) around the median m: the score of a target y is its distance from m in units of
+// the interval's half-width on its side times the window's spread s (its factor for recent
+// volatility, one per column of `targets`), (m - y) / (s (m - q_tau)) or (y - m) / (s (q_{1-tau} - m));
+// the factor k is the (1 - 2 tau) empirical quantile of the scores, so the pair scaled by k s
+// about the median covers 1 - 2 tau of those windows. A half-width that is not positive (a head
+// at or across the median) scores as if the target were far outside. The median and unpaired
+// levels keep factor 1.
 std::vector<double> calibration_factors(std::span<const double> levels, const std::vector<Eigen::MatrixXd>& outputs,
-                                        const Eigen::MatrixXd& targets) {
+                                        const Eigen::MatrixXd& targets, std::span<const double> spreads) {
   std::vector<double> factors(levels.size(), 1.0);
   const auto median = static_cast<Eigen::Index>(std::find(levels.begin(), levels.end(), 0.5) - levels.begin());
   std::vector<double> scores;
@@ -155,7 +169,7 @@ std::vector<double> calibration_factors(std::span<const double> levels, const st
         const double m = outputs[h](median, b);
         const double below = m - outputs[h](static_cast<Eigen::Index>(low), b);
         const double above = outputs[h](static_cast<Eigen::Index>(high), b) - m;
-        const double width = y < m ? below : above;
+        const double width = (y < m ? below : above) * spreads[static_cast<std::size_t>(b)];
         scores.push_back(width > 1e-9 ? std::abs(y - m) / width : std::abs(y - m) * 1e9);
       }
     }
@@ -257,9 +271,16 @@ Result<LstmModel> train_lstm(const TimeSeries& series, const LstmOptions& option
     if (options.on_epoch) options.on_epoch({epoch, options.max_epochs, train_loss, validation_loss, improved});
   }
   model.validation_loss = best_validation;
+  // The interval calibration scores every window of the training span, training and validation,
+  // so that it sees more than the latest days' regime; the spreads make windows of calm and of
+  // volatile stretches comparable. (The training windows' errors are in-sample, so somewhat
+  // optimistic; on the validation windows alone the factor varied several-fold with the seed.)
+  std::vector<std::size_t> calibration_origins = training_origins;
+  calibration_origins.insert(calibration_origins.end(), validation_origins.begin(), validation_origins.end());
+  const auto [calibration_inputs, calibration_targets] = windows.batch(calibration_origins);
   model.calibration = calibration_factors(
-      options.quantiles, models::lstm_forward(shape, best, validation_inputs, options.context, nullptr),
-      validation_targets);
+      options.quantiles, models::lstm_forward(shape, best, calibration_inputs, options.context, nullptr),
+      calibration_targets, windows.spreads(calibration_origins));
 
   model.training_samples = training_origins.size();
   model.parameters.resize(static_cast<std::size_t>(best.size()));

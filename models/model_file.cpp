@@ -89,7 +89,9 @@ std::string model_to_json(const LstmModel& model) {
         {"batch_size", o.batch_size}, {"learning_rate", o.learning_rate}, {"gradient_clip", o.gradient_clip},
         {"validation_fraction", o.validation_fraction}, {"seed", o.seed}}},
       {"series", {{"step_seconds", model.step_seconds}, {"season_steps", model.season}}},
-      {"scaler", {{"scale", model.scaler.scale}, {"level_steps", model.scaler.level_steps}}},
+      {"scaler",
+       {{"scale", model.scaler.scale}, {"level_steps", model.scaler.level_steps},
+        {"step_change", model.scaler.step_change}, {"change_steps", model.scaler.change_steps}}},
       {"training",
        {{"data_hash", model.training_data_hash}, {"samples", model.training_samples},
         {"epochs_run", model.epochs_run}, {"seconds", model.training_seconds}}},
@@ -109,7 +111,8 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     const int version = document.at("version").get<int>();
     if (version != LstmModel::kFileVersion) {
       return invalid_argument_error(where + ": model file version " + std::to_string(version) +
-                                    ", this build reads version " + std::to_string(LstmModel::kFileVersion));
+                                    ", this build reads version " + std::to_string(LstmModel::kFileVersion) +
+                                    (version < 2 ? " (retrain the model: version 2 added the scaler's interval spread)" : ""));
     }
     LstmModel model;
     const json& o = document.at("options");
@@ -135,8 +138,12 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     model.season = document.at("series").at("season_steps").get<int>();
     model.scaler.scale = document.at("scaler").at("scale").get<double>();
     model.scaler.level_steps = document.at("scaler").at("level_steps").get<int>();
-    if (model.step_seconds <= 0 || model.season < 1 || !(model.scaler.scale > 0) || model.scaler.level_steps < 1) {
-      return invalid_argument_error(where + ": /series or /scaler: expected a positive step, season, scale and level_steps");
+    model.scaler.step_change = document.at("scaler").at("step_change").get<double>();
+    model.scaler.change_steps = document.at("scaler").at("change_steps").get<int>();
+    if (model.step_seconds <= 0 || model.season < 1 || !(model.scaler.scale > 0) || model.scaler.level_steps < 1 ||
+        !(model.scaler.step_change > 0) || model.scaler.change_steps < 1) {
+      return invalid_argument_error(
+          where + ": /series or /scaler: expected a positive step, season, scale, level_steps, step_change and change_steps");
     }
     const json& training = document.at("training");
     model.training_data_hash = training.at("data_hash").get<std::string>();

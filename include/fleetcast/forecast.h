@@ -61,7 +61,7 @@ struct LstmOptions {
   int batch_size = 64;
   double learning_rate = 3e-3;     // Adam
   double gradient_clip = 1.0;      // maximum global L2 norm of a batch gradient
-  double validation_fraction = 0.2;  // the latest share of training windows held out
+  double validation_fraction = 0.2;  // the latest share of training windows held out for early stopping
   std::uint64_t seed = 42;         // same seed, same data -> same weights, bit for bit
   /// Called after every epoch (the library never prints). May be empty.
   std::function<void(const EpochProgress&)> on_epoch;
@@ -72,24 +72,34 @@ struct LstmOptions {
 /// level-invariant and carries over to levels it never saw) and `scale` is the training series'
 /// in-sample mean absolute daily change (so the scaled pinball loss reads like MASE). Fitted on the
 /// training series and saved with the model.
+///
+/// The interval spread of a window follows its recent volatility: with `recent` the mean absolute
+/// step-to-step change over its last `change_steps` history values, every quantile's distance from
+/// the median is multiplied by sqrt(recent / step_change), clamped to [1/3, 3] (the geometric mean
+/// of the local and the series-wide volatility, so a flat half-day never collapses the interval
+/// and one jump never makes it unbounded).
 struct Scaler {
   double scale = 1;                // > 0, in the series' units
   int level_steps = 24;            // >= 1, one day of steps
+  double step_change = 1;          // > 0: the training series' mean absolute step-to-step change
+  int change_steps = 12;           // >= 1, half a day of steps
 };
 
 /// A trained LSTM forecaster: options, scaler, float32 parameters in the layout contract of
 /// models/lstm_layout.h, and provenance. Value type.
 struct LstmModel {
-  static constexpr int kFileVersion = 1;
+  /// 2: the scaler's step_change and change_steps (interval spread by recent volatility).
+  static constexpr int kFileVersion = 2;
 
   LstmOptions options;             // on_epoch is not saved
   Scaler scaler;
   std::int64_t step_seconds = 0;   // step of the training series; predictions need the same step
   int season = 24;                 // steps per day at that step
   std::vector<float> parameters;
-  /// Per quantile, a factor on its distance from the median: each symmetric pair of levels
-  /// (p10, p90) is widened or narrowed about the median so that it covers its nominal share of the
-  /// validation windows (split-conformal calibration); the median's factor is 1.
+  /// Per quantile, a factor on its distance from the median, applied with the window's interval
+  /// spread (see Scaler): each symmetric pair of levels (p10, p90) is widened or narrowed about
+  /// the median so that it covers its nominal share of the training and validation windows
+  /// (conformal calibration on the whole training span); the median's factor is 1.
   std::vector<double> calibration;
   std::string training_data_hash;  // "fnv1a64:<16 hex digits>" of the training series
   std::size_t training_samples = 0;

@@ -9,6 +9,18 @@
 
 namespace fc = fleetcast::forecast;
 
+namespace {
+
+// Options for quick training on a short synthetic series: a one-day context, `max_epochs` at most.
+fc::LstmOptions one_day_context(int max_epochs) {
+  fc::LstmOptions options;
+  options.context = 24;
+  options.max_epochs = max_epochs;
+  return options;
+}
+
+}  // namespace
+
 TEST_CASE("forecast::train_lstm learns a daily pattern to a low error", "[models]") {
   const fleetcast::TimeSeries series = fleetcast::test::synthetic_hourly_series(30, 1.0, 1);
   int epochs_reported = 0;
@@ -42,9 +54,7 @@ TEST_CASE("forecast::train_lstm learns a daily pattern to a low error", "[models
 
 TEST_CASE("forecast::train_lstm gives the same weights for the same seed", "[models]") {
   const fleetcast::TimeSeries series = fleetcast::test::synthetic_hourly_series(12, 2.0, 2);
-  fc::LstmOptions options;
-  options.max_epochs = 2;
-  options.context = 24;
+  fc::LstmOptions options = one_day_context(2);
   auto first = fc::train_lstm(series, options);
   auto second = fc::train_lstm(series, options);
   REQUIRE(first.ok());
@@ -54,6 +64,39 @@ TEST_CASE("forecast::train_lstm gives the same weights for the same seed", "[mod
   auto other = fc::train_lstm(series, options);
   REQUIRE(other.ok());
   CHECK(other->parameters != first->parameters);
+}
+
+TEST_CASE("forecast::BackendRegistry scales each interval by the window's recent volatility", "[models]") {
+  // Trained long enough that its quantile heads do not cross (sorting would swap rows).
+  const fleetcast::TimeSeries series = fleetcast::test::synthetic_hourly_series(12, 1.0, 4);
+  fc::LstmOptions options = one_day_context(60);
+  options.hidden = 8;
+  auto model = fc::train_lstm(series, options);
+  REQUIRE(model.ok());
+  CHECK(model->scaler.change_steps == 12);
+  CHECK(model->scaler.step_change > 0);
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  const auto forecast_with_step_change = [&](double factor) {
+    fc::LstmModel scaled = *model;
+    scaled.scaler.step_change *= factor;
+    auto forecasts = registry.predict(scaled, std::span(&series, 1));
+    REQUIRE(forecasts.ok());
+    return forecasts->front();
+  };
+  // The same recent history against a 4 times larger series-wide change: half the distances from
+  // the median (spread sqrt(1/4)); against a far larger one, the spread stops at its floor of 1/3.
+  const fc::QuantileForecast base = forecast_with_step_change(1);
+  const fc::QuantileForecast calmer = forecast_with_step_change(4);
+  const fc::QuantileForecast floor = forecast_with_step_change(1e4);
+  const fc::QuantileForecast lower = forecast_with_step_change(1e6);
+  for (std::size_t h = 0; h < base.horizon(); ++h) {
+    CHECK(calmer.quantile(0.5)[h] == Approx(base.quantile(0.5)[h]));
+    for (const double level : {0.1, 0.9}) {
+      const double distance = base.quantile(level)[h] - base.quantile(0.5)[h];
+      CHECK(calmer.quantile(level)[h] - calmer.quantile(0.5)[h] == Approx(distance / 2).margin(1e-9));
+      CHECK(floor.quantile(level)[h] == Approx(lower.quantile(level)[h]));
+    }
+  }
 }
 
 TEST_CASE("forecast::train_lstm refuses a series shorter than the context window", "[models]") {

@@ -35,6 +35,8 @@ void check_same(const fc::LstmModel& a, const fc::LstmModel& b) {
   CHECK(a.calibration == b.calibration);
   CHECK(a.scaler.scale == b.scaler.scale);
   CHECK(a.scaler.level_steps == b.scaler.level_steps);
+  CHECK(a.scaler.step_change == b.scaler.step_change);
+  CHECK(a.scaler.change_steps == b.scaler.change_steps);
   CHECK(a.training_data_hash == b.training_data_hash);
   CHECK(a.options.hidden == b.options.hidden);
   CHECK(a.options.context == b.options.context);
@@ -67,11 +69,25 @@ TEST_CASE("forecast::save_model_to_database round-trips through table forecast_m
 
 TEST_CASE("forecast::model_from_json refuses another version, layout or parameter count", "[models]") {
   nlohmann::json document = nlohmann::json::parse(fc::model_to_json(small_model()));
-  SECTION("another version") {
-    document["version"] = 2;
+  SECTION("a version 1 file, from before the interval spread") {
+    document["version"] = 1;
+    document["scaler"].erase("step_change");
+    document["scaler"].erase("change_steps");
     auto model = fc::model_from_json(document.dump(), "m.json");
     REQUIRE_FALSE(model.ok());
-    CHECK(model.status().message() == "m.json: model file version 2, this build reads version 1");
+    CHECK(model.status().message() ==
+          "m.json: model file version 1, this build reads version 2 (retrain the model: version 2 added the "
+          "scaler's interval spread)");
+  }
+  SECTION("a newer version") {
+    document["version"] = 3;
+    CHECK(fc::model_from_json(document.dump(), "m.json").status().message() ==
+          "m.json: model file version 3, this build reads version 2");
+  }
+  SECTION("a scaler without a positive step change") {
+    document["scaler"]["step_change"] = 0.0;
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("/scaler: expected a positive step, season, scale, level_steps, step_change"));
   }
   SECTION("another gate order") {
     document["layout"]["gate_order"] = "i,g,f,o";

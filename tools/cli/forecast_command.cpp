@@ -72,7 +72,7 @@ void add_lstm_options(CLI::App* command, forecast::LstmOptions& options) {
   command->add_option("--patience", options.patience, "Early stopping patience (epochs)")->capture_default_str();
   command->add_option("--learning-rate", options.learning_rate, "Adam learning rate")->capture_default_str();
   command->add_option("--validation-fraction", options.validation_fraction,
-                      "Latest share of training windows held out for early stopping and interval calibration")
+                      "Latest share of training windows held out for early stopping")
       ->capture_default_str();
   command->add_option("--seed", options.seed, "Random seed (same seed, same weights)")->capture_default_str();
 }
