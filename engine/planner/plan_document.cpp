@@ -153,20 +153,29 @@ void assign_money(Money& target, const std::optional<double>& usd) {
 
 std::vector<std::string> option_names() { return {"on_demand", "reserved", "spot"}; }
 
-std::vector<double> read_numbers(DiagnosticSink& sink, const json& row, const std::string& pointer) {
-  std::vector<double> numbers;
+// An array whose every element `accepts`; `elements` and `element` name them in errors ("numbers",
+// "a number >= 0"). Stops at the first bad element.
+template <typename T, typename Accepts>
+std::vector<T> read_row(DiagnosticSink& sink, const json& row, const std::string& pointer, std::string_view elements,
+                        std::string_view element, Accepts accepts) {
+  std::vector<T> values;
   if (!row.is_array()) {
-    sink.error(pointer, "expected an array of numbers, found " + scenarios::describe_value(row));
-    return numbers;
+    sink.error(pointer, "expected an array of " + std::string(elements) + ", found " + scenarios::describe_value(row));
+    return values;
   }
   for (std::size_t i = 0; i < row.size(); ++i) {
-    if (!row[i].is_number() || row[i].get<double>() < 0) {
-      sink.error(child_pointer(pointer, i), "expected a number >= 0, found " + scenarios::describe_value(row[i]));
-      return numbers;
+    if (!accepts(row[i])) {
+      sink.error(child_pointer(pointer, i), "expected " + std::string(element) + ", found " + scenarios::describe_value(row[i]));
+      return values;
     }
-    numbers.push_back(row[i].get<double>());
+    values.push_back(row[i].get<T>());
   }
-  return numbers;
+  return values;
+}
+
+std::vector<double> read_numbers(DiagnosticSink& sink, const json& row, const std::string& pointer) {
+  return read_row<double>(sink, row, pointer, "numbers", "a number >= 0",
+                          [](const json& value) { return value.is_number() && value.get<double>() >= 0; });
 }
 
 WorkloadForecast read_forecast(DiagnosticSink& sink, const json& value, const std::string& pointer) {
@@ -228,20 +237,9 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
 
 // An array of whole instance counts >= 0.
 std::vector<int> read_count_row(DiagnosticSink& sink, const json& row, const std::string& pointer) {
-  std::vector<int> counts;
-  if (!row.is_array()) {
-    sink.error(pointer, "expected an array of instance counts, found " + scenarios::describe_value(row));
-    return counts;
-  }
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    if (!row[i].is_number_integer() || row[i].get<std::int64_t>() < 0 || row[i].get<std::int64_t>() > kCountMax) {
-      sink.error(child_pointer(pointer, i), "expected a whole number of instances >= 0, found " +
-                                                scenarios::describe_value(row[i]));
-      return counts;
-    }
-    counts.push_back(row[i].get<int>());
-  }
-  return counts;
+  return read_row<int>(sink, row, pointer, "instance counts", "a whole number of instances >= 0", [](const json& value) {
+    return value.is_number_integer() && value.get<std::int64_t>() >= 0 && value.get<std::int64_t>() <= kCountMax;
+  });
 }
 
 PlannedPool read_pool(DiagnosticSink& sink, const json& value, const std::string& pointer, std::vector<int>& instances) {
