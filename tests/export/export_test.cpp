@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/export/aws_limits.h"
-#include "tools/export/exporters.h"
+#include "export/aws_limits.h"
+#include "export/exporters.h"
 
 using namespace fleetcast;
 using namespace fleetcast::exporters;
@@ -25,6 +25,13 @@ Plan fixture_plan() {
   auto plan = load_plan(FLEETCAST_SOURCE_DIR "/tests/export/two_regions_plan.json");
   REQUIRE(plan.ok());
   return *plan;
+}
+
+// Renders and writes, as `fleetcast export` does without --scenario.
+Status export_plan(const Plan& plan, ExportFormat format, const fs::path& out, const ExportOptions& options = {}) {
+  auto rendered = render_export(plan, format, options);
+  if (!rendered.ok()) return rendered.status();
+  return write_export(rendered->files, out);
 }
 
 // An output folder path (absent) in an empty folder of its own, `name` being unique to the test
@@ -58,6 +65,7 @@ nlohmann::json read_json(const fs::path& path) {
 
 const std::string kEast = "llm-two-regions-chat-us-east-1";
 
+
 }  // namespace
 
 TEST_CASE("exporters refuse an instance type weight outside 1-999 and write nothing", "[export]") {
@@ -77,8 +85,8 @@ TEST_CASE("exporters refuse an on-demand percentage above 100", "[export]") {
 
 TEST_CASE("exporters refuse a schedule change outside Min <= Desired <= Max", "[export]") {
   Plan plan = fixture_plan();
-  plan.groups[0].schedule[60].desired_capacity = 200;
-  require_refused(plan, "schedule-sizes", {"ScheduledUpdateGroupActions[10] is 16, 200, 128", "AWS requires MinSize <= DesiredCapacity <= MaxSize"});
+  plan.groups[0].schedule[60].desired_capacity = 200;  // the group's maximum is 128
+  require_refused(plan, "schedule-sizes", {"is 200, 200, 128", "AWS requires MinSize <= DesiredCapacity <= MaxSize"});
 }
 
 TEST_CASE("exporters refuse a group whose desired capacity is below its minimum", "[export]") {
@@ -105,11 +113,11 @@ TEST_CASE("exporters refuse more than 40 instance types and names AWS does not t
 
 TEST_CASE("aws_limits checks recurrences, time zones and batch sizes of any scheduled action", "[export]") {
   Violations violations;
-  AwsScheduledAction weekday{"weekday-morning", std::nullopt, "0 8 * * 1-5", "America/New_York", 2, 8, 4};  // min, max, desired
+  AwsScheduledAction weekday{"weekday-morning", std::nullopt, std::nullopt, "0 8 * * 1-5", "America/New_York", 2, 8, 4};  // min, max, desired
   check_scheduled_action(weekday, "group 'g'", "action", violations);
   CHECK(violations.empty());
 
-  AwsScheduledAction broken{"broken", std::nullopt, "0 25 * * *", "Mars/Olympus Mons", std::nullopt, std::nullopt, std::nullopt};
+  AwsScheduledAction broken{"broken", std::nullopt, std::nullopt, "0 25 * * *", "Mars/Olympus Mons", std::nullopt, std::nullopt, std::nullopt};
   check_scheduled_action(broken, "group 'g'", "action", violations);
   const std::string message = violations.status().message();
   CHECK(message.find("action.Recurrence is '0 25 * * *'; AWS requires a five-field cron expression") != std::string::npos);
@@ -117,7 +125,7 @@ TEST_CASE("aws_limits checks recurrences, time zones and batch sizes of any sche
   CHECK(message.find("AWS requires at least one of MinSize, MaxSize and DesiredCapacity") != std::string::npos);
 
   Violations batch_violations;
-  const std::vector<AwsScheduledAction> batch(51, AwsScheduledAction{"same", Instant{}, "", "", 1, 1, 1});
+  const std::vector<AwsScheduledAction> batch(51, AwsScheduledAction{"same", Instant{}, std::nullopt, "", "", 1, 1, 1});
   check_scheduled_action_batch(batch, "group 'g'", batch_violations);
   const std::string batch_message = batch_violations.status().message();
   CHECK(batch_message.find("ScheduledUpdateGroupActions is 51 actions; AWS accepts 1 to 50") != std::string::npos);

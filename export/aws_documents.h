@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/export/aws_group.h"
+#include "export/aws_group.h"
 
 namespace fleetcast::exporters {
 

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/export/aws_group.h"
-#include "tools/export/aws_limits.h"
-#include "tools/export/exporters.h"
+#include "export/aws_group.h"
+#include "export/aws_limits.h"
+#include "export/exporters.h"
 
 namespace fleetcast::exporters {
 
@@ -258,8 +258,10 @@ std::string readme(const Plan& plan, const std::vector<KubernetesGroup>& groups)
 
 }  // namespace
 
-Result<std::vector<ExportFile>> render_kubernetes(const Plan& plan) {
-  if (auto aws = checked_aws_groups(plan); !aws.ok()) return aws.status();
+Result<FormatOutput> render_kubernetes(const Plan& plan, const ExportOptions& options) {
+  const std::vector<std::size_t> budgets(plan.groups.size(), options.max_actions);
+  auto aws = compressed_aws_groups(plan, budgets, !options.window);
+  if (!aws.ok()) return aws.status();
   Violations violations;
   std::vector<KubernetesGroup> groups;
   for (const PlannedGroup& group : plan.groups) groups.push_back(kubernetes_group(plan, group, violations));
@@ -278,7 +280,12 @@ Result<std::vector<ExportFile>> render_kubernetes(const Plan& plan) {
     }
   }
   files.push_back(ExportFile{"README.txt", readme(plan, groups)});
-  return files;
+  std::vector<GroupSchedule> schedules;
+  for (const PlannedGroup& group : plan.groups) {
+    std::vector<int> capacity = planned_group_gpus(plan, group);
+    schedules.push_back(GroupSchedule{0, 0, capacity, std::vector<int>(capacity.size(), 0), std::vector<int>(capacity.size(), 0)});
+  }
+  return FormatOutput{std::move(files), std::move(schedules)};
 }
 
 }  // namespace fleetcast::exporters

@@ -1,7 +1,7 @@
 // What AWS Auto Scaling enforces, checked before an exporter writes anything: names and their
 // lengths, allocation strategy names, percentages 0-100, integer weights 1-999, at most 40
-// instance types, Min <= Desired <= Max, at most 50 actions per BatchPutScheduledUpdateGroupAction,
-// a valid cron recurrence and time zone, and exactly one metric per target-tracking policy.
+// instance types, Min <= Desired <= Max, at most 125 scheduled actions per group and 50 per
+// BatchPutScheduledUpdateGroupAction, a valid cron recurrence and time zone, EndTime after StartTime, and exactly one metric per target-tracking policy.
 //
 // Each check adds to a Violations list one line per broken limit, naming the group, the request
 // field, the value found and the limit, so that a refused plan is fixed in one pass.
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "fleetcast/status.h"
-#include "tools/export/aws_group.h"
+#include "export/aws_group.h"
 
 namespace fleetcast::exporters {
 
@@ -58,9 +58,6 @@ void check_group(const AwsGroup& group, Violations& violations);
 
 /// Every group, and that group and launch template names are unique within each region.
 Status check_aws_groups(std::span<const AwsGroup> groups);
-
-/// The AWS view of the plan's groups (aws_groups), once check_aws_groups has passed them.
-Result<std::vector<AwsGroup>> checked_aws_groups(const Plan& plan);
 
 /// The group's scheduled actions in BatchPutScheduledUpdateGroupAction calls of at most 50, in order.
 std::vector<std::span<const AwsScheduledAction>> scheduled_action_batches(const AwsGroup& group);

@@ -1,21 +1,24 @@
 // The cloudformation format: one template per region holding, per group, an
 // AWS::EC2::LaunchTemplate, an AWS::AutoScaling::AutoScalingGroup, one AWS::AutoScaling::ScheduledAction
-// per capacity change and an AWS::AutoScaling::ScalingPolicy; the image, subnets and security groups
-// are parameters.
+// of its compressed schedule and an AWS::AutoScaling::ScalingPolicy; the image, subnets and security
+// groups are parameters. Each group of a region gets an equal share of the template's 500 resources
+// for its actions (at most the export's max_actions).
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
 #include <string>
 
-#include "tools/export/aws_documents.h"
-#include "tools/export/aws_limits.h"
-#include "tools/export/exporters.h"
+#include "export/aws_documents.h"
+#include "export/aws_limits.h"
+#include "export/exporters.h"
 
 namespace fleetcast::exporters {
 
 namespace {
 
-constexpr std::size_t kMaxResources = 500;  // per template
+constexpr std::size_t kResourcesPerGroup = 3;  // launch template, group, scaling policy
+constexpr std::size_t kMaxOutputs = 200;        // per template
 constexpr std::size_t kMaxLogicalIdLength = 255;
 constexpr std::size_t kMaxGroupIdLength = kMaxLogicalIdLength - 32;  // room for "LaunchTemplate", "Action0001"
 constexpr std::size_t kMaxInlineTemplateBytes = 51'200;  // larger ones go through S3
@@ -84,7 +87,7 @@ void check_template(const std::string& region, const std::vector<const AwsGroup*
   std::size_t count = 0;
   std::map<std::string, std::string> owners;  // group logical ID -> group name
   for (const AwsGroup* group : groups) {
-    count += 4 + group->scheduled_actions.size();
+    count += kResourcesPerGroup + group->scheduled_actions.size();
     const std::string base = logical_id(group->name);
     if (base.empty() || std::isalpha(static_cast<unsigned char>(base.front())) == 0 ||
         base.size() > kMaxGroupIdLength) {
@@ -97,10 +100,15 @@ void check_template(const std::string& region, const std::vector<const AwsGroup*
                      "CloudFormation requires distinct IDs; group '" + at->second + "' has the same");
     }
   }
-  if (count > kMaxResources) {
-    violations.add(subject, "Resources", std::to_string(count) + " resources (a scheduled action each change)",
-                   "CloudFormation allows " + std::to_string(kMaxResources) +
-                       " per template; use the aws format for schedules this long");
+  if (count > kCloudFormationMaxResources) {
+    violations.add(subject, "Resources", std::to_string(count) + " resources (" + std::to_string(groups.size()) +
+                                             " groups of " + std::to_string(kResourcesPerGroup) + " plus their actions)",
+                   "CloudFormation allows " + std::to_string(kCloudFormationMaxResources) +
+                       " per template; split the plan's regions or groups");
+  }
+  if (groups.size() > kMaxOutputs) {
+    violations.add(subject, "Outputs", std::to_string(groups.size()) + " outputs (one per group)",
+                   "CloudFormation allows " + std::to_string(kMaxOutputs) + " per template");
   }
 }
 
@@ -118,10 +126,10 @@ std::string readme(const Plan& plan, const std::vector<std::pair<std::string, st
   }
   text += "\nNotes:\n"
           "- Capacities are GPUs: WeightedCapacity is each instance type's GPU count, DesiredCapacityType \"units\".\n"
-          "- The scheduled actions keep the plan's times (StartTime, UTC, from " +
-          format_instant(plan.horizon.start) +
-          "); CloudFormation fails a stack\n"
-          "  whose StartTime is in the past, so deploy before then.\n"
+          "- The schedule is the plan's capacity compressed to fit the template (daily recurring actions in\n"
+          "  Etc/UTC bounded by StartTime and EndTime, one-off actions elsewhere; never below the plan),\n"
+          "  from " + format_instant(plan.horizon.start) + "; CloudFormation fails a stack whose StartTime is in\n"
+          "  the past, so deploy before then.\n"
           "- Templates over 51,200 bytes must be uploaded to S3 (--s3-bucket).\n"
           "- Checked with cfn-lint in fleetcast's test suite.\n";
   return text;
@@ -129,10 +137,18 @@ std::string readme(const Plan& plan, const std::vector<std::pair<std::string, st
 
 }  // namespace
 
-Result<std::vector<ExportFile>> render_cloudformation(const Plan& plan) {
-  auto checked = checked_aws_groups(plan);
+Result<FormatOutput> render_cloudformation(const Plan& plan, const ExportOptions& options) {
+  std::map<std::string, std::size_t> groups_in_region;
+  for (const PlannedGroup& group : plan.groups) ++groups_in_region[group.region];
+  std::vector<std::size_t> budgets;
+  for (const PlannedGroup& group : plan.groups) {
+    const std::size_t members = groups_in_region[group.region];
+    const std::size_t room = kCloudFormationMaxResources / members;
+    budgets.push_back(std::min(options.max_actions, room > kResourcesPerGroup ? room - kResourcesPerGroup : 1));
+  }
+  auto checked = compressed_aws_groups(plan, budgets, !options.window);
   if (!checked.ok()) return checked.status();
-  const std::vector<AwsGroup>& groups = *checked;
+  const std::vector<AwsGroup>& groups = checked->groups;
   std::map<std::string, std::vector<const AwsGroup*>> by_region;
   for (const AwsGroup& group : groups) by_region[group.region].push_back(&group);
   Violations violations;
@@ -153,11 +169,16 @@ Result<std::vector<ExportFile>> render_cloudformation(const Plan& plan) {
                             {"Outputs", outputs}};
     const std::string file = region + ".template.json";
     files.push_back(ExportFile{file, body.dump(2) + "\n"});
+    if (files.back().contents.size() > kCloudFormationMaxTemplateBytes) {
+      violations.add("template for region " + region, "template body", std::to_string(files.back().contents.size()) + " bytes",
+                     "CloudFormation allows " + std::to_string(kCloudFormationMaxTemplateBytes) + " bytes (from S3)");
+    }
     templates.emplace_back(region, file);
     sizes.push_back(files.back().contents.size());
   }
+  if (!violations.empty()) return violations.status();
   files.push_back(ExportFile{"README.txt", readme(plan, templates, sizes)});
-  return files;
+  return FormatOutput{std::move(files), std::move(checked->schedules)};
 }
 
 }  // namespace fleetcast::exporters

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <string>
 
-#include "tools/export/aws_documents.h"
-#include "tools/export/aws_limits.h"
-#include "tools/export/exporters.h"
+#include "export/aws_documents.h"
+#include "export/aws_limits.h"
+#include "export/exporters.h"
 
 namespace fleetcast::exporters {
 
@@ -48,6 +48,7 @@ ordered_json auto_scaling_group_fields(const AwsGroup& group, const ordered_json
 ordered_json scheduled_action_fields(const AwsScheduledAction& action) {
   ordered_json fields = ordered_json::object();
   if (action.start_time) fields["StartTime"] = format_instant(*action.start_time);
+  if (action.end_time) fields["EndTime"] = format_instant(*action.end_time);
   if (!action.recurrence.empty()) fields["Recurrence"] = action.recurrence;
   if (!action.time_zone.empty()) fields["TimeZone"] = action.time_zone;
   if (action.min_size) fields["MinSize"] = *action.min_size;
@@ -111,9 +112,10 @@ std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
   text += "\nNotes:\n"
           "- Capacities are GPUs: each instance type's WeightedCapacity is its GPU count and\n"
           "  DesiredCapacityType is \"units\". The on-demand base is the plan's reserved GPUs.\n"
-          "- The scheduled actions keep the plan's times (StartTime, UTC; the horizon starts at " +
-          format_instant(plan.horizon.start) +
-          ").\n"
+          "- The schedule is the plan's capacity compressed to at most the allowed actions per group\n"
+          "  (AWS allows 125): daily recurring actions (cron in Etc/UTC, bounded by StartTime and\n"
+          "  EndTime) where days share a shape, one-off actions elsewhere; never below the plan. The\n"
+          "  horizon starts at " + format_instant(plan.horizon.start) + ".\n"
           "  AWS refuses a StartTime in the past: apply the files before then, or leave out the actions\n"
           "  whose time has passed. Check that FailedScheduledUpdateGroupActions is empty in each reply.\n"
           "- EC2 Auto Scaling target tracking has no separate scale-out and scale-in cooldowns; the plan's\n"
@@ -125,10 +127,11 @@ std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
 
 }  // namespace
 
-Result<std::vector<ExportFile>> render_aws_requests(const Plan& plan) {
-  auto checked = checked_aws_groups(plan);
+Result<FormatOutput> render_aws_requests(const Plan& plan, const ExportOptions& options) {
+  const std::vector<std::size_t> budgets(plan.groups.size(), options.max_actions);
+  auto checked = compressed_aws_groups(plan, budgets, !options.window);
   if (!checked.ok()) return checked.status();
-  const std::vector<AwsGroup>& groups = *checked;
+  const std::vector<AwsGroup>& groups = checked->groups;
   std::vector<ExportFile> files;
   std::vector<std::vector<Command>> commands(groups.size());
   const auto add = [&](std::size_t g, std::string service, std::string operation, const std::string& name,
@@ -167,7 +170,7 @@ Result<std::vector<ExportFile>> render_aws_requests(const Plan& plan) {
                      {"TargetTrackingConfiguration", target_tracking_configuration(group)}});
   }
   files.push_back(ExportFile{"README.txt", readme(plan, groups, commands)});
-  return files;
+  return FormatOutput{std::move(files), std::move(checked->schedules)};
 }
 
 }  // namespace fleetcast::exporters

@@ -1,10 +1,10 @@
-// Choosing the format, and writing an export all or nothing.
+// Naming the formats, and writing an export all or nothing.
 #include <fstream>
 #include <system_error>
 
 #include <unistd.h>
 
-#include "tools/export/exporters.h"
+#include "fleetcast/export.h"
 
 namespace fleetcast::exporters {
 
@@ -30,27 +30,27 @@ Status write_files(const std::vector<ExportFile>& files, const fs::path& folder)
 }  // namespace
 
 std::optional<ExportFormat> parse_export_format(std::string_view name) {
-  if (name == "aws") return ExportFormat::aws;
-  if (name == "cloudformation") return ExportFormat::cloudformation;
-  if (name == "kubernetes") return ExportFormat::kubernetes;
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {
+    if (name == export_format_name(format)) return format;
+  }
   return std::nullopt;
+}
+
+std::string_view export_format_name(ExportFormat format) {
+  switch (format) {
+    case ExportFormat::aws:
+      return "aws";
+    case ExportFormat::cloudformation:
+      return "cloudformation";
+    case ExportFormat::kubernetes:
+      return "kubernetes";
+  }
+  return "unknown";
 }
 
 std::string readme_heading(const Plan& plan, std::string_view what) {
   return std::string(what) + " exported by fleetcast from the plan of scenario '" + plan.scenario + "' (" +
          plan_hash(plan) + ")";
-}
-
-Result<std::vector<ExportFile>> render_export(const Plan& plan, ExportFormat format) {
-  switch (format) {
-    case ExportFormat::aws:
-      return render_aws_requests(plan);
-    case ExportFormat::cloudformation:
-      return render_cloudformation(plan);
-    case ExportFormat::kubernetes:
-      return render_kubernetes(plan);
-  }
-  return internal_error("unknown export format");
 }
 
 Status write_export(const std::vector<ExportFile>& files, const fs::path& out) {
@@ -72,12 +72,6 @@ Status write_export(const std::vector<ExportFile>& files, const fs::path& out) {
   }
   if (!written.ok()) fs::remove_all(temporary, error);
   return written;
-}
-
-Status export_plan(const Plan& plan, ExportFormat format, const fs::path& out) {
-  auto files = render_export(plan, format);
-  if (!files.ok()) return files.status();
-  return write_export(*files, out);
 }
 
 }  // namespace fleetcast::exporters

@@ -7,10 +7,13 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "export/exporters.h"
+#include "fleetcast/export.h"
 #include "fleetcast/plan.h"
 #include "fleetcast/status.h"
 #include "fleetcast/time.h"
@@ -31,12 +34,12 @@ struct AwsDistribution {
   std::string spot_allocation_strategy;       // AWS's name, e.g. "price-capacity-optimized"
 };
 
-/// A scheduled update of the group's capacity: one-off (start_time) and/or recurring
-/// (recurrence, a five-field cron expression, in time_zone). Plans produce one-off actions; the
-/// checks accept both, as AWS does.
+/// A scheduled update of the group's capacity: one-off (start_time) or recurring (recurrence, a
+/// five-field cron expression, in time_zone, between start_time and end_time).
 struct AwsScheduledAction {
   std::string name;
   std::optional<Instant> start_time;
+  std::optional<Instant> end_time;  // recurring only
   std::string recurrence;  // empty: not recurring
   std::string time_zone;   // empty: UTC; only meaningful with a recurrence
   std::optional<int> min_size, max_size, desired_capacity;
@@ -76,16 +79,28 @@ struct AwsGroup {
   std::vector<std::pair<std::string, std::string>> tags;  // propagated to instances
 };
 
-/// The AWS view of every group of the plan, in plan order. Only translates; aws_limits.h checks.
-std::vector<AwsGroup> aws_groups(const Plan& plan);
+/// The AWS view of every group of the plan, in plan order, each with its exported schedule
+/// (schedules[g] for plan.groups[g]). Only translates; aws_limits.h checks.
+std::vector<AwsGroup> aws_groups(const Plan& plan, std::span<const CompressedSchedule> schedules);
+
+/// The AWS groups of a plan with each group's planned capacity compressed into at most
+/// action_budget[g] actions (recurring ones unless `recurring` is false), and what each group
+/// then runs above the plan: the extra GPUs split between on-demand and spot as the group's
+/// InstancesDistribution splits its desired capacity.
+struct AwsExport {
+  std::vector<AwsGroup> groups;
+  std::vector<GroupSchedule> schedules;
+};
+Result<AwsExport> compressed_aws_groups(const Plan& plan, std::span<const std::size_t> action_budget, bool recurring);
 
 /// The CloudWatch metric that target tracking follows for a plan metric ("gpu_utilisation":
 /// CWAgent/nvidia_smi_utilization_gpu, "requests_per_gpu": fleetcast/requests_per_gpu); none for a
 /// metric it does not know, which the limit checks then refuse.
 std::vector<AwsMetric> aws_metrics_for(const std::string& plan_metric);
 
-/// The name of the scheduled action for a change at `at`: "<group>-20260302T010000Z", unique in
-/// the group because a schedule's changes are at distinct instants.
-std::string scheduled_action_name(const std::string& group, Instant at);
+/// The name of the scheduled action that first fires at `at`: "<group>-20260302T010000Z" for a
+/// one-off action, "<group>-daily-20260302T010000Z" for a recurring one; unique in the group
+/// because a schedule's actions first fire at distinct instants.
+std::string scheduled_action_name(const std::string& group, const ScheduleAction& action);
 
 }  // namespace fleetcast::exporters

@@ -1,4 +1,4 @@
-#include "tools/export/aws_limits.h"
+#include "export/aws_limits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -101,6 +101,10 @@ void check_scheduled_action(const AwsScheduledAction& action, std::string_view s
       violations.add(subject, member(field, "Recurrence"), in_quotes(action.recurrence),
                      "AWS requires a five-field cron expression (" + cron.status().message() + ")");
     }
+  }
+  if (action.end_time && (action.recurrence.empty() || !action.start_time || *action.end_time <= *action.start_time)) {
+    violations.add(subject, member(field, "EndTime"), format_instant(*action.end_time),
+                   "AWS takes EndTime only with a Recurrence, after StartTime");
   }
   if (!action.time_zone.empty() && !is_time_zone_name(action.time_zone)) {
     violations.add(subject, member(field, "TimeZone"), in_quotes(action.time_zone),
@@ -206,6 +210,11 @@ void check_group(const AwsGroup& group, Violations& violations) {
   for (const std::span<const AwsScheduledAction> batch : scheduled_action_batches(group)) {
     check_scheduled_action_batch(batch, subject, violations);
   }
+  if (group.scheduled_actions.size() > kAwsMaxScheduledActionsPerGroup) {
+    violations.add(subject, "ScheduledUpdateGroupActions", std::to_string(group.scheduled_actions.size()) + " actions",
+                   "AWS allows " + std::to_string(kAwsMaxScheduledActionsPerGroup) +
+                       " scheduled actions per Auto Scaling group (a quota that cannot be raised)");
+  }
   std::set<std::string_view> action_names;
   for (const AwsScheduledAction& action : group.scheduled_actions) {
     if (!action_names.insert(action.name).second) {
@@ -230,12 +239,6 @@ Status check_aws_groups(std::span<const AwsGroup> groups) {
     }
   }
   return violations.status();
-}
-
-Result<std::vector<AwsGroup>> checked_aws_groups(const Plan& plan) {
-  std::vector<AwsGroup> groups = aws_groups(plan);
-  if (Status status = check_aws_groups(groups); !status.ok()) return status;
-  return groups;
 }
 
 std::vector<std::span<const AwsScheduledAction>> scheduled_action_batches(const AwsGroup& group) {

@@ -1,0 +1,222 @@
+// render_export and verify_export (fleetcast/export.h): the plan cut to the window, rendered by
+// its format, and the exported plan built from what the format wrote, so that the summary, the
+// files and the re-simulation all come from the same schedules.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "export/exporters.h"
+
+namespace fleetcast::exporters {
+
+namespace {
+
+// The group's cheapest pool of the wanted kind (spot, or on-demand/reserved), by price per GPU.
+std::optional<std::size_t> cheapest_pool(const Plan& plan, const PlannedGroup& group, bool spot) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    const PlannedPool& pool = plan.pools[group.pools[i]];
+    if ((pool.option == PurchaseOption::spot) != spot) continue;
+    const auto per_gpu = [&](std::size_t j) {
+      const PlannedPool& other = plan.pools[group.pools[j]];
+      return other.hourly_price.micro_usd() / std::max(1, other.gpus_per_instance);
+    };
+    if (!best || per_gpu(i) < per_gpu(*best)) best = i;
+  }
+  return best;
+}
+
+// Adds `gpus` per interval to the group's pool at `index` (whole instances) and to the plan's
+// totals; returns the cost of what it added at the pool's price, in micro-USD. A group without
+// per-group instance counts (an older document) keeps none; simulate_plan refuses such a plan.
+std::int64_t add_instances(Plan& plan, PlannedGroup& group, std::size_t index, const std::vector<int>& gpus) {
+  const PlannedPool& pool = plan.pools[group.pools[index]];
+  const int per_instance = std::max(1, pool.gpus_per_instance);
+  const double step_hours = static_cast<double>(plan.horizon.step.count()) / 3600.0;
+  std::int64_t added = 0;
+  for (std::size_t k = 0; k < gpus.size(); ++k) {
+    const int instances = (gpus[k] + per_instance - 1) / per_instance;
+    if (!group.instances.empty()) group.instances[index][k] += instances;
+    if (group.pools[index] < plan.instances.size() && k < plan.instances[group.pools[index]].size()) {
+      plan.instances[group.pools[index]][k] += instances;
+    }
+    added += instances;
+  }
+  return static_cast<std::int64_t>(static_cast<double>(added) * step_hours * static_cast<double>(pool.hourly_price.micro_usd()));
+}
+
+// Raises each group of `plan` to what the format exported; fills the summary's costs.
+Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules, std::vector<GroupExportSummary>& summary) {
+  Plan exported = plan;
+  for (std::size_t g = 0; g < exported.groups.size(); ++g) {
+    PlannedGroup& group = exported.groups[g];
+    const GroupSchedule& schedule = schedules[g];
+    std::vector<int> on_demand = schedule.on_demand_extra;
+    std::vector<int> spot = schedule.spot_extra;
+    const std::optional<std::size_t> spot_pool = cheapest_pool(exported, group, true);
+    const std::optional<std::size_t> on_demand_pool = cheapest_pool(exported, group, false);
+    if (!spot_pool || !on_demand_pool) {  // one kind only: the extra goes where the group can launch
+      for (std::size_t k = 0; k < on_demand.size(); ++k) (spot_pool ? spot[k] : on_demand[k]) = on_demand[k] + spot[k];
+      (spot_pool ? on_demand : spot).assign(on_demand.size(), 0);
+    }
+    std::int64_t cost = 0;
+    if (on_demand_pool) cost += add_instances(exported, group, *on_demand_pool, on_demand);
+    if (spot_pool) cost += add_instances(exported, group, *spot_pool, spot);
+    summary[g].extra_cost = Money::from_micro_usd(cost);
+    group.schedule.clear();
+    for (std::size_t k = 0; k < schedule.capacity.size(); ++k) {
+      if (k > 0 && schedule.capacity[k] == schedule.capacity[k - 1]) continue;
+      const Instant at = exported.horizon.start + exported.horizon.step * static_cast<std::int64_t>(k);
+      group.schedule.push_back(CapacityChange{at, schedule.capacity[k], group.max_capacity, schedule.capacity[k]});
+    }
+  }
+  return exported;
+}
+
+Status check_options(const Plan& plan, const ExportOptions& options) {
+  if (options.max_actions < 1 || options.max_actions > kAwsMaxScheduledActionsPerGroup) {
+    return invalid_argument_error("max actions per group is " + std::to_string(options.max_actions) +
+                                  "; expected 1 to " + std::to_string(kAwsMaxScheduledActionsPerGroup) +
+                                  " (AWS allows 125 scheduled actions per Auto Scaling group)");
+  }
+  if (options.window && (options.window->count() <= 0 || *options.window % plan.horizon.step != Seconds{0})) {
+    return invalid_argument_error("window " + format_duration(*options.window) +
+                                  ": expected a positive multiple of the plan's step (" +
+                                  format_duration(plan.horizon.step) + ")");
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<int> planned_group_gpus(const Plan& plan, const PlannedGroup& group) {
+  const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, plan.horizon.intervals()));
+  std::vector<int> gpus(intervals, 0);
+  if (group.instances.empty()) {  // a document without per-group instances: its schedule
+    std::size_t next = 0;
+    int desired = group.min_capacity;
+    for (std::size_t k = 0; k < intervals; ++k) {
+      const Instant begin = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
+      while (next < group.schedule.size() && group.schedule[next].at <= begin) desired = group.schedule[next++].desired_capacity;
+      gpus[k] = desired;
+    }
+    return gpus;
+  }
+  for (std::size_t i = 0; i < group.pools.size() && i < group.instances.size(); ++i) {
+    const int per_instance = plan.pools[group.pools[i]].gpus_per_instance;
+    for (std::size_t k = 0; k < intervals && k < group.instances[i].size(); ++k) {
+      gpus[k] += group.instances[i][k] * per_instance;
+    }
+  }
+  return gpus;
+}
+
+Plan plan_prefix(const Plan& plan, std::size_t intervals) {
+  Plan cut = plan;
+  const auto keep = static_cast<std::ptrdiff_t>(std::min<std::size_t>(intervals, static_cast<std::size_t>(plan.horizon.intervals())));
+  cut.horizon.duration = plan.horizon.step * keep;
+  const Instant end = cut.horizon.start + cut.horizon.duration;
+  const auto truncate = [keep](auto& rows) {
+    for (auto& row : rows) row.resize(std::min<std::size_t>(row.size(), static_cast<std::size_t>(keep)));
+  };
+  truncate(cut.instances);
+  for (PlannedGroup& group : cut.groups) {
+    truncate(group.instances);
+    std::erase_if(group.schedule, [end](const CapacityChange& change) { return change.at >= end; });
+  }
+  for (WorkloadForecast& forecast : cut.forecasts) truncate(forecast.values);
+  return cut;
+}
+
+Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, const ExportOptions& options) {
+  if (Status status = check_options(plan, options); !status.ok()) return status;
+  for (const PlannedGroup& group : plan.groups) {
+    const bool counts = group.instances.empty() || group.instances.size() == group.pools.size();
+    if (!counts || std::any_of(group.pools.begin(), group.pools.end(), [&](std::size_t p) { return p >= plan.pools.size(); })) {
+      return invalid_argument_error("group '" + group.name + "': expected its pools as indices of the plan's pools, "
+                                    "with instance counts for each or for none");
+    }
+  }
+  const Plan cut = options.window ? plan_prefix(plan, static_cast<std::size_t>(*options.window / plan.horizon.step)) : plan;
+  Result<FormatOutput> output = internal_error("unknown export format");
+  switch (format) {
+    case ExportFormat::aws:
+      output = render_aws_requests(cut, options);
+      break;
+    case ExportFormat::cloudformation:
+      output = render_cloudformation(cut, options);
+      break;
+    case ExportFormat::kubernetes:
+      output = render_kubernetes(cut, options);
+      break;
+  }
+  if (!output.ok()) return output.status();
+  RenderedExport rendered;
+  const double step_hours = static_cast<double>(cut.horizon.step.count()) / 3600.0;
+  for (std::size_t g = 0; g < cut.groups.size(); ++g) {
+    const GroupSchedule& schedule = output->groups[g];
+    const std::vector<int> floor = planned_group_gpus(cut, cut.groups[g]);
+    GroupExportSummary summary;
+    summary.group = cut.groups[g].name;
+    summary.plan_changes = plan.groups[g].schedule.size();
+    summary.actions = schedule.actions;
+    summary.recurring_actions = schedule.recurring_actions;
+    for (std::size_t k = 0; k < floor.size(); ++k) {
+      const int over = schedule.capacity[k] - floor[k];
+      if (over < 0) {
+        return internal_error("group '" + summary.group + "': the exported schedule falls below the plan in interval " +
+                              std::to_string(k));
+      }
+      summary.extra_gpu_hours += over * step_hours;
+      summary.max_over_provision = std::max(summary.max_over_provision, over);
+    }
+    rendered.groups.push_back(std::move(summary));
+  }
+  rendered.exported = exported_plan(cut, output->groups, rendered.groups);
+  rendered.files = std::move(output->files);
+  return rendered;
+}
+
+Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSource& prices, const Plan& plan,
+                                         const RenderedExport& rendered, const SimulationOptions& options,
+                                         PlanDemand demand) {
+  const Plan compared = plan_prefix(plan, static_cast<std::size_t>(rendered.exported.horizon.intervals()));
+  auto planned = simulate_plan(scenario, compared, prices, options, demand);
+  if (!planned.ok()) return planned.status();
+  auto exported = simulate_plan(scenario, rendered.exported, prices, options, demand);
+  if (!exported.ok()) return exported.status();
+  return ExportVerification{std::move(*planned), std::move(*exported)};
+}
+
+std::string export_summary_json(const RenderedExport& rendered, ExportFormat format,
+                                const ExportVerification* verification) {
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const GroupExportSummary& group : rendered.groups) {
+    groups.push_back({{"group", group.group},
+                      {"plan_changes", group.plan_changes},
+                      {"actions", group.actions},
+                      {"recurring_actions", group.recurring_actions},
+                      {"extra_gpu_hours", group.extra_gpu_hours},
+                      {"extra_cost_usd", group.extra_cost.usd()},
+                      {"max_over_provision_gpus", group.max_over_provision}});
+  }
+  const Horizon& horizon = rendered.exported.horizon;
+  nlohmann::ordered_json document{
+      {"format", export_format_name(format)},
+      {"plan_hash", plan_hash(rendered.exported)},
+      {"horizon", {{"start", format_instant(horizon.start)}, {"duration", format_duration(horizon.duration)},
+                   {"step", format_duration(horizon.step)}}},
+      {"groups", groups}};
+  if (verification != nullptr) {
+    const auto outcome = [](const SimulationReport& report) {
+      return nlohmann::ordered_json{{"cost_usd", report.cost_usd.mean}, {"served_fraction", report.served_fraction.mean},
+                                    {"replicas", report.replicas.size()}};
+    };
+    document["simulation"] = {{"plan", outcome(verification->plan)}, {"exported", outcome(verification->exported)}};
+  }
+  return document.dump(2);
+}
+
+}  // namespace fleetcast::exporters

@@ -1,0 +1,46 @@
+// The renderers behind render_export (fleetcast/export.h), one per format. Internal to the export
+// layer.
+//
+// Each renderer compresses the schedules it writes (compress_schedule) within its format's limits
+// and reports, per plan group, what it exported above the plan, so that render_export can build the
+// exported plan (the plan as it will run) and the summary from one place.
+//
+// Thread-safety: reentrant functions.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "fleetcast/export.h"
+#include "fleetcast/plan.h"
+#include "fleetcast/status.h"
+
+namespace fleetcast::exporters {
+
+/// What a renderer exported for one plan group, interval by interval of the exported horizon.
+struct GroupSchedule {
+  std::size_t actions = 0;            // scheduled actions or cron triggers written
+  std::size_t recurring_actions = 0;
+  std::vector<int> capacity;          // GPUs the export holds the group at (>= the plan)
+  std::vector<int> on_demand_extra;   // GPUs above the plan launched on demand
+  std::vector<int> spot_extra;        // GPUs above the plan launched as spot
+};
+
+struct FormatOutput {
+  std::vector<ExportFile> files;
+  std::vector<GroupSchedule> groups;  // plan order
+};
+
+/// GPUs the plan runs in group `group` in each interval: its pools' instances times their GPUs.
+std::vector<int> planned_group_gpus(const Plan& plan, const PlannedGroup& group);
+
+/// `plan` restricted to the first `intervals` intervals of its horizon (schedules, instances and
+/// forecasts cut; the horizon shortened).
+Plan plan_prefix(const Plan& plan, std::size_t intervals);
+
+
+Result<FormatOutput> render_aws_requests(const Plan& plan, const ExportOptions& options);
+Result<FormatOutput> render_cloudformation(const Plan& plan, const ExportOptions& options);
+Result<FormatOutput> render_kubernetes(const Plan& plan, const ExportOptions& options);
+
+}  // namespace fleetcast::exporters

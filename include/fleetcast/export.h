@@ -1,0 +1,173 @@
+// Exporting a plan: the documents an autoscaling system applies, rendered in memory, checked against
+// every limit the target service enforces, and written all or nothing.
+//
+//  - aws: per group, the request documents of the EC2 and Auto Scaling APIs (CreateLaunchTemplate,
+//    CreateAutoScalingGroup with a MixedInstancesPolicy, BatchPutScheduledUpdateGroupAction in calls
+//    of at most 50, PutScalingPolicy), for `aws ... --cli-input-json file://` or boto3;
+//  - cloudformation: one template per region with the same resources, and parameters for the image,
+//    subnets and security groups;
+//  - kubernetes: per group, Karpenter NodePools (reserved, on-demand, spot, by weight), a Deployment
+//    per capacity type, and a KEDA ScaledObject with the schedule as cron triggers beside the
+//    utilisation trigger (an HPA where the schedule is flat).
+//
+// The schedule. A plan sets each group's capacity interval by interval; AWS allows 125 scheduled
+// actions per group, CloudFormation 500 resources per template. compress_schedule turns the planned
+// capacity into at most `max_actions` actions: recurring daily actions (cron, UTC) bounded by
+// StartTime/EndTime for stretches of days that share a shape, one-off actions elsewhere. The
+// exported capacity is never below the plan's in any interval; among the schedules within the
+// limit it has the fewest extra GPU-hours (exact for the family of schedules described at
+// compress_schedule). replay_schedule applies actions as AWS does and is how every export is
+// checked: the capacity it yields is what the export summary reports and what export_plan_model
+// hands to the simulator.
+//
+// Capacity units are GPUs, as in the plan's groups. Time is UTC.
+//
+// Thread-safety: value types; the functions are reentrant. write_export must not race another
+// writer of the same folder.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetcast/money.h"
+#include "fleetcast/plan.h"
+#include "fleetcast/status.h"
+#include "fleetcast/time.h"
+
+namespace fleetcast::exporters {
+
+enum class ExportFormat { aws, cloudformation, kubernetes };
+
+/// "aws", "cloudformation", "kubernetes"; nullopt for anything else.
+std::optional<ExportFormat> parse_export_format(std::string_view name);
+std::string_view export_format_name(ExportFormat format);
+
+/// AWS: scheduled actions per Auto Scaling group (a fixed quota) and per
+/// BatchPutScheduledUpdateGroupAction call; CloudFormation: resources and bytes per template.
+inline constexpr std::size_t kAwsMaxScheduledActionsPerGroup = 125;
+inline constexpr std::size_t kDefaultMaxActionsPerGroup = 100;  // room for the user's own actions
+inline constexpr std::size_t kCloudFormationMaxResources = 500;
+inline constexpr std::size_t kCloudFormationMaxTemplateBytes = 1'000'000;
+
+/// One scheduled change of capacity. A one-off action sets `capacity` at `start`. A recurring
+/// action (a five-field cron `recurrence`, UTC) sets it at `start` and again at every time the
+/// cron matches after `start` up to and including `end` (AWS's StartTime and EndTime).
+struct ScheduleAction {
+  Instant start;
+  std::string recurrence;        // empty: one-off
+  std::optional<Instant> end;    // recurring only: no firing after it
+  int capacity = 0;              // GPUs: MinSize = DesiredCapacity
+  friend bool operator==(const ScheduleAction&, const ScheduleAction&) = default;
+};
+
+/// A group's schedule as exported, and what it costs over the plan.
+struct CompressedSchedule {
+  std::vector<ScheduleAction> actions;  // in order of first firing
+  std::vector<int> capacity;            // per plan interval, replayed from `actions`
+  std::int64_t extra_gpu_intervals = 0; // sum over intervals of capacity - floor
+  int max_over_provision = 0;           // GPUs, the largest capacity - floor in any interval
+};
+
+/// What the compression may use.
+struct ScheduleLimits {
+  std::size_t max_actions = kDefaultMaxActionsPerGroup;
+  bool recurring = true;  // false: one-off actions only (a rolling window)
+};
+
+/// Compresses a group's planned capacity (`floor[k]` GPUs in interval k of `horizon`) into at most
+/// `limits.max_actions` actions whose replayed capacity is >= floor everywhere. The horizon is cut
+/// into segments, each either a stretch of one-off levels or a block of whole UTC days following
+/// one daily profile (a recurring action per level change of the profile, bounded to the block);
+/// a dynamic program over segment ends and actions used finds the schedule with the fewest extra
+/// GPU-intervals exactly within that family. With no more level changes than actions, the result
+/// is the plan itself (no extra). invalid_argument when even one action per ... cannot fit:
+/// max_actions == 0 with a non-empty floor, a negative floor, or a horizon whose step is not a
+/// whole number of minutes.
+Result<CompressedSchedule> compress_schedule(std::span<const int> floor, const Horizon& horizon,
+                                             const ScheduleLimits& limits = {});
+
+/// The capacity in each interval of `horizon` when `actions` are applied as AWS applies them (the
+/// latest firing at or before the interval's start wins; `initial` before any firing).
+/// invalid_argument for a recurrence that is not a valid cron expression.
+Result<std::vector<int>> replay_schedule(std::span<const ScheduleAction> actions, const Horizon& horizon, int initial);
+
+/// One output file: a path relative to the output folder, and its text.
+struct ExportFile {
+  std::filesystem::path path;
+  std::string contents;
+};
+
+/// The placeholders the documents hold, to be replaced before applying them. Listed in README.txt.
+inline constexpr std::string_view kImagePlaceholder = "ami-REPLACE-WITH-GPU-AMI";
+inline constexpr std::string_view kSubnetPlaceholder = "subnet-REPLACE-ME";
+inline constexpr std::string_view kSecurityGroupPlaceholder = "sg-REPLACE-ME";
+/// Container images are "<registry placeholder>/<workload>:latest".
+inline constexpr std::string_view kRegistryPlaceholder = "replace-with-your-registry";
+inline constexpr std::string_view kNodeClassPlaceholder = "replace-with-your-ec2nodeclass";
+
+struct ExportOptions {
+  /// Scheduled actions (AWS, CloudFormation) or cron triggers (KEDA) per group, at most 125.
+  std::size_t max_actions = kDefaultMaxActionsPerGroup;
+  /// Export only the first `window` of the horizon, as one-off actions (for re-planning on a
+  /// timer); nullopt: the whole horizon.
+  std::optional<Seconds> window;
+};
+
+/// Per group: the schedule as exported against the plan's.
+struct GroupExportSummary {
+  std::string group;
+  std::size_t plan_changes = 0;         // capacity changes in the plan's schedule
+  std::size_t actions = 0;              // actions (or cron triggers) written
+  std::size_t recurring_actions = 0;
+  double extra_gpu_hours = 0;           // over the exported part of the horizon
+  Money extra_cost;                     // of the extra instances at the plan's prices
+  int max_over_provision = 0;           // GPUs, in any interval
+};
+
+struct RenderedExport {
+  std::vector<ExportFile> files;
+  std::vector<GroupExportSummary> groups;  // plan order
+  /// The plan as exported: each group's instances raised to its exported schedule (the extra
+  /// GPUs placed as the group's instances distribution places them), horizon cut to the window.
+  /// Simulating it is simulating the export.
+  Plan exported;
+};
+
+/// Checks the plan against the target's limits, compresses each group's schedule to fit them and
+/// renders every file of the format. invalid_argument naming the group, field, value and limit
+/// for any violation; nothing is rendered then.
+Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, const ExportOptions& options = {});
+
+/// Writes the files into the folder `out`, all or nothing: they are written into a temporary folder
+/// beside `out`, which is then renamed to `out`. `out` must not exist, or be an empty folder; on any
+/// failure nothing is left behind.
+Status write_export(const std::vector<ExportFile>& files, const std::filesystem::path& out);
+
+/// The first line of each format's README.txt: "<what> exported by fleetcast from the plan of
+/// scenario '<name>' (<plan hash>)".
+std::string readme_heading(const Plan& plan, std::string_view what);
+
+/// The plan and its export simulated side by side against the same demand and seed.
+struct ExportVerification {
+  SimulationReport plan;
+  SimulationReport exported;
+};
+
+/// Simulates `plan` and `rendered.exported` with the same options against `demand`. Errors as
+/// simulate_plan's.
+Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSource& prices, const Plan& plan,
+                                         const RenderedExport& rendered, const SimulationOptions& options,
+                                         PlanDemand demand);
+
+/// The export's summary as JSON: {"format", "horizon", "groups": [{"group", "plan_changes",
+/// "actions", "recurring_actions", "extra_gpu_hours", "extra_cost_usd", "max_over_provision_gpus"}],
+/// "simulation": {"plan": {"cost_usd", "served_fraction"}, "exported": {...}} when verified}.
+std::string export_summary_json(const RenderedExport& rendered, ExportFormat format,
+                                const ExportVerification* verification);
+
+}  // namespace fleetcast::exporters
