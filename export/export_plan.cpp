@@ -2,6 +2,7 @@
 // its format, and the exported plan built from what the format wrote, so that the summary, the
 // files and the re-simulation all come from the same schedules.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -29,12 +30,11 @@ std::optional<std::size_t> cheapest_pool(const Plan& plan, const PlannedGroup& g
 }
 
 // Adds `gpus` per interval to the group's pool at `index` (whole instances) and to the plan's
-// totals; returns the cost of what it added at the pool's price, in micro-USD. A group without
-// per-group instance counts (an older document) keeps none; simulate_plan refuses such a plan.
+// totals. A group without per-group instance counts (an older document) keeps none;
+// simulate_plan refuses such a plan. Returns the instance-intervals added.
 std::int64_t add_instances(Plan& plan, PlannedGroup& group, std::size_t index, const std::vector<int>& gpus) {
   const PlannedPool& pool = plan.pools[group.pools[index]];
   const int per_instance = std::max(1, pool.gpus_per_instance);
-  const double step_hours = static_cast<double>(plan.horizon.step.count()) / 3600.0;
   std::int64_t added = 0;
   for (std::size_t k = 0; k < gpus.size(); ++k) {
     const int instances = (gpus[k] + per_instance - 1) / per_instance;
@@ -44,7 +44,23 @@ std::int64_t add_instances(Plan& plan, PlannedGroup& group, std::size_t index, c
     }
     added += instances;
   }
-  return static_cast<std::int64_t>(static_cast<double>(added) * step_hours * static_cast<double>(pool.hourly_price.micro_usd()));
+  return added;
+}
+
+// The cost of `instance_intervals` of a pool at the highest per-GPU rate among it and the group's
+// on-demand pools: an upper bound of what the extra costs, since spot is cheaper when granted and a
+// refused or interrupted spot instance is replaced on demand.
+Money extra_cost(const Plan& plan, const PlannedGroup& group, std::size_t index, std::int64_t instance_intervals) {
+  const PlannedPool& pool = plan.pools[group.pools[index]];
+  const auto per_gpu = [](const PlannedPool& any) {
+    return static_cast<double>(any.hourly_price.micro_usd()) / std::max(1, any.gpus_per_instance);
+  };
+  double rate = per_gpu(pool);
+  for (const std::size_t p : group.pools) {
+    if (plan.pools[p].option != PurchaseOption::spot) rate = std::max(rate, per_gpu(plan.pools[p]));
+  }
+  const double hours = static_cast<double>(instance_intervals) * static_cast<double>(plan.horizon.step.count()) / 3600.0;
+  return Money::from_micro_usd(static_cast<std::int64_t>(std::ceil(hours * rate * std::max(1, pool.gpus_per_instance))));
 }
 
 // Raises each group of `plan` to what the format exported; fills the summary's costs.
@@ -61,10 +77,10 @@ Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules
       for (std::size_t k = 0; k < on_demand.size(); ++k) (spot_pool ? spot[k] : on_demand[k]) = on_demand[k] + spot[k];
       (spot_pool ? on_demand : spot).assign(on_demand.size(), 0);
     }
-    std::int64_t cost = 0;
-    if (on_demand_pool) cost += add_instances(exported, group, *on_demand_pool, on_demand);
-    if (spot_pool) cost += add_instances(exported, group, *spot_pool, spot);
-    summary[g].extra_cost = Money::from_micro_usd(cost);
+    Money cost;
+    if (on_demand_pool) cost += extra_cost(exported, group, *on_demand_pool, add_instances(exported, group, *on_demand_pool, on_demand));
+    if (spot_pool) cost += extra_cost(exported, group, *spot_pool, add_instances(exported, group, *spot_pool, spot));
+    summary[g].extra_cost = cost;
     group.schedule.clear();
     for (std::size_t k = 0; k < schedule.capacity.size(); ++k) {
       if (k > 0 && schedule.capacity[k] == schedule.capacity[k - 1]) continue;

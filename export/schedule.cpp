@@ -4,9 +4,10 @@
 // action(s), so that segments never interfere:
 //  - a one-off level: one action at the segment start, holding the segment's highest floor;
 //  - a daily block: whole UTC days [a, b) that follow one daily profile, a piecewise-constant
-//    cover of the block's slot-wise highest floor whose first piece starts at midnight; each piece
-//    is a recurring action ("M H * * *") with StartTime at its first firing and EndTime one minute
-//    after its last, so it fires only inside the block.
+//    cover of the block's slot-wise highest floor; each piece is a recurring action ("M H * * *")
+//    with StartTime at its first firing and EndTime one minute after its last, so it fires only
+//    inside the block. The piece in force at midnight starts at the block's first midnight (AWS
+//    fires a recurring action at its StartTime too), so it may wrap over midnight.
 // A dynamic program over (segment end, actions used) minimises the extra GPU-intervals exactly
 // within the family. Segment ends are restricted to where the floor changes (an optimal cover has
 // its breaks there) and to midnights; past kMaxBreakCandidates such places, to every hour instead.
@@ -26,6 +27,7 @@ namespace {
 constexpr std::size_t kMaxBreakCandidates = 1500;
 constexpr std::size_t kMaxProfileSlots = 48;    // piece boundaries within a day
 constexpr std::int64_t kMaxBlockDays = 62;      // longer blocks only when they end the horizon
+constexpr std::int64_t kMaxWrapDays = 62;       // horizons longer than this: no wrapping pieces
 constexpr std::int64_t kUnreachable = std::numeric_limits<std::int64_t>::max() / 4;
 
 // Prefix sums and range maxima of the floor.
@@ -114,6 +116,55 @@ ProfileTable cheapest_profiles(const std::vector<int>& slot_max, const std::vect
     std::reverse(table.levels[m].begin(), table.levels[m].end());
   }
   return table;
+}
+
+// The cheapest daily profile per number of actions, where one piece may wrap over midnight: its
+// recurring action starts at the block's first midnight (AWS fires a recurring action at its
+// StartTime, then on its recurrence), so a day shape of m levels costs m actions, not m + 1.
+// Each rotation starts the wrap piece at a slot where the shape changes.
+struct DailyProfile {
+  std::vector<std::size_t> starts;  // real slots; starts[0] is the piece in force at midnight
+  std::vector<int> levels;
+};
+struct DailyTable {
+  std::vector<std::int64_t> cost;  // per number of pieces, kUnreachable if none
+  std::vector<DailyProfile> profiles;
+};
+
+DailyTable daily_profiles(const std::vector<int>& slot_max, const std::vector<std::size_t>& boundaries,
+                          std::size_t max_pieces, bool may_wrap) {
+  const std::size_t slots = slot_max.size();
+  std::vector<std::size_t> rotations{0};
+  for (std::size_t b = 1; may_wrap && b + 1 < boundaries.size(); ++b) {
+    if (slot_max[boundaries[b] - 1] != slot_max[boundaries[b]]) rotations.push_back(boundaries[b]);
+  }
+  DailyTable result{std::vector<std::int64_t>(max_pieces + 1, kUnreachable), std::vector<DailyProfile>(max_pieces + 1)};
+  std::vector<int> rotated(slots);
+  for (const std::size_t r : rotations) {
+    for (std::size_t s = 0; s < slots; ++s) rotated[s] = slot_max[(s + r) % slots];
+    std::vector<std::size_t> rotated_boundaries;
+    for (std::size_t b = 0; b + 1 < boundaries.size(); ++b) rotated_boundaries.push_back((boundaries[b] + slots - r) % slots);
+    std::sort(rotated_boundaries.begin(), rotated_boundaries.end());
+    rotated_boundaries.push_back(slots);
+    const ProfileTable table = cheapest_profiles(rotated, rotated_boundaries, max_pieces);
+    for (std::size_t m = 1; m <= max_pieces; ++m) {
+      if (table.cost[m] >= result.cost[m]) continue;
+      result.cost[m] = table.cost[m];
+      DailyProfile& profile = result.profiles[m];
+      // The piece in force at midnight (the one holding rotated slot slots - r) comes first.
+      const std::vector<std::size_t>& starts = table.starts[m];
+      const auto midnight = std::upper_bound(starts.begin(), starts.end(), (slots - r) % slots) - 1;
+      const auto first = static_cast<std::size_t>(midnight - starts.begin());
+      profile.starts.clear();
+      profile.levels.clear();
+      for (std::size_t i = 0; i < starts.size(); ++i) {
+        const std::size_t piece = (first + i) % starts.size();
+        profile.starts.push_back((starts[piece] + r) % slots);
+        profile.levels.push_back(table.levels[m][piece]);
+      }
+    }
+  }
+  return result;
 }
 
 // The positions where a segment may end, sorted, from 0 to the interval count.
@@ -233,7 +284,7 @@ class Compressor {
       const auto days = static_cast<std::int64_t>(end_day - first_day);
       if (days > kMaxBlockDays && end_day != last_day) continue;
       const std::size_t j = std::find(positions_.begin(), positions_.end(), grid_.day_starts[end_day]) - positions_.begin();
-      const ProfileTable table = cheapest_profiles(slot_max, boundaries, max_pieces);
+      const DailyTable table = daily_profiles(slot_max, boundaries, max_pieces, may_wrap(days));
       const std::int64_t floor_sum = floor_.sum(grid_.day_starts[first_day], grid_.day_starts[end_day]);
       for (std::size_t m = 1; m <= max_pieces; ++m) {
         if (table.cost[m] >= kUnreachable) continue;
@@ -246,25 +297,36 @@ class Compressor {
     return horizon_.start + horizon_.step * static_cast<std::int64_t>(interval);
   }
 
+  // Wrapping pieces only in blocks of two days or more (a one-day block is written as one-off
+  // actions, which cannot wrap) and, to bound the search, on horizons of at most kMaxWrapDays.
+  bool may_wrap(std::int64_t block_days) const {
+    return block_days >= 2 && static_cast<std::int64_t>(grid_.day_starts.size()) <= kMaxWrapDays;
+  }
+
   void add_daily_block(std::size_t begin, std::size_t end, std::size_t pieces, std::vector<ScheduleAction>& out) const {
     const std::size_t slots = grid_.slots_per_day;
     std::vector<int> slot_max(slots, 0);
     for (std::size_t day = begin; day < end; day += slots) {
       for (std::size_t s = 0; s < slots; ++s) slot_max[s] = std::max(slot_max[s], floor_.values[day + s]);
     }
-    const ProfileTable table = cheapest_profiles(slot_max, profile_boundaries(slots), pieces);
+    const auto days = static_cast<std::int64_t>((end - begin) / slots);
+    const DailyTable table = daily_profiles(slot_max, profile_boundaries(slots), pieces, may_wrap(days));
+    const DailyProfile& profile = table.profiles[pieces];
     const std::size_t last_day_begin = end - slots;
+    std::vector<ScheduleAction> block;
     for (std::size_t p = 0; p < pieces; ++p) {
-      const std::size_t slot = table.starts[pieces][p];
+      const std::size_t slot = profile.starts[p];
       ScheduleAction action;
-      action.start = time_of(begin + slot);
-      action.capacity = table.levels[pieces][p];
-      if (end - begin > slots) {  // a one-day block is a one-off action
+      action.start = time_of(p == 0 ? begin : begin + slot);  // the wrap piece holds from midnight
+      action.capacity = profile.levels[p];
+      if (days > 1) {  // a one-day block is one-off actions
         action.recurrence = daily_cron(horizon_.step * static_cast<std::int64_t>(slot));
         action.end = time_of(last_day_begin + slot) + kMinute;
       }
-      out.push_back(std::move(action));
+      block.push_back(std::move(action));
     }
+    std::sort(block.begin(), block.end(), [](const ScheduleAction& a, const ScheduleAction& b) { return a.start < b.start; });
+    out.insert(out.end(), block.begin(), block.end());
   }
 
   std::vector<ScheduleAction> rebuild(std::size_t used) const {

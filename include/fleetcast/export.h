@@ -125,7 +125,7 @@ struct GroupExportSummary {
   std::size_t actions = 0;              // actions (or cron triggers) written
   std::size_t recurring_actions = 0;
   double extra_gpu_hours = 0;           // over the exported part of the horizon
-  Money extra_cost;                     // of the extra instances at the plan's prices
+  Money extra_cost;                     // of the extra instances at on-demand rates: an upper bound
   int max_over_provision = 0;           // GPUs, in any interval
 };
 

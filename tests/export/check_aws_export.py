@@ -74,6 +74,18 @@ def network(boto3, endpoint, region):
     return dict(zip(PLACEHOLDERS, (image, subnet, group)))
 
 
+def replay_stored_schedules(boto3, endpoint, plan, groups):
+    """The schedules as moto stored them, replayed independently against the plan."""
+    lines = []
+    for name, (region, initial) in groups.items():
+        autoscaling = boto3.client("autoscaling", endpoint_url=endpoint, region_name=region)
+        pages = autoscaling.get_paginator("describe_scheduled_actions").paginate(AutoScalingGroupName=name)
+        stored = [action for page in pages for action in page["ScheduledUpdateGroupActions"]]
+        count, extra = checks.check_schedule_covers_plan(plan, name, stored, initial, name)
+        lines.append(f"{name}: {count} actions, {extra} extra GPU-intervals")
+    return lines
+
+
 def read_back(boto3, endpoint, region, operation, request, comparison):
     ec2 = boto3.client("ec2", endpoint_url=endpoint, region_name=region)
     autoscaling = boto3.client("autoscaling", endpoint_url=endpoint, region_name=region)
@@ -104,6 +116,8 @@ def main():
     import botocore
     import botocore.session
     fleetcast, plan = sys.argv[1], sys.argv[2]
+    with open(plan, encoding="utf-8") as plan_file:
+        plan_document = json.load(plan_file)
     os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_SESSION_TOKEN="testing",
                       AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull)
     with checks.scratch() as work:
@@ -118,6 +132,7 @@ def main():
             comparison = checks.Comparison()
             networks = {}
             applied = {"cli": 0, "boto3": 0}
+            groups = {}
             first_group = commands[0][3].split("/")[0]
             for service, operation, region, path in commands:
                 with open(os.path.join(folder, path), encoding="utf-8") as request_file:
@@ -150,8 +165,12 @@ def main():
                 if reply.get("FailedScheduledUpdateGroupActions"):
                     checks.fail(f"{path}: moto refused actions: {reply['FailedScheduledUpdateGroupActions']}")
                 read_back(boto3, endpoint, region, name, request, comparison)
+                if name == "CreateAutoScalingGroup":
+                    groups[request["AutoScalingGroupName"]] = (region, request["DesiredCapacity"])
             if comparison.mismatches:
                 checks.fail("read back differs:\n  " + "\n  ".join(comparison.mismatches))
+            replayed = replay_stored_schedules(boto3, endpoint, plan_document, groups)
+            print("schedules read back from moto and replayed, never below the plan:\n  " + "\n  ".join(replayed))
             print(f"{len(commands)} requests passed botocore's validator (as exported and with placeholders replaced); "
                   f"applied {applied['cli']} with the AWS CLI and {applied['boto3']} with boto3 to moto; "
                   f"{comparison.fields} fields read back equal")

@@ -1,5 +1,7 @@
 """ctest: `fleetcast export --format cloudformation` on a plan; every template passes cfn-lint with
-no errors, holds the resources the plan implies, and a deliberately broken copy is caught.
+no errors, stays within CloudFormation's limits (500 resources, 1 MB), holds a launch template,
+group and scaling policy per planned group, its scheduled actions replayed never fall below the
+plan, and a deliberately broken copy is caught.
 
 usage: check_cloudformation_export.py FLEETCAST PLAN"""
 import json
@@ -16,15 +18,43 @@ def lint(paths):
     return result.returncode, result.stdout + result.stderr
 
 
-def expected_resources(plan):
-    """Resource type counts per region, from the plan: 3 resources a group plus one per change."""
-    counts = {}
+MAX_RESOURCES = 500        # CloudFormation quotas: resources per template
+MAX_TEMPLATE_BYTES = 1_000_000  # template body from S3
+
+
+def expected_groups(plan):
+    """Planned group names per region."""
+    regions = {}
     for group in plan["groups"]:
-        region = counts.setdefault(group["region"], {})
-        for kind in ("AWS::EC2::LaunchTemplate", "AWS::AutoScaling::AutoScalingGroup", "AWS::AutoScaling::ScalingPolicy"):
-            region[kind] = region.get(kind, 0) + 1
-        region["AWS::AutoScaling::ScheduledAction"] = region.get("AWS::AutoScaling::ScheduledAction", 0) + len(group["schedule"])
-    return counts
+        regions.setdefault(group["region"], []).append(group["name"])
+    return regions
+
+
+def check_template(plan, path, names):
+    """Limits, resource kinds, and each group's schedule replayed against the plan."""
+    if os.path.getsize(path) > MAX_TEMPLATE_BYTES:
+        checks.fail(f"{path}: {os.path.getsize(path)} bytes; CloudFormation allows {MAX_TEMPLATE_BYTES}")
+    with open(path, encoding="utf-8") as template_file:
+        template = json.load(template_file)
+    resources = template["Resources"]
+    if len(resources) > MAX_RESOURCES:
+        checks.fail(f"{path}: {len(resources)} resources; CloudFormation allows {MAX_RESOURCES}")
+    groups = {resource["Properties"]["AutoScalingGroupName"]: logical_id for logical_id, resource in resources.items()
+              if resource["Type"] == "AWS::AutoScaling::AutoScalingGroup"}
+    if sorted(groups) != sorted(names):
+        checks.fail(f"{path}: groups {sorted(groups)}, the plan has {sorted(names)}")
+    for kind in ("AWS::EC2::LaunchTemplate", "AWS::AutoScaling::ScalingPolicy"):
+        if sum(resource["Type"] == kind for resource in resources.values()) != len(names):
+            checks.fail(f"{path}: expected one {kind} per group")
+    lines = []
+    for name, logical_id in groups.items():
+        actions = [resource["Properties"] for resource in resources.values()
+                   if resource["Type"] == "AWS::AutoScaling::ScheduledAction"
+                   and resource["Properties"]["AutoScalingGroupName"] == {"Ref": logical_id}]
+        initial = resources[logical_id]["Properties"]["DesiredCapacity"]
+        count, extra = checks.check_schedule_covers_plan(plan, name, actions, initial, f"{path} {name}")
+        lines.append(f"{name}: {count} actions, {extra} extra GPU-intervals")
+    return len(resources), lines
 
 
 def main():
@@ -35,18 +65,14 @@ def main():
     with checks.scratch() as work:
         folder = checks.export(fleetcast, plan_path, "cloudformation", work)
         templates = checks.json_files(folder)
-        expected = expected_resources(plan)
+        expected = expected_groups(plan)
         if sorted(os.path.basename(path) for path in templates) != sorted(f"{region}.template.json" for region in expected):
             checks.fail(f"expected one template per region {sorted(expected)}, found {templates}")
+        resource_count, replayed = 0, []
         for path in templates:
-            with open(path, encoding="utf-8") as template_file:
-                template = json.load(template_file)
-            counts = {}
-            for resource in template["Resources"].values():
-                counts[resource["Type"]] = counts.get(resource["Type"], 0) + 1
-            region = os.path.basename(path).split(".")[0]
-            if counts != expected[region]:
-                checks.fail(f"{path}: resources {counts}, the plan implies {expected[region]}")
+            count, lines = check_template(plan, path, expected[os.path.basename(path).split(".")[0]])
+            resource_count += count
+            replayed += lines
         lint_code, report = lint(templates)
         if lint_code & 2:  # cfn-lint's exit code: bit 2 = errors, 4 = warnings, 8 = informational
             checks.fail(f"cfn-lint reports errors:\n{report}")
@@ -63,7 +89,8 @@ def main():
         code, report = lint([broken_path])
         if not code & 2 or "MaxSize" not in report or "eight" not in report:
             checks.fail(f"cfn-lint missed the broken template (exit {code}):\n{report}")
-        print(f"{len(templates)} templates ({sum(sum(c.values()) for c in expected.values())} resources) pass cfn-lint "
+        print("schedules replayed, never below the plan:\n  " + "\n  ".join(replayed))
+        print(f"{len(templates)} templates ({resource_count} resources) pass cfn-lint "
               f"(exit {lint_code}); the broken copy is caught:\n{report.strip()}")
 
 

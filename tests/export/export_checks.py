@@ -82,3 +82,142 @@ class Comparison:
                 got = got.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             if sent != got:
                 self.mismatches.append(f"{where}: sent {sent!r}, read back {got!r}")
+
+
+# ---- an independent replay of scheduled actions, as AWS applies them ----
+
+AWS_MAX_ACTIONS_PER_GROUP = 125  # "Quotas for Auto Scaling resources and groups": fixed, cannot be raised
+
+
+def parse_instant(text):
+    if isinstance(text, datetime.datetime):
+        return text.astimezone(datetime.timezone.utc)
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+
+
+def parse_duration(text):
+    """fleetcast durations as plan documents write them: "1h", "30d", "1h30m", "5m"."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+    total, number = 0, ""
+    for char in text:
+        if char.isdigit():
+            number += char
+        else:
+            total += int(number) * units[char]
+            number = ""
+    return datetime.timedelta(seconds=total)
+
+
+def cron_field(text, low, high):
+    """The values a cron field allows: '*', 'n', 'a-b', with '/step', comma-separated."""
+    values = set()
+    for part in text.split(","):
+        body, _, step = part.partition("/")
+        if body == "*":
+            first, last = low, high
+        elif "-" in body:
+            first, last = (int(value) for value in body.split("-"))
+        else:
+            first = last = int(body)
+        values.update(range(first, last + 1, int(step) if step else 1))
+    return values
+
+
+class Cron:
+    """A five-field cron expression (UTC), matched minute by minute."""
+
+    def __init__(self, text):
+        minute, hour, day, month, weekday = text.split()
+        self.minutes, self.hours = cron_field(minute, 0, 59), cron_field(hour, 0, 23)
+        self.days, self.months = cron_field(day, 1, 31), cron_field(month, 1, 12)
+        self.weekdays = {value % 7 for value in cron_field(weekday, 0, 7)}
+        self.any_day, self.any_weekday = day == "*", weekday == "*"
+
+    def matches(self, at):
+        if at.minute not in self.minutes or at.hour not in self.hours or at.month not in self.months:
+            return False
+        day_ok, weekday_ok = at.day in self.days, (at.isoweekday() % 7) in self.weekdays
+        if self.any_day or self.any_weekday:
+            return day_ok and weekday_ok
+        return day_ok or weekday_ok
+
+
+def action_firings(action, horizon_end):
+    """(instant, capacity) of every firing of one AWS scheduled action before `horizon_end`: at
+    StartTime, then at each cron match after it up to EndTime."""
+    start = parse_instant(action["StartTime"])
+    capacity = action["DesiredCapacity"]
+    firings = [(start, capacity)]
+    if action.get("Recurrence"):
+        if action.get("TimeZone") not in (None, "UTC", "Etc/UTC"):
+            fail(f"{action.get('ScheduledActionName')}: replay handles UTC only, found {action['TimeZone']}")
+        cron = Cron(action["Recurrence"])
+        end = min(parse_instant(action["EndTime"]), horizon_end) if action.get("EndTime") else horizon_end
+        at = start.replace(second=0) + datetime.timedelta(minutes=1)
+        while at <= end and at < horizon_end:
+            if cron.matches(at):
+                firings.append((at, capacity))
+            at += datetime.timedelta(minutes=1)
+    return firings
+
+
+def replay(actions, horizon, initial):
+    """Capacity per interval of `horizon` (start, step, intervals): the latest firing at or before
+    the interval's start, or the lowest value set during the interval."""
+    start, step, intervals = horizon
+    firings = sorted((firing for action in actions for firing in action_firings(action, start + step * intervals)),
+                     key=lambda firing: firing[0])
+    capacity, current, index = [], initial, 0
+    for k in range(intervals):
+        begin = start + step * k
+        while index < len(firings) and firings[index][0] <= begin:
+            current = firings[index][1]
+            index += 1
+        lowest = current
+        while index < len(firings) and firings[index][0] < begin + step:
+            current = firings[index][1]
+            lowest = min(lowest, current)
+            index += 1
+        capacity.append(lowest)
+    return capacity
+
+
+def plan_horizon(plan):
+    step = parse_duration(plan["horizon"]["step"])
+    intervals = int(parse_duration(plan["horizon"]["duration"]) / step)
+    return parse_instant(plan["horizon"]["start"]), step, intervals
+
+
+def planned_gpus(plan, group):
+    """The GPUs the plan runs in `group` per interval: its pools' instances when the document has
+    them per group, else its schedule's desired capacity."""
+    start, step, intervals = plan_horizon(plan)
+    if group.get("instances"):
+        gpus = [0] * intervals
+        for pool, row in zip(group["pools"], group["instances"]):
+            for k, count in enumerate(row):
+                gpus[k] += count * plan["pools"][pool]["gpus_per_instance"]
+        return gpus
+    changes = [(parse_instant(change["at"]), change["desired_capacity"]) for change in group["schedule"]]
+    gpus, desired, index = [], group["min_capacity"], 0
+    for k in range(intervals):
+        while index < len(changes) and changes[index][0] <= start + step * k:
+            desired = changes[index][1]
+            index += 1
+        gpus.append(desired)
+    return gpus
+
+
+def check_schedule_covers_plan(plan, group_name, actions, initial, where):
+    """Replays `actions` and fails unless the capacity is at least the plan's in every interval and
+    the group holds no more actions than AWS allows. Returns (actions, extra GPU-intervals)."""
+    group = next(group for group in plan["groups"] if group["name"] == group_name)
+    if len(actions) > AWS_MAX_ACTIONS_PER_GROUP:
+        fail(f"{where}: {len(actions)} scheduled actions; AWS allows {AWS_MAX_ACTIONS_PER_GROUP} per group")
+    floor = planned_gpus(plan, group)
+    capacity = replay(actions, plan_horizon(plan), initial)
+    below = [k for k, (have, want) in enumerate(zip(capacity, floor)) if have < want]
+    if below:
+        k = below[0]
+        fail(f"{where}: the replayed schedule holds {capacity[k]} GPUs in interval {k}, below the plan's {floor[k]}")
+    return len(actions), sum(have - want for have, want in zip(capacity, floor))

@@ -133,22 +133,30 @@ TEST_CASE("aws_limits checks recurrences, time zones and batch sizes of any sche
         std::string::npos);
 }
 
-TEST_CASE("aws export splits a 72-change schedule into batches of 50 and 22 and keeps the plan's numbers", "[export]") {
+TEST_CASE("aws export writes a 72-change daily schedule as 14 recurring actions in one batch", "[export]") {
+  // The us-east-1 chat group repeats one day three times: 14 level changes a day, the level in
+  // force at midnight (16 GPUs) set from 22:00.
   const Plan plan = fixture_plan();
   const fs::path out = fresh_out("aws");
   REQUIRE(export_plan(plan, ExportFormat::aws, out).ok());
   const fs::path group = out / kEast;
-  const auto first = read_json(group / "03-batch-put-scheduled-update-group-action-01.json");
-  const auto second = read_json(group / "03-batch-put-scheduled-update-group-action-02.json");
-  CHECK_FALSE(fs::exists(group / "03-batch-put-scheduled-update-group-action-03.json"));
-  REQUIRE(first["ScheduledUpdateGroupActions"].size() == 50);
-  REQUIRE(second["ScheduledUpdateGroupActions"].size() == 22);
-  CHECK(first["ScheduledUpdateGroupActions"][1]["ScheduledActionName"] == kEast + "-20270104T010000Z");
-  CHECK(second["ScheduledUpdateGroupActions"][21]["StartTime"] == "2027-01-06T23:00:00Z");
-  CHECK(second["ScheduledUpdateGroupActions"][21]["DesiredCapacity"] == plan.groups[0].schedule[71].desired_capacity);
+  const auto batch = read_json(group / "03-batch-put-scheduled-update-group-action-01.json");
+  CHECK_FALSE(fs::exists(group / "03-batch-put-scheduled-update-group-action-02.json"));
+  const auto& actions = batch["ScheduledUpdateGroupActions"];
+  REQUIRE(actions.size() == 14);
+  CHECK(actions[0]["ScheduledActionName"] == kEast + "-daily-20270104T000000Z");
+  CHECK(actions[0]["Recurrence"] == "0 22 * * *");
+  CHECK(actions[0]["DesiredCapacity"] == 16);
+  CHECK(actions[0]["EndTime"] == "2027-01-06T22:01:00Z");
+  CHECK(actions[1]["StartTime"] == "2027-01-04T07:00:00Z");
+  CHECK(actions[1]["Recurrence"] == "0 7 * * *");
+  CHECK(actions[1]["DesiredCapacity"] == 32);
+  CHECK(actions[1]["MinSize"] == 32);
+  CHECK(actions[1]["MaxSize"] == 128);
+  CHECK(actions[1]["TimeZone"] == "Etc/UTC");
 
   const auto create = read_json(group / "02-create-auto-scaling-group.json");
-  CHECK(create["DesiredCapacity"] == plan.groups[0].schedule[0].desired_capacity);
+  CHECK(create["DesiredCapacity"] == 16);
   CHECK(create["MinSize"] == 16);
   CHECK(create["MaxSize"] == 128);
   CHECK(create["DesiredCapacityType"] == "units");
@@ -163,16 +171,38 @@ TEST_CASE("aws export splits a 72-change schedule into batches of 50 and 22 and 
   CHECK(policy["TargetTrackingConfiguration"]["TargetValue"] == 1.5);
 }
 
-TEST_CASE("cloudformation export holds one template per region with a scheduled action per change", "[export]") {
+TEST_CASE("cloudformation export holds one template per region with the compressed schedules", "[export]") {
   const fs::path out = fresh_out("cloudformation");
   REQUIRE(export_plan(fixture_plan(), ExportFormat::cloudformation, out).ok());
   const auto east = read_json(out / "us-east-1.template.json");
   std::size_t actions = 0;
   for (const auto& [id, resource] : east["Resources"].items()) actions += resource["Type"] == "AWS::AutoScaling::ScheduledAction";
-  CHECK(actions == 72 + 6);
-  CHECK(east["Resources"]["LlmTwoRegionsChatUsEast1Action72"]["Properties"]["StartTime"] == "2027-01-06T23:00:00Z");
+  CHECK(actions == 14 + 2);  // chat: 14 changes a day; finetune: 16 GPUs by night, 4 by day
+  CHECK(east["Resources"]["LlmTwoRegionsChatUsEast1Action14"]["Properties"]["Recurrence"] == "0 21 * * *");
+  CHECK(east["Resources"]["LlmTwoRegionsChatUsEast1Action14"]["Properties"]["DesiredCapacity"] == 32);
   CHECK(east["Parameters"]["Subnets"]["Type"] == "List<AWS::EC2::Subnet::Id>");
   CHECK(fs::exists(out / "us-west-2.template.json"));
+}
+
+TEST_CASE("export refuses more than 125 actions per group and a window that is not whole intervals", "[export]") {
+  ExportOptions options;
+  options.max_actions = 126;
+  CHECK(render_export(fixture_plan(), ExportFormat::aws, options).status().message().find("expected 1 to 125") != std::string::npos);
+  options.max_actions = 100;
+  options.window = Seconds{5400};
+  CHECK(render_export(fixture_plan(), ExportFormat::aws, options).status().message().find("multiple of the plan's step") !=
+        std::string::npos);
+}
+
+TEST_CASE("a rolling window exports only its intervals, as one-off actions", "[export]") {
+  ExportOptions options;
+  options.window = kDay;
+  auto rendered = render_export(fixture_plan(), ExportFormat::aws, options);
+  REQUIRE(rendered.ok());
+  CHECK(rendered->exported.horizon.duration == kDay);
+  CHECK(rendered->groups[0].actions == 15);  // the first day's 15 levels (midnight included), exactly
+  CHECK(rendered->groups[0].recurring_actions == 0);
+  CHECK(rendered->groups[0].extra_gpu_hours == 0);
 }
 
 TEST_CASE("kubernetes export starts each capacity type at the plan's first interval", "[export]") {

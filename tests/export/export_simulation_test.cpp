@@ -1,0 +1,97 @@
+// What is exported is what was simulated: every shipped example, and a 30-day plan that follows a
+// real load series hour by hour (../shared/data/load), planned, exported in every format within
+// the targets' limits, and the exported schedule simulated beside the plan against the same
+// demand and seed. The export must serve at least what the plan serves and cost no more than the
+// plan plus the extra the export reports.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "fleetcast/export.h"
+#include "fleetcast/scenario.h"
+#include "tests/engine/test_catalog.h"
+
+using namespace fleetcast;
+using namespace fleetcast::exporters;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Exports `plan` in every format and checks the re-simulation and the limits.
+void check_exports(const Scenario& scenario, const PriceSource& prices, const Plan& plan, PlanDemand demand) {
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {
+    INFO(scenario.name << " as " << export_format_name(format));
+    auto rendered = render_export(plan, format);
+    INFO((rendered.ok() ? std::string() : rendered.status().message()));
+    REQUIRE(rendered.ok());
+    Money extra;
+    for (const GroupExportSummary& group : rendered->groups) {
+      CHECK(group.actions <= kDefaultMaxActionsPerGroup);
+      extra += group.extra_cost;
+    }
+    SimulationOptions options;
+    options.replicas = 4;
+    auto verified = verify_export(scenario, prices, plan, *rendered, options, demand);
+    INFO((verified.ok() ? std::string() : verified.status().message()));
+    REQUIRE(verified.ok());
+    INFO("plan $" << verified->plan.cost_usd.mean << " served " << verified->plan.served_fraction.mean << "; export $"
+                  << verified->exported.cost_usd.mean << " served " << verified->exported.served_fraction.mean
+                  << "; reported extra $" << extra.usd());
+    CHECK(verified->exported.served_fraction.mean >= verified->plan.served_fraction.mean - 1e-12);
+    CHECK(verified->exported.cost_usd.mean <= verified->plan.cost_usd.mean + extra.usd() + 1e-6);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every example's export serves what its plan serves for at most the reported extra", "[export][simulation]") {
+  for (const auto& entry : fs::directory_iterator(FLEETCAST_SOURCE_DIR "/scenarios/examples")) {
+    if (entry.path().extension() != ".json") continue;
+    auto scenario = load_scenario(entry.path());
+    REQUIRE(scenario.ok());
+    auto prices = open_scenario_prices(scenario->pricing);
+    REQUIRE(prices.ok());
+    PlanOptions options;
+    options.replicas = 0;
+    auto plan = make_plan(*scenario, **prices, options);
+    INFO(entry.path() << ": " << (plan.ok() ? std::string() : plan.status().message()));
+    REQUIRE(plan.ok());
+    check_exports(*scenario, **prices, *plan, PlanDemand::forecast);
+  }
+}
+
+TEST_CASE("a 30-day plan of a real load series exports within the limits and serves the real load as planned",
+          "[export][simulation][real-data]") {
+  const std::string series = FLEETCAST_SHARED_DATA_DIR "/load/alibaba_gpu2023_gpus_allocated_1h.csv";
+  INFO("needs the shared data beside the repository: " << series);
+  REQUIRE(fs::exists(series));
+  // The horizon starts where the series does: with no history before it the planner follows the
+  // trace itself, so the plan changes nearly every hour without a daily pattern — the hardest
+  // schedule to fit in 100 actions.
+  auto catalog = parse_price_file(ImportFormat::ec2instances, FLEETCAST_SHARED_DATA_DIR "/prices/ec2instances_gpu_2025-11-30.json");
+  REQUIRE(catalog.ok());
+  catalog->billing_rules = {BillingRule{"aws", Seconds{1}, Seconds{60}}};  // the file has prices only
+  const InMemoryPriceSource prices(std::move(*catalog));
+  const Scenario scenario = testing::load(R"({"version": 1, "name": "gpu2023", "seed": 7,
+    "horizon": {"start": "1970-04-26T08:05:00Z", "duration": "30d", "step": "1h"},
+    "pricing": {"provider": "aws", "regions": ["us-east-1", "us-west-2"]},
+    "instance_types": ["p4d.24xlarge", "p5.48xlarge", "g6e.xlarge", "g6e.12xlarge", "g5.12xlarge"],
+    "purchase_options": ["on_demand", "reserved", "spot"],
+    "workloads": [{"name": "load", "kind": "service", "gpu": {"min_gpu_memory_gib": 24},
+                   "demand": {"unit": "gpus", "csv": ")" + series + R"("},
+                   "slo": {"target_utilisation": 0.9, "max_unserved_fraction": 0.005}}],
+    "spot": {"max_share_per_pool_percent": 25},
+    "policy": {"kind": "predictive", "predictive": {}}})", prices);
+  PlanOptions options;
+  options.replicas = 0;
+  auto plan = make_plan(scenario, prices, options);
+  INFO((plan.ok() ? std::string() : plan.status().message()));
+  REQUIRE(plan.ok());
+  REQUIRE(plan->horizon.intervals() == 720);
+  std::size_t changes = 0;
+  for (const PlannedGroup& group : plan->groups) changes = std::max(changes, group.schedule.size());
+  CHECK(changes > kAwsMaxScheduledActionsPerGroup);  // the plan itself would not fit
+  check_exports(scenario, prices, *plan, PlanDemand::scenario);
+}
