@@ -84,7 +84,7 @@ void Violations::add(std::string_view subject, std::string_view field, std::stri
 
 Status Violations::status() const {
   if (lines_.empty()) return {};
-  std::string message = "the plan breaks " + std::to_string(lines_.size()) + " AWS limit" +
+  std::string message = "the plan breaks " + std::to_string(lines_.size()) + " " + target_ + " limit" +
                         (lines_.size() == 1 ? "" : "s") + ":";
   for (const std::string& line : lines_) message += "\n  " + line;
   return invalid_argument_error(message);

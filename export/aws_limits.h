@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fleetcast/status.h"
@@ -27,6 +28,8 @@ inline constexpr int kMaxWeightedCapacity = 999;
 
 class Violations {
  public:
+  /// `target` names whose limits these are in the message: "AWS", "CloudFormation", "Kubernetes".
+  explicit Violations(std::string target = "AWS") : target_(std::move(target)) {}
   /// Records that `field` of the request about `subject` (e.g. "group 'chat-us-east-1'") holds
   /// `value`, which breaks `limit` (e.g. "AWS allows a whole number from 1 to 999").
   void add(std::string_view subject, std::string_view field, std::string_view value, std::string_view limit);
@@ -35,6 +38,7 @@ class Violations {
   [[nodiscard]] Status status() const;
 
  private:
+  std::string target_;
   std::vector<std::string> lines_;
 };
 

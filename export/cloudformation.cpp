@@ -151,7 +151,7 @@ Result<FormatOutput> render_cloudformation(const Plan& plan, const ExportOptions
   const std::vector<AwsGroup>& groups = checked->groups;
   std::map<std::string, std::vector<const AwsGroup*>> by_region;
   for (const AwsGroup& group : groups) by_region[group.region].push_back(&group);
-  Violations violations;
+  Violations violations("CloudFormation");
   for (const auto& [region, members] : by_region) check_template(region, members, violations);
   if (!violations.empty()) return violations.status();
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "fleetcast/export.h"
@@ -30,6 +31,18 @@ struct FormatOutput {
   std::vector<ExportFile> files;
   std::vector<GroupSchedule> groups;  // plan order
 };
+
+/// One time an action sets the capacity: its start, or a later match of its recurrence.
+struct ScheduleFiring {
+  Instant at;
+  std::size_t action = 0;  // index into the actions
+  int capacity = 0;
+};
+
+/// Every firing of `actions` before the end of `horizon` (recurring ones up to their EndTime), in
+/// time order, ties in action order (the later action wins, as AWS applies them); what
+/// replay_schedule replays. invalid_argument for a recurrence that is not a valid cron expression.
+Result<std::vector<ScheduleFiring>> schedule_firings(std::span<const ScheduleAction> actions, const Horizon& horizon);
 
 /// GPUs the plan runs in group `group` in each interval: its pools' instances times their GPUs.
 std::vector<int> planned_group_gpus(const Plan& plan, const PlannedGroup& group);

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "core/cron.h"
+#include "export/exporters.h"
 #include "fleetcast/export.h"
 
 namespace fleetcast::exporters {
@@ -364,19 +365,13 @@ class Compressor {
 
 }  // namespace
 
-Result<std::vector<int>> replay_schedule(std::span<const ScheduleAction> actions, const Horizon& horizon, int initial) {
+Result<std::vector<ScheduleFiring>> schedule_firings(std::span<const ScheduleAction> actions, const Horizon& horizon) {
   const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, horizon.intervals()));
   const Instant horizon_end = horizon.start + horizon.step * static_cast<std::int64_t>(intervals);
-  // Every firing inside the horizon (and the latest one before it), as (time, order, capacity).
-  struct Firing {
-    Instant at;
-    std::size_t order;
-    int capacity;
-  };
-  std::vector<Firing> firings;
+  std::vector<ScheduleFiring> firings;
   for (std::size_t i = 0; i < actions.size(); ++i) {
     const ScheduleAction& action = actions[i];
-    firings.push_back(Firing{action.start, i, action.capacity});
+    firings.push_back(ScheduleFiring{action.start, i, action.capacity});
     if (action.recurrence.empty()) continue;
     auto cron = parse_cron(action.recurrence);
     if (!cron.ok()) return invalid_argument_error("action " + std::to_string(i) + ": " + cron.status().message());
@@ -384,12 +379,21 @@ Result<std::vector<int>> replay_schedule(std::span<const ScheduleAction> actions
     for (Instant at = action.start; at < last;) {
       const auto next = next_cron_occurrence(*cron, at, last - at);
       if (!next || *next > last) break;
-      firings.push_back(Firing{*next, i, action.capacity});
+      firings.push_back(ScheduleFiring{*next, i, action.capacity});
       at = *next;
     }
   }
-  std::sort(firings.begin(), firings.end(),
-            [](const Firing& a, const Firing& b) { return a.at != b.at ? a.at < b.at : a.order < b.order; });
+  std::sort(firings.begin(), firings.end(), [](const ScheduleFiring& a, const ScheduleFiring& b) {
+    return a.at != b.at ? a.at < b.at : a.action < b.action;
+  });
+  return firings;
+}
+
+Result<std::vector<int>> replay_schedule(std::span<const ScheduleAction> actions, const Horizon& horizon, int initial) {
+  const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, horizon.intervals()));
+  auto sorted = schedule_firings(actions, horizon);
+  if (!sorted.ok()) return sorted.status();
+  const std::vector<ScheduleFiring>& firings = *sorted;
   std::vector<int> capacity(intervals, initial);
   int current = initial;
   std::size_t f = 0;

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages fleetcast builds and tests with, skipping those already present.
+# Installs the Debian packages fleetcast builds and tests with, skipping those already present,
+# and the npm packages of the Kubernetes export's schema check (tests/export/k8s-schemas, pinned by
+# its package-lock.json), reinstalled only when the lockfile changed.
 # Usage: tools/install-deps.sh   (as root, or with sudo available)
 set -euo pipefail
 
@@ -9,6 +11,8 @@ packages=(
   sqlite3 python3 python3-jsonschema
   libopenmpi-dev openmpi-bin
 )
+# node and npm: the apt packages, unless a node is already installed (e.g. from NodeSource).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 
 missing=()
 for package in "${packages[@]}"; do
@@ -17,12 +21,22 @@ for package in "${packages[@]}"; do
   fi
 done
 
+run_as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  run_as_root apt-get update -qq
+  run_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-run_as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
-echo "install-deps: installing ${missing[*]}"
-run_as_root apt-get update -qq
-run_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The schema packages: `npm ci` from the lockfile, skipped while node_modules was installed from
+# the same lockfile (a copy of it kept in node_modules).
+schemas="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/export/k8s-schemas"
+if cmp -s "$schemas/package-lock.json" "$schemas/node_modules/.fleetcast-lock.json"; then
+  echo "install-deps: k8s-schemas node_modules up to date"
+else
+  echo "install-deps: npm ci in $schemas"
+  npm ci --prefix "$schemas" --no-audit --no-fund --loglevel=error >/dev/null
+  cp "$schemas/package-lock.json" "$schemas/node_modules/.fleetcast-lock.json"
+fi

@@ -109,9 +109,18 @@ inline constexpr std::string_view kSecurityGroupPlaceholder = "sg-REPLACE-ME";
 /// Container images are "<registry placeholder>/<workload>:latest".
 inline constexpr std::string_view kRegistryPlaceholder = "replace-with-your-registry";
 inline constexpr std::string_view kNodeClassPlaceholder = "replace-with-your-ec2nodeclass";
+/// KEDA's prometheus triggers query this server (the one scraping the DCGM exporter and the
+/// workloads' requests_per_gpu).
+inline constexpr std::string_view kPrometheusPlaceholder = "http://replace-with-your-prometheus:9090";
+/// The EC2NodeClass fragment written where a plan holds reserved capacity: the reservation's id
+/// (a valid id form, so the fragment passes the CRD's schema) and the discovery tag value of the
+/// cluster's subnets and security groups.
+inline constexpr std::string_view kCapacityReservationPlaceholder = "cr-replacewithyourreservationid";
+inline constexpr std::string_view kClusterPlaceholder = "replace-with-your-cluster";
 
 struct ExportOptions {
-  /// Scheduled actions (AWS, CloudFormation) or cron triggers (KEDA) per group, at most 125.
+  /// Scheduled actions per group (AWS, CloudFormation) or KEDA cron triggers per group (shared
+  /// between its ScaledObjects, one per capacity type whose replicas change), at most 125.
   std::size_t max_actions = kDefaultMaxActionsPerGroup;
   /// Export only the first `window` of the horizon, as one-off actions (for re-planning on a
   /// timer); nullopt: the whole horizon.

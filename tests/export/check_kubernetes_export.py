@@ -1,15 +1,20 @@
 """ctest: `fleetcast export --format kubernetes` on a plan. kubectl decodes every Deployment and
 HorizontalPodAutoscaler offline (`kubectl set env --local -o json`, no cluster), and a Deployment
 must come back from kubectl's typed round trip field for field (an unknown or misspelt field would
-be dropped); the Karpenter NodePools (a CRD kubectl cannot know offline) and the links between the
-objects are checked here, and the GPUs the manifests start with are compared with the plan's.
-Broken copies must be caught.
+be dropped); the KEDA ScaledObjects and Karpenter NodePools / EC2NodeClasses (CRDs kubectl cannot
+know offline) are validated against the CRDs' OpenAPI schemas by k8s-schemas/validate.mjs (node and
+the pinned @kubernetes-models packages), and the links between the objects are checked here. The
+cron triggers are replayed independently of the C++ (KEDA's window rule, a small cron matcher):
+each capacity type must hold at least the plan's GPUs in every interval. Broken copies must be
+caught.
 
 usage: check_kubernetes_export.py FLEETCAST PLAN"""
+import datetime
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -19,6 +24,91 @@ DURATION = re.compile(r"^([0-9]+(s|m|h))+$|^Never$")
 BUDGET = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
 OPERATORS = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}
 CHECK_ENV = "FLEETCAST_KUBECTL_CHECK"
+SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "k8s-schemas")
+WEIGHT_ORDER = ["reserved", "on-demand", "spot"]
+UTC = datetime.timezone.utc
+
+
+def validate_schemas(folder):
+    """Runs the CRD schema validator on the export; skips (77) when node or its packages are missing."""
+    if shutil.which("node") is None:
+        checks.skip("node not found on PATH (install: apt-get install nodejs npm, or tools/install-deps.sh)")
+    if not os.path.isdir(os.path.join(SCHEMAS, "node_modules")):
+        checks.skip(f"{SCHEMAS}/node_modules missing (install: npm ci --prefix {SCHEMAS}, or tools/install-deps.sh)")
+    return subprocess.run(["node", os.path.join(SCHEMAS, "validate.mjs"), folder], capture_output=True, text=True, check=False)
+
+
+def cron_field(text, low, high):
+    """The values of one cron field in the forms the export writes: '*', 'n' or 'a-b'."""
+    if text == "*":
+        return list(range(low, high + 1))
+    first, _, last = text.partition("-")
+    return list(range(int(first), int(last or first) + 1))
+
+
+def next_firing(cron, after):
+    """The first minute strictly after `after` at which the 5-field cron fires (UTC), looking 5
+    years ahead as robfig/cron does; None when it never does."""
+    minute, hour, days, months, weekdays = cron.split()
+    if weekdays != "*":
+        raise ValueError(f"unexpected day-of-week field in {cron!r}")
+    for year in range(after.year, after.year + 6):
+        for month in cron_field(months, 1, 12):
+            for day in cron_field(days, 1, 31):
+                for h in cron_field(hour, 0, 23):
+                    for m in cron_field(minute, 0, 59):
+                        try:
+                            at = datetime.datetime(year, month, day, h, m, tzinfo=UTC)
+                        except ValueError:  # 31 February
+                            continue
+                        if at > after:
+                            return at
+    return None
+
+
+def keda_active(trigger, now):
+    """KEDA's cron scaler: inactive while the next start comes before the next end."""
+    never = datetime.datetime.min.replace(tzinfo=UTC)  # robfig/cron's zero time
+    start = next_firing(trigger["start"], now) or never
+    end = next_firing(trigger["end"], now) or never
+    if start < end and now < start:
+        return False
+    return now <= end
+
+
+def replay_scaled_object(scaled, start, step, intervals):
+    """Replicas per interval: the largest desiredReplicas among the active cron triggers, at least
+    minReplicaCount; an interval holds the lowest count it sees (windows change on whole minutes,
+    so each minute where a cron fires inside the interval is looked at)."""
+    spec = scaled["spec"]
+    crons = [t["metadata"] for t in spec["triggers"] if t["type"] == "cron"]
+    end = start + step * intervals
+    changes = {start}
+    for trigger in crons:
+        for cron in (trigger["start"], trigger["end"]):
+            at = next_firing(cron, start - datetime.timedelta(minutes=1))
+            while at is not None and at < end:
+                changes.add(at)
+                at = next_firing(cron, at)
+    changes = sorted(changes)
+    states = {at: [keda_active(trigger, at) for trigger in crons] for at in changes}
+
+    def replicas_at(now):
+        last = max(at for at in changes if at <= now)
+        wanted = [int(t["desiredReplicas"]) for t, active in zip(crons, states[last]) if active]
+        return max([spec["minReplicaCount"]] + wanted)
+
+    result = []
+    for k in range(intervals):
+        begin = start + step * k
+        seen = [begin] + [at for at in changes if begin < at < begin + step]
+        result.append(min(replicas_at(at) for at in seen))
+    return result
+
+
+def planned_part_gpus(plan, group, spot, interval):
+    return sum(plan["pools"][p]["instances"][interval] * plan["pools"][p]["gpus_per_instance"]
+               for p in group["pools"] if (plan["pools"][p]["option"] == "spot") == spot)
 
 
 def kubectl_decode(path):
@@ -68,10 +158,13 @@ def check_node_pool(path, pool, group):
     types = requirement_values(node["requirements"], "node.kubernetes.io/instance-type")
     if types != {entry["instance_type"] for entry in group["instance_types"]}:
         problems.append(f"{path}: instance types {types} are not the group's")
-    if not requirement_values(node["requirements"], "karpenter.sh/capacity-type") <= {"on-demand", "spot"}:
-        problems.append(f"{path}: capacity types must be on-demand or spot")
-    if spec["limits"].get("nvidia.com/gpu") != str(group["max_capacity"]):
-        problems.append(f"{path}: the GPU limit {spec['limits']} is not the group's max_capacity {group['max_capacity']}")
+    capacity_types = requirement_values(node["requirements"], "karpenter.sh/capacity-type")
+    if not capacity_types or len(capacity_types) != 1 or not capacity_types <= set(WEIGHT_ORDER):
+        problems.append(f"{path}: a NodePool holds one capacity type of reserved, on-demand or spot")
+    reserved = capacity_types == {"reserved"}
+    limit = group["distribution"]["on_demand_base_capacity"] if reserved else group["max_capacity"]
+    if spec["limits"].get("nvidia.com/gpu") != str(limit):
+        problems.append(f"{path}: the GPU limit {spec['limits']} is not {limit}")
     disruption = spec["disruption"]
     if disruption["consolidationPolicy"] not in {"WhenEmpty", "WhenEmptyOrUnderutilized"}:
         problems.append(f"{path}: unknown consolidationPolicy {disruption['consolidationPolicy']}")
@@ -82,7 +175,17 @@ def check_node_pool(path, pool, group):
     return problems
 
 
-def check_workload(path, deployment, autoscaler, pool):
+def check_weights(group_name, pools):
+    """Reserved capacity fills first, then on-demand, then spot: weights strictly in that order."""
+    ordered = sorted(pools, key=lambda pool: WEIGHT_ORDER.index(
+        pool["spec"]["template"]["spec"]["requirements"][1]["values"][0]))
+    weights = [pool["spec"]["weight"] for pool in ordered]
+    if any(not 1 <= w <= 100 for w in weights) or weights != sorted(weights, reverse=True) or len(set(weights)) != len(weights):
+        return [f"{group_name}: NodePool weights {weights} are not 1-100, highest for reserved, then on-demand, then spot"]
+    return []
+
+
+def check_workload(path, deployment, autoscaler, pools):
     problems = []
     spec = deployment["spec"]
     labels = spec["template"]["metadata"]["labels"]
@@ -91,12 +194,15 @@ def check_workload(path, deployment, autoscaler, pool):
     pod = spec["template"]["spec"]
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     expressions = terms[0]["matchExpressions"]
-    pool_requirements = pool["spec"]["template"]["spec"]["requirements"]
-    if requirement_values(expressions, "karpenter.sh/nodepool") != {pool["metadata"]["name"]}:
-        problems.append(f"{path}: the pods are not pinned to the group's NodePool")
+    names = requirement_values(expressions, "karpenter.sh/nodepool") or set()
+    pinned = [pool for pool in pools if pool["metadata"]["name"] in names]
+    if not pinned or len(pinned) != len(names):
+        problems.append(f"{path}: the pods are not pinned to NodePools of the group")
     for key in ("karpenter.sh/capacity-type", "node.kubernetes.io/instance-type"):
-        if not requirement_values(expressions, key) or not requirement_values(expressions, key) <= requirement_values(pool_requirements, key):
-            problems.append(f"{path}: the {key} affinity is not within the NodePool's")
+        allowed = set().union(*[requirement_values(p["spec"]["template"]["spec"]["requirements"], key) for p in pinned])
+        if not requirement_values(expressions, key) or not requirement_values(expressions, key) <= allowed:
+            problems.append(f"{path}: the {key} affinity is not within its NodePools'")
+    pool = pinned[0] if pinned else pools[0]
     if not requirement_values(expressions, "karpenter.k8s.aws/instance-gpu-name"):
         problems.append(f"{path}: no node affinity on the GPU type")
     taints = {(t["key"], t["effect"]) for t in pool["spec"]["template"]["spec"]["taints"]}
@@ -109,9 +215,19 @@ def check_workload(path, deployment, autoscaler, pool):
     scaler = autoscaler["spec"]
     if scaler["scaleTargetRef"] != {"apiVersion": "apps/v1", "kind": "Deployment", "name": deployment["metadata"]["name"]}:
         problems.append(f"{path}: the autoscaler does not target its Deployment")
-    if not 1 <= scaler["minReplicas"] <= scaler["maxReplicas"] or len(scaler["metrics"]) != 1:
-        problems.append(f"{path}: the autoscaler needs 1 <= minReplicas <= maxReplicas and one metric")
-    for rule in scaler["behavior"].values():
+    if autoscaler["kind"] == "ScaledObject":
+        behavior = scaler["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+        metrics = [t for t in scaler["triggers"] if t["type"] == "prometheus"]
+        bounds = (scaler["minReplicaCount"], scaler["maxReplicaCount"])
+        for trigger in scaler["triggers"]:
+            if trigger["type"] == "cron" and (trigger["metadata"]["timezone"] != "Etc/UTC"
+                                              or not 0 <= int(trigger["metadata"]["desiredReplicas"]) <= bounds[1]):
+                problems.append(f"{path}: cron trigger {trigger['metadata']} is not UTC or not within maxReplicaCount")
+    else:
+        behavior, metrics, bounds = scaler["behavior"], scaler["metrics"], (scaler["minReplicas"], scaler["maxReplicas"])
+    if not 1 <= bounds[0] <= bounds[1] or len(metrics) != 1:
+        problems.append(f"{path}: the autoscaler needs 1 <= min replicas <= max replicas and one metric")
+    for rule in behavior.values():
         if not 0 <= rule["stabilizationWindowSeconds"] <= 3600:
             problems.append(f"{path}: a stabilization window is outside 0-3600 s")
     return problems
@@ -127,29 +243,53 @@ def main():
     fleetcast, plan_path = sys.argv[1], sys.argv[2]
     with open(plan_path, encoding="utf-8") as plan_file:
         plan = json.load(plan_file)
-    counts = {"Deployment": 0, "HorizontalPodAutoscaler": 0, "NodePool": 0}
+    counts = {"Deployment": 0, "HorizontalPodAutoscaler": 0, "ScaledObject": 0, "NodePool": 0, "replayed": 0}
+    horizon = plan["horizon"]
+    start = datetime.datetime.fromisoformat(horizon["start"].replace("Z", "+00:00"))
+    step = datetime.timedelta(hours=1) if horizon["step"] == "1h" else None
     with checks.scratch() as work:
         folder = checks.export(fleetcast, plan_path, "kubernetes", work)
         problems = []
+        validated = validate_schemas(folder)
+        if validated.returncode != 0:
+            problems.append(f"the CRD schemas refuse objects: {validated.stdout}{validated.stderr}".strip())
         for group in plan["groups"]:
             group_folder = os.path.join(folder, group["name"])
             manifests = {os.path.basename(path): path for path in checks.json_files(group_folder)}
             loaded = {name: json.load(open(path, encoding="utf-8")) for name, path in manifests.items()}
-            pool = loaded["01-nodepool.json"]
-            problems += check_node_pool(manifests["01-nodepool.json"], pool, group)
-            counts["NodePool"] += 1
+            pools = [loaded[name] for name in sorted(loaded) if name.startswith("01-nodepool-")]
+            for name in sorted(loaded):
+                if name.startswith("01-nodepool-"):
+                    problems += check_node_pool(manifests[name], loaded[name], group)
+                    counts["NodePool"] += 1
+            problems += check_weights(group["name"], pools)
             gpus = 0
             for name in sorted(loaded):
                 if not name.startswith("02-deployment-"):
                     continue
-                scaler_name = name.replace("02-deployment-", "03-hpa-")
+                part = name[len("02-deployment-"):-len(".json")]
                 deployment = loaded[name]
                 problems += check_deployment_with_kubectl(manifests[name], deployment)
-                problems += check_autoscaler_with_kubectl(manifests[scaler_name])
-                problems += check_workload(manifests[name], deployment, loaded[scaler_name], pool)
-                counts["Deployment"] += 1
-                counts["HorizontalPodAutoscaler"] += 1
                 per_pod = int(deployment["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"])
+                intervals = len(plan["pools"][group["pools"][0]]["instances"])
+                if f"03-scaledobject-{part}.json" in loaded:
+                    scaler_name = f"03-scaledobject-{part}.json"
+                    counts["ScaledObject"] += 1
+                    held = replay_scaled_object(loaded[scaler_name], start, step, intervals) if step else None
+                else:
+                    scaler_name = f"03-hpa-{part}.json"
+                    problems += check_autoscaler_with_kubectl(manifests[scaler_name])
+                    counts["HorizontalPodAutoscaler"] += 1
+                    held = [loaded[scaler_name]["spec"]["minReplicas"]] * intervals
+                problems += check_workload(manifests[name], deployment, loaded[scaler_name], pools)
+                counts["Deployment"] += 1
+                if held is not None:
+                    counts["replayed"] += 1
+                    for k, replicas in enumerate(held):
+                        planned = planned_part_gpus(plan, group, part == "spot", k)
+                        if replicas * per_pod < planned:
+                            problems.append(f"{manifests[scaler_name]}: interval {k} holds {replicas} replicas of "
+                                            f"{per_pod} GPUs, the plan {planned} GPUs")
                 gpus += deployment["spec"]["replicas"] * per_pod
             weights = math.gcd(*[entry["weighted_capacity"] for entry in group["instance_types"]])
             planned = first_interval_gpus(plan, group)
@@ -170,9 +310,20 @@ def main():
             caught += bool(check_deployment_with_kubectl(broken_path, broken))
         if caught != 2:
             checks.fail("kubectl's check missed a broken Deployment (a wrong type or an unknown field)")
+        scaled_path = next(path for path in checks.json_files(folder) if "03-scaledobject-" in path)
+        broken_folder = os.path.join(work, "broken-scaledobject")
+        os.makedirs(broken_folder)
+        broken = json.load(open(scaled_path, encoding="utf-8"))
+        broken["spec"]["minReplicaCount"] = "one"
+        with open(os.path.join(broken_folder, "scaledobject.json"), "w", encoding="utf-8") as broken_file:
+            json.dump(broken, broken_file)
+        if validate_schemas(broken_folder).returncode == 0:
+            checks.fail("the schema check missed a ScaledObject with a string minReplicaCount")
         print(f"kubectl decoded {counts['Deployment']} Deployments (typed round trip equal) and "
-              f"{counts['HorizontalPodAutoscaler']} HorizontalPodAutoscalers; {counts['NodePool']} NodePools and the "
-              f"links between the objects pass the structural checks; 2 broken Deployments caught")
+              f"{counts['HorizontalPodAutoscaler']} HorizontalPodAutoscalers; {validated.stdout.strip()}; "
+              f"{counts['NodePool']} NodePools (weights ordered), {counts['ScaledObject']} ScaledObjects and the links "
+              f"between the objects pass the structural checks; {counts['replayed']} capacity types replayed at or "
+              f"above the plan in every interval; 2 broken Deployments and 1 broken ScaledObject caught")
 
 
 if __name__ == "__main__":

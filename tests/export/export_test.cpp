@@ -12,6 +12,7 @@
 
 #include "export/aws_limits.h"
 #include "export/exporters.h"
+#include "export/keda.h"
 
 using namespace fleetcast;
 using namespace fleetcast::exporters;
@@ -205,7 +206,7 @@ TEST_CASE("a rolling window exports only its intervals, as one-off actions", "[e
   CHECK(rendered->groups[0].extra_gpu_hours == 0);
 }
 
-TEST_CASE("kubernetes export starts each capacity type at the plan's first interval", "[export]") {
+TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over weighted NodePools", "[export]") {
   const Plan plan = fixture_plan();
   const fs::path out = fresh_out("kubernetes");
   REQUIRE(export_plan(plan, ExportFormat::kubernetes, out).ok());
@@ -213,12 +214,84 @@ TEST_CASE("kubernetes export starts each capacity type at the plan's first inter
   const auto on_demand = read_json(out / kEast / "02-deployment-on-demand.json");
   CHECK(on_demand["spec"]["replicas"] == 2);
   CHECK(on_demand["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "8");
-  const auto spot_scaler = read_json(out / kEast / "03-hpa-spot.json");
-  CHECK(spot_scaler["spec"]["minReplicas"] == 1);  // the plan has 0 spot GPUs at night
-  CHECK(spot_scaler["spec"]["maxReplicas"] == 10);  // 12 above the base at the peak, 2 of them on-demand
-  const auto pool = read_json(out / "llm-two-regions-finetune-us-east-1" / "01-nodepool.json");
+
+  // Spot (p5 + p4de spot pools) follows the same shape each of the 3 days: 0 replicas at night,
+  // 2, 4, 6, 6, 8, 9, 10, 10, 10, 9, 8, 6, 6, 4, 2 from 07:00 to 21:00. Each level change is a
+  // daily window over January 4-6, the two 6s and three 10s one window each: 11 cron triggers and
+  // the prometheus one; the night is minReplicaCount's (1, as an autoscaler keeps one).
+  CHECK_FALSE(fs::exists(out / kEast / "03-hpa-spot.json"));
+  const auto spot = read_json(out / kEast / "03-scaledobject-spot.json");
+  CHECK(spot["apiVersion"] == "keda.sh/v1alpha1");
+  CHECK(spot["spec"]["scaleTargetRef"]["name"] == kEast + "-spot");
+  CHECK(spot["spec"]["minReplicaCount"] == 1);
+  CHECK(spot["spec"]["maxReplicaCount"] == 10);
+  const auto& triggers = spot["spec"]["triggers"];
+  REQUIRE(triggers.size() == 12);
+  CHECK(triggers[0]["metadata"] == nlohmann::json{{"timezone", "Etc/UTC"}, {"start", "0 7 4-6 1 *"}, {"end", "0 8 4-6 1 *"},
+                                                  {"desiredReplicas", "2"}});
+  CHECK(triggers[5]["metadata"]["start"] == "0 13 4-6 1 *");
+  CHECK(triggers[5]["metadata"]["end"] == "0 16 4-6 1 *");
+  CHECK(triggers[5]["metadata"]["desiredReplicas"] == "10");
+  CHECK(triggers[11]["type"] == "prometheus");
+  CHECK(triggers[11]["metadata"]["threshold"] == "1.5");
+  CHECK(spot["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] == 900);
+
+  // us-west-2's on-demand part is one p5 throughout: flat, an HPA.
+  const fs::path west = out / "llm-two-regions-chat-us-west-2";
+  CHECK(read_json(west / "03-hpa-on-demand.json")["spec"]["minReplicas"] == 1);
+  CHECK_FALSE(fs::exists(west / "03-scaledobject-on-demand.json"));
+
+  // The on-demand base (16 GPUs) is reserved capacity: reserved first, then on-demand, then spot.
+  const auto reserved = read_json(out / kEast / "01-nodepool-reserved.json");
+  CHECK(reserved["spec"]["weight"] == 30);
+  CHECK(reserved["spec"]["limits"]["nvidia.com/gpu"] == "16");
+  CHECK(reserved["spec"]["template"]["spec"]["requirements"][1]["values"] == nlohmann::json{"reserved"});
+  CHECK(read_json(out / kEast / "01-nodepool-on-demand.json")["spec"]["weight"] == 20);
+  CHECK(read_json(out / kEast / "01-nodepool-spot.json")["spec"]["weight"] == 10);
+  const auto& affinity = on_demand["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
+                                  ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"];
+  CHECK(affinity[1]["values"] == nlohmann::json{"reserved", "on-demand"});
+  CHECK(fs::exists(out / "ec2nodeclass-us-east-1.json"));
+
+  const fs::path finetune = out / "llm-two-regions-finetune-us-east-1";
+  const auto pool = read_json(finetune / "01-nodepool-spot.json");
   CHECK(pool["spec"]["limits"]["nvidia.com/gpu"] == "64");
   CHECK(pool["spec"]["disruption"]["consolidationPolicy"] == "WhenEmpty");
+  CHECK_FALSE(fs::exists(finetune / "01-nodepool-reserved.json"));  // no on-demand base
+}
+
+TEST_CASE("KEDA windows end a midnight hold on a month's last day in the next month", "[export]") {
+  // Two days, Jan 31 and Feb 1, each at 5 replicas from 18:00 to midnight: the end "0 0 32 1 *"
+  // would never fire, so Jan 31 gets its own window ending on February 1st.
+  const Horizon horizon{*parse_instant("2027-01-31T00:00:00Z"), 2 * kDay, kHour};
+  std::vector<int> floor(48, 1);
+  for (std::size_t k = 18; k < 24; ++k) floor[k] = floor[k + 24] = 5;
+  auto compressed = compress_schedule(floor, horizon, ScheduleLimits{4, true});
+  REQUIRE(compressed.ok());
+  auto windows = keda_windows(compressed->actions, horizon, 1);
+  REQUIRE(windows.ok());
+  REQUIRE(windows->size() == 2);
+  CHECK((*windows)[0] == CronWindow{"0 18 31 1 *", "0 0 1 2 *", 5, true});
+  CHECK((*windows)[1] == CronWindow{"0 18 1 2 *", "0 0 2 2 *", 5, true});
+  auto replayed = replay_keda_windows(*windows, horizon, 1);
+  REQUIRE(replayed.ok());
+  CHECK(*replayed == floor);
+}
+
+TEST_CASE("kubernetes export shares max actions between a group's ScaledObjects and refuses more", "[export]") {
+  // us-east-1 chat changes both its on-demand and its spot replicas: each needs a cron trigger at
+  // least, so one action for the group cannot hold it; two can, one level each.
+  ExportOptions options;
+  options.max_actions = 1;
+  const Status refused = render_export(fixture_plan(), ExportFormat::kubernetes, options).status();
+  CHECK(refused.message().find("the plan breaks 1 Kubernetes limit") != std::string::npos);
+  CHECK(refused.message().find("group '" + kEast + "': ScaledObject spec.triggers is 2 cron triggers in the group; at most 1") !=
+        std::string::npos);
+  options.max_actions = 2;
+  auto rendered = render_export(fixture_plan(), ExportFormat::kubernetes, options);
+  REQUIRE(rendered.ok());
+  for (const GroupExportSummary& group : rendered->groups) CHECK(group.actions <= 2);
+  CHECK(rendered->groups[0].actions == 2);
 }
 
 TEST_CASE("write_export refuses a folder that is not empty and leaves it as it was", "[export]") {

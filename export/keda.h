@@ -1,0 +1,51 @@
+// A compressed schedule as KEDA cron triggers, and how KEDA applies them. Internal to the export
+// layer (the kubernetes renderer).
+//
+// KEDA's cron scaler has no StartTime/EndTime: a trigger is a recurring window, active from each
+// firing of its `start` cron until the next firing of its `end` cron, and the ScaledObject runs
+// the largest desiredReplicas among its active triggers (and its metric trigger, and at least
+// minReplicaCount). A ScheduleAction holds from each of its firings until the next firing of any
+// action (AWS's rule); keda_windows writes each such hold as a window:
+//  - a one-off action's hold: one window with date-specific crons "m h D M *";
+//  - a recurring daily action's holds, each within a day: one window per calendar month spanned
+//    with a day-of-month range "m h a-b M *", the end at the same days; a hold ending at midnight
+//    ends at "0 0 a+1-b+1 M *", and on a month's last day at "0 0 1 M+1 *" (a window of its own);
+//  - a hold that crosses midnight: a one-off window.
+// Dates in crons recur every year: the windows repeat a year later unless the ScaledObject is
+// replaced before then. Holds at or below minReplicaCount need no window and get none.
+//
+// Thread-safety: value types and reentrant functions.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fleetcast/export.h"
+#include "fleetcast/status.h"
+
+namespace fleetcast::exporters {
+
+/// One KEDA cron trigger (timezone Etc/UTC).
+struct CronWindow {
+  std::string start;        // five-field cron
+  std::string end;
+  int desired_replicas = 0;
+  bool recurring = false;   // from a recurring action (a window over a range of days)
+  friend bool operator==(const CronWindow&, const CronWindow&) = default;
+};
+
+/// The windows that hold `actions` (capacities in replicas) over `horizon` as AWS would replay
+/// them, leaving out holds of at most `min_replicas`. invalid_argument for an invalid recurrence.
+Result<std::vector<CronWindow>> keda_windows(std::span<const ScheduleAction> actions, const Horizon& horizon,
+                                             int min_replicas);
+
+/// The replicas in each interval of `horizon` as KEDA applies `windows`: at any instant the
+/// largest desiredReplicas of the active windows, at least `min_replicas`; an interval holds the
+/// lowest count it sees (a window may end inside it). A window is active at t when its end cron
+/// fires next no later than its start cron (KEDA's cron scaler), crons looked up 5 years ahead
+/// as robfig/cron does. invalid_argument for an invalid cron.
+Result<std::vector<int>> replay_keda_windows(std::span<const CronWindow> windows, const Horizon& horizon,
+                                             int min_replicas);
+
+}  // namespace fleetcast::exporters
