@@ -141,20 +141,28 @@ Result<std::vector<CronWindow>> keda_windows(std::span<const ScheduleAction> act
   if (!firings.ok()) return firings.status();
   const Instant horizon_end = horizon.start + horizon.step * horizon.intervals();
   std::vector<TimedWindow> windows;
-  std::map<std::size_t, std::vector<DayHold>> daily;  // per recurring action, in time order
+  // Per recurring action and time of day a hold starts, in time order: a hold over midnight is
+  // split at midnight into two within-day holds, each of which recurs on its own.
+  std::map<std::pair<std::size_t, std::int64_t>, std::vector<DayHold>> daily;
+  const auto add_daily = [&daily](std::size_t action, const DayHold& hold) {
+    daily[{action, hold.from.count()}].push_back(hold);
+  };
   for (std::size_t f = 0; f < firings->size(); ++f) {
     const ScheduleFiring& firing = (*firings)[f];
     const Instant from = std::max(firing.at, horizon.start);
     const Instant to = f + 1 < firings->size() ? (*firings)[f + 1].at : horizon_end;
     if (to <= from || firing.capacity <= min_replicas) continue;  // overridden at once, or minReplicaCount holds it
     const chrono::sys_days day = chrono::floor<chrono::days>(from);
-    if (actions[firing.action].recurrence.empty() || to - Instant{day} > kDay) {
+    if (actions[firing.action].recurrence.empty() || to - Instant{day} > 2 * kDay) {
       windows.push_back({from, CronWindow{date_cron(from), date_cron(to), firing.capacity, false}});
+    } else if (to - Instant{day} > kDay) {
+      add_daily(firing.action, DayHold{day, from - Instant{day}, kDay, firing.capacity});
+      add_daily(firing.action, DayHold{day + chrono::days{1}, Seconds{0}, to - Instant{day + chrono::days{1}}, firing.capacity});
     } else {
-      daily[firing.action].push_back(DayHold{day, from - Instant{day}, to - Instant{day}, firing.capacity});
+      add_daily(firing.action, DayHold{day, from - Instant{day}, to - Instant{day}, firing.capacity});
     }
   }
-  for (const auto& [action, holds] : daily) add_daily_runs(holds, windows);
+  for (const auto& [key, holds] : daily) add_daily_runs(holds, windows);
   std::stable_sort(windows.begin(), windows.end(), [](const TimedWindow& a, const TimedWindow& b) { return a.first < b.first; });
   std::vector<CronWindow> result;
   for (TimedWindow& timed : windows) result.push_back(std::move(timed.window));

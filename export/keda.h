@@ -10,7 +10,9 @@
 //  - a recurring daily action's holds, each within a day: one window per calendar month spanned
 //    with a day-of-month range "m h a-b M *", the end at the same days; a hold ending at midnight
 //    ends at "0 0 a+1-b+1 M *", and on a month's last day at "0 0 1 M+1 *" (a window of its own);
-//  - a hold that crosses midnight: a one-off window.
+//  - a recurring action's hold that crosses midnight: split there into two daily holds, each
+//    written as above;
+//  - a one-off action's hold longer than two days: one date window.
 // Dates in crons recur every year: the windows repeat a year later unless the ScaledObject is
 // replaced before then. Holds at or below minReplicaCount need no window and get none.
 //

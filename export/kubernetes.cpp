@@ -164,8 +164,14 @@ KubernetesGroup kubernetes_group(const Plan& plan, const PlannedGroup& group, Vi
   const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, plan.horizon.intervals()));
   CapacityPart on_demand{"on-demand", std::vector<std::int64_t>(intervals, 0), {}, {}};
   CapacityPart spot{"spot", std::vector<std::int64_t>(intervals, 0), {}, {}};
-  for (const std::size_t p : group.pools) {
-    if (p >= plan.pools.size() || p >= plan.instances.size() || plan.instances[p].size() != intervals) {
+  // The group's own instance counts; a document without them has only the pools' totals, which
+  // pools shared with other groups inflate (cover_group_plan then only tops up).
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    const std::size_t p = group.pools[i];
+    const std::vector<int>* row = i < group.instances.size() ? &group.instances[i]
+                                  : p < plan.instances.size() ? &plan.instances[p]
+                                                              : nullptr;
+    if (p >= plan.pools.size() || row == nullptr || row->size() != intervals) {
       violations.add(subject, "pools", std::to_string(p),
                      "expected the index of a plan pool with one instance count per interval (" +
                          std::to_string(intervals) + ")");
@@ -175,7 +181,7 @@ KubernetesGroup kubernetes_group(const Plan& plan, const PlannedGroup& group, Vi
     CapacityPart& part = pool.option == PurchaseOption::spot ? spot : on_demand;
     part.gpu_names.insert(gpu_name_label(pool.gpu_model));
     for (std::size_t k = 0; k < intervals; ++k) {
-      part.gpus[k] += static_cast<std::int64_t>(plan.instances[p][k]) * pool.gpus_per_instance;
+      part.gpus[k] += static_cast<std::int64_t>((*row)[k]) * pool.gpus_per_instance;
     }
   }
   for (CapacityPart* part : {&on_demand, &spot}) {
