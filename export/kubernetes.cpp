@@ -229,22 +229,57 @@ Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, c
     return schedule;
   }
   // The cron triggers are kept within the part's share of max_actions, as AWS groups keep their
-  // scheduled actions. A recurring action becomes a trigger per calendar month it spans (two where
-  // a month's last day ends at midnight), so the triggers may outnumber the actions: compress
-  // again with the action budget cut by the excess until they fit. At a budget of one that still
-  // does not fit, the limit check reports the count.
-  std::size_t budget = max_triggers;
-  for (;;) {
-    auto windows = cron_windows(schedule, horizon, budget, recurring);
+  // scheduled actions. A recurring action becomes a trigger per calendar month it spans (and one
+  // more for a hold over midnight or a month's last midnight), so the triggers may outnumber the
+  // actions: the largest action budget whose triggers fit is searched by bisection (the trigger
+  // count grows with the budget). At a budget of one that still does not fit, the limit check
+  // reports the count.
+  auto windows = cron_windows(schedule, horizon, max_triggers, recurring);
+  if (!windows.ok()) return windows.status();
+  if (windows->size() > max_triggers) {
+    std::size_t fits = 1, too_many = max_triggers;
+    while (fits + 1 < too_many) {
+      const std::size_t budget = (fits + too_many) / 2;
+      auto tried = cron_windows(schedule, horizon, budget, recurring);
+      if (!tried.ok()) return tried.status();
+      (tried->size() <= max_triggers ? fits : too_many) = budget;
+    }
+    windows = cron_windows(schedule, horizon, fits, recurring);
     if (!windows.ok()) return windows.status();
-    schedule.windows = std::move(*windows);
-    if (schedule.windows.size() <= max_triggers || budget == 1) break;
-    budget -= std::min(budget - 1, schedule.windows.size() - max_triggers);
   }
+  schedule.windows = std::move(*windows);
   auto replayed = replay_keda_windows(schedule.windows, horizon, schedule.range.min);
   if (!replayed.ok()) return replayed.status();
   schedule.replicas = std::move(*replayed);
   return schedule;
+}
+
+// Schedules every capacity part of the group within the group's max_actions: first an equal share
+// for each part whose replicas change, then each part again with what the others left unused.
+Status schedule_parts(KubernetesGroup& group, const Horizon& horizon, const ExportOptions& options) {
+  const auto scheduled = static_cast<std::size_t>(std::count_if(group.parts.begin(), group.parts.end(), [](const CapacityPart& part) {
+    return std::adjacent_find(part.gpus.begin(), part.gpus.end(), std::not_equal_to<>()) != part.gpus.end();
+  }));
+  const std::size_t share = std::max<std::size_t>(1, options.max_actions / std::max<std::size_t>(1, scheduled));
+  const bool recurring = !options.window.has_value();
+  const auto schedule = [&](CapacityPart& part, std::size_t max_triggers) {
+    auto result = schedule_part(part, group.gpus_per_pod, horizon, max_triggers, recurring);
+    if (!result.ok()) return result.status().with_context("group '" + group.planned->name + "' " + part.capacity_type);
+    part.schedule = std::move(*result);
+    return Status{};
+  };
+  for (CapacityPart& part : group.parts) {
+    if (Status status = schedule(part, share); !status.ok()) return status;
+  }
+  for (CapacityPart& part : group.parts) {
+    std::size_t others = 0;
+    for (const CapacityPart& other : group.parts) others += &other == &part ? 0 : other.schedule.windows.size();
+    const std::size_t room = options.max_actions > others ? options.max_actions - others : 1;
+    if (room > part.schedule.windows.size() && room > share && !part.schedule.flat) {
+      if (Status status = schedule(part, room); !status.ok()) return status;
+    }
+  }
+  return {};
 }
 
 // What Kubernetes, KEDA and Karpenter refuse: names, trigger counts and replica counts, and the
@@ -584,16 +619,7 @@ Result<FormatOutput> render_kubernetes(const Plan& plan, const ExportOptions& op
   for (const PlannedGroup& group : plan.groups) groups.push_back(kubernetes_group(plan, group, violations));
   if (!violations.empty()) return violations.status();
   for (KubernetesGroup& group : groups) {
-    // The group's max_actions shared among the capacity types whose replicas change.
-    const auto scheduled = static_cast<std::size_t>(std::count_if(group.parts.begin(), group.parts.end(), [](const CapacityPart& part) {
-      return std::adjacent_find(part.gpus.begin(), part.gpus.end(), std::not_equal_to<>()) != part.gpus.end();
-    }));
-    const std::size_t max_triggers = std::max<std::size_t>(1, options.max_actions / std::max<std::size_t>(1, scheduled));
-    for (CapacityPart& part : group.parts) {
-      auto schedule = schedule_part(part, group.gpus_per_pod, plan.horizon, max_triggers, !options.window.has_value());
-      if (!schedule.ok()) return schedule.status().with_context("group '" + group.planned->name + "' " + part.capacity_type);
-      part.schedule = std::move(*schedule);
-    }
+    if (Status status = schedule_parts(group, plan.horizon, options); !status.ok()) return status;
     check_kubernetes_limits(group, options, violations);
   }
   if (!violations.empty()) return violations.status();
