@@ -106,9 +106,17 @@ def replay_scaled_object(scaled, start, step, intervals):
     return result
 
 
+def group_rows(plan, group):
+    """(pool, instances per interval) of the group: its own counts where the document has them,
+    else its pools' totals."""
+    if group.get("instances"):
+        return list(zip(group["pools"], group["instances"]))
+    return [(p, plan["pools"][p]["instances"]) for p in group["pools"]]
+
+
 def planned_part_gpus(plan, group, spot, interval):
-    return sum(plan["pools"][p]["instances"][interval] * plan["pools"][p]["gpus_per_instance"]
-               for p in group["pools"] if (plan["pools"][p]["option"] == "spot") == spot)
+    return sum(row[interval] * plan["pools"][p]["gpus_per_instance"]
+               for p, row in group_rows(plan, group) if (plan["pools"][p]["option"] == "spot") == spot)
 
 
 def kubectl_decode(path):
@@ -235,7 +243,7 @@ def check_workload(path, deployment, autoscaler, pools):
 
 def first_interval_gpus(plan, group):
     """The GPUs the plan runs for the group in its first interval, from its pools."""
-    return sum(plan["pools"][p]["instances"][0] * plan["pools"][p]["gpus_per_instance"] for p in group["pools"])
+    return sum(row[0] * plan["pools"][p]["gpus_per_instance"] for p, row in group_rows(plan, group))
 
 
 def main():
@@ -246,7 +254,7 @@ def main():
     counts = {"Deployment": 0, "HorizontalPodAutoscaler": 0, "ScaledObject": 0, "NodePool": 0, "replayed": 0}
     horizon = plan["horizon"]
     start = datetime.datetime.fromisoformat(horizon["start"].replace("Z", "+00:00"))
-    step = datetime.timedelta(hours=1) if horizon["step"] == "1h" else None
+    step = checks.parse_duration(horizon["step"])
     with checks.scratch() as work:
         folder = checks.export(fleetcast, plan_path, "kubernetes", work)
         problems = []
@@ -275,7 +283,7 @@ def main():
                 if f"03-scaledobject-{part}.json" in loaded:
                     scaler_name = f"03-scaledobject-{part}.json"
                     counts["ScaledObject"] += 1
-                    held = replay_scaled_object(loaded[scaler_name], start, step, intervals) if step else None
+                    held = replay_scaled_object(loaded[scaler_name], start, step, intervals)
                 else:
                     scaler_name = f"03-hpa-{part}.json"
                     problems += check_autoscaler_with_kubectl(manifests[scaler_name])
@@ -283,13 +291,12 @@ def main():
                     held = [loaded[scaler_name]["spec"]["minReplicas"]] * intervals
                 problems += check_workload(manifests[name], deployment, loaded[scaler_name], pools)
                 counts["Deployment"] += 1
-                if held is not None:
-                    counts["replayed"] += 1
-                    for k, replicas in enumerate(held):
-                        planned = planned_part_gpus(plan, group, part == "spot", k)
-                        if replicas * per_pod < planned:
-                            problems.append(f"{manifests[scaler_name]}: interval {k} holds {replicas} replicas of "
-                                            f"{per_pod} GPUs, the plan {planned} GPUs")
+                counts["replayed"] += 1
+                for k, replicas in enumerate(held):
+                    planned = planned_part_gpus(plan, group, part == "spot", k)
+                    if replicas * per_pod < planned:
+                        problems.append(f"{manifests[scaler_name]}: interval {k} holds {replicas} replicas of "
+                                        f"{per_pod} GPUs, the plan {planned} GPUs")
                 gpus += deployment["spec"]["replicas"] * per_pod
             weights = math.gcd(*[entry["weighted_capacity"] for entry in group["instance_types"]])
             planned = first_interval_gpus(plan, group)
@@ -310,20 +317,25 @@ def main():
             caught += bool(check_deployment_with_kubectl(broken_path, broken))
         if caught != 2:
             checks.fail("kubectl's check missed a broken Deployment (a wrong type or an unknown field)")
-        scaled_path = next(path for path in checks.json_files(folder) if "03-scaledobject-" in path)
-        broken_folder = os.path.join(work, "broken-scaledobject")
+        # A CRD object broken on purpose: a ScaledObject where the export has one (a plan whose
+        # replicas never change has none), else a NodePool.
+        objects = checks.json_files(folder)
+        scaled = [path for path in objects if "03-scaledobject-" in path]
+        crd_path, field, value = ((scaled[0], "minReplicaCount", "one") if scaled else
+                                  (next(path for path in objects if "01-nodepool-" in path), "weight", "heavy"))
+        broken_folder = os.path.join(work, "broken-crd")
         os.makedirs(broken_folder)
-        broken = json.load(open(scaled_path, encoding="utf-8"))
-        broken["spec"]["minReplicaCount"] = "one"
-        with open(os.path.join(broken_folder, "scaledobject.json"), "w", encoding="utf-8") as broken_file:
+        broken = json.load(open(crd_path, encoding="utf-8"))
+        broken["spec"][field] = value
+        with open(os.path.join(broken_folder, os.path.basename(crd_path)), "w", encoding="utf-8") as broken_file:
             json.dump(broken, broken_file)
         if validate_schemas(broken_folder).returncode == 0:
-            checks.fail("the schema check missed a ScaledObject with a string minReplicaCount")
+            checks.fail(f"the schema check missed {os.path.basename(crd_path)} with a string {field}")
         print(f"kubectl decoded {counts['Deployment']} Deployments (typed round trip equal) and "
               f"{counts['HorizontalPodAutoscaler']} HorizontalPodAutoscalers; {validated.stdout.strip()}; "
               f"{counts['NodePool']} NodePools (weights ordered), {counts['ScaledObject']} ScaledObjects and the links "
               f"between the objects pass the structural checks; {counts['replayed']} capacity types replayed at or "
-              f"above the plan in every interval; 2 broken Deployments and 1 broken ScaledObject caught")
+              f"above the plan in every interval; 2 broken Deployments and a broken {broken['kind']} caught")
 
 
 if __name__ == "__main__":
