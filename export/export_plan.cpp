@@ -170,6 +170,7 @@ Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, cons
   }
   if (!output.ok()) return output.status();
   RenderedExport rendered;
+  rendered.plan_hash = plan_hash(plan);
   const double step_hours = static_cast<double>(cut.horizon.step.count()) / 3600.0;
   for (std::size_t g = 0; g < cut.groups.size(); ++g) {
     const GroupSchedule& schedule = output->groups[g];
@@ -221,7 +222,7 @@ std::string export_summary_json(const RenderedExport& rendered, ExportFormat for
   const Horizon& horizon = rendered.exported.horizon;
   nlohmann::ordered_json document{
       {"format", export_format_name(format)},
-      {"plan_hash", plan_hash(rendered.exported)},
+      {"plan_hash", rendered.plan_hash},
       {"horizon", {{"start", format_instant(horizon.start)}, {"duration", format_duration(horizon.duration)},
                    {"step", format_duration(horizon.step)}}},
       {"groups", groups}};

@@ -31,7 +31,7 @@ constexpr std::int64_t kMaxBlockDays = 62;      // longer blocks only when they 
 constexpr std::int64_t kMaxWrapDays = 62;       // horizons longer than this: no wrapping pieces
 constexpr std::int64_t kUnreachable = std::numeric_limits<std::int64_t>::max() / 4;
 
-// Prefix sums and range maxima of the floor.
+// The floor with its prefix sums, for the extra of any segment in constant time.
 struct Floor {
   std::span<const int> values;
   std::vector<std::int64_t> prefix;  // prefix[k] = sum of values[0..k)

@@ -139,6 +139,7 @@ struct GroupExportSummary {
 };
 
 struct RenderedExport {
+  std::string plan_hash;  // plan_hash of the plan exported (before any window cut)
   std::vector<ExportFile> files;
   std::vector<GroupExportSummary> groups;  // plan order
   /// The plan as exported: each group's instances raised to its exported schedule (the extra
