@@ -1,6 +1,7 @@
 // The inference backend registry (ggml's ggml-backend-reg.cpp in spirit): the CPU backend always,
 // the CUDA backend when the library was built with it (FLEETCAST_WITH_CUDA) and a device answers.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "models/forecast_internal.h"
@@ -8,6 +9,7 @@
 #include "models/lstm_training.h"
 #if FLEETCAST_WITH_CUDA
 #include "gpu/lstm_cuda.h"
+#include "models/lstm_problem.h"
 #endif
 
 namespace fleetcast::forecast {
@@ -20,11 +22,35 @@ constexpr bool kCudaCompiled = true;
 constexpr bool kCudaCompiled = false;
 #endif
 
+#if FLEETCAST_WITH_CUDA
+// A device that answers may still compute wrong numbers (a broken driver, a kernel this build
+// does not run right on that GPU): before CUDA becomes the default, a small batch (two layers, a
+// partial tile) runs on both backends and must agree within the parity tolerance.
+Status cuda_self_check() {
+  constexpr double kTolerance = 1e-4;
+  auto problem = models::LstmProblem::random(models::LstmShape{2, 32, 3}, 17, 24, 12, 20261123);
+  if (Status cpu = models::lstm_forward_cpu(problem.params()); !cpu.ok()) return cpu;
+  const std::vector<float> expected = problem.output;
+  if (Status cuda = gpu::lstm_forward_cuda(problem.params()); !cuda.ok()) return cuda;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const double difference = std::abs(static_cast<double>(problem.output[i]) - expected[i]);
+    if (!std::isfinite(problem.output[i]) || difference > kTolerance * std::max(1.0, std::abs(static_cast<double>(expected[i])))) {
+      return internal_error("output " + std::to_string(i) + " is " + std::to_string(problem.output[i]) + ", the CPU's " +
+                            std::to_string(expected[i]));
+    }
+  }
+  return {};
+}
+#endif
+
 BackendChoice choose_backend(BackendPreference preference) {
   if (preference == BackendPreference::cpu) return {"cpu", "the CPU backend was requested"};
 #if FLEETCAST_WITH_CUDA
   if (Status device = gpu::cuda_device_status(); !device.ok()) {
     return {"cpu", "CUDA unavailable: " + device.message()};
+  }
+  if (Status check = cuda_self_check(); !check.ok()) {
+    return {"cpu", "the CUDA self-check against the CPU failed (" + check.message() + ")"};
   }
   return {"cuda", ""};
 #else

@@ -136,8 +136,9 @@ struct BackendChoice {
 };
 
 /// Batched LSTM inference over the registered backends: CPU (Eigen, always present) and CUDA
-/// (when the library was built with it and a device is present and healthy). The caller owns the
-/// registry; probing happens once, in the constructor. A CUDA failure at run time falls back to
+/// (when the library was built with it, a device is present, and a small batch run on both
+/// backends agrees within 1e-4; otherwise the choice's reason says which check failed). The caller
+/// owns the registry; probing and the self-check happen once, in the constructor. A CUDA failure at run time falls back to
 /// the CPU for that call and is reported in the call's BackendChoice.
 /// Thread-safety: const member functions may be called concurrently.
 class BackendRegistry {
