@@ -1,5 +1,8 @@
 #include "fleetcast/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace fleetcast {
 
 std::string_view status_code_name(StatusCode code) noexcept {
@@ -36,5 +39,19 @@ Status Status::with_context(std::string_view context) const {
   message += message_;
   return {code_, std::move(message)};
 }
+
+namespace detail {
+
+void abort_on_value_of_error(const Status& status) noexcept {
+  std::fprintf(stderr, "fleetcast: value() of a Result holding an error (a contract violation): %s\n",
+               status.to_string().c_str());
+  std::abort();
+}
+
+Status ok_status_without_value() {
+  return internal_error("a Result was built from an OK Status, without a value (a bug in the caller)");
+}
+
+}  // namespace detail
 
 }  // namespace fleetcast

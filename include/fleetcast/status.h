@@ -74,27 +74,38 @@ inline Status permission_denied_error(std::string message) {
   return {StatusCode::permission_denied, std::move(message)};
 }
 
+namespace detail {
+/// Reports value() called on an error Result (a contract violation, as Abseil's StatusOr treats
+/// it): prints the Status to stderr and aborts. Never returns.
+[[noreturn]] void abort_on_value_of_error(const Status& status) noexcept;
+/// The error a Result built from an OK Status carries instead: internal, in every build type.
+Status ok_status_without_value();
+}  // namespace detail
+
 /// A value of type T, or the Status that explains why there is none.
-/// Accessing value() of an error Result is a contract violation (asserted in debug builds).
+/// A Result built from an OK Status holds an internal error (a bug of the caller, reported as a
+/// value rather than an ok() Result without a value). Calling value() (or * and ->) on an error
+/// Result is a contract violation: it prints the Status and aborts, in every build type; it never
+/// throws.
 template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  Result(Status status) : state_(std::move(status)) {  // NOLINT(google-explicit-constructor)
-    assert(!std::get<Status>(state_).ok() && "a Result built from a Status must carry an error");
-  }
+  Result(Status status)  // NOLINT(google-explicit-constructor)
+      : state_(status.ok() ? detail::ok_status_without_value() : std::move(status)) {}
 
   [[nodiscard]] bool ok() const noexcept { return std::holds_alternative<T>(state_); }
   explicit operator bool() const noexcept { return ok(); }
 
   /// The error, or an ok Status when there is a value.
   [[nodiscard]] Status status() const {
-    return ok() ? Status{} : std::get<Status>(state_);
+    const Status* error = std::get_if<Status>(&state_);
+    return error == nullptr ? Status{} : *error;
   }
 
-  [[nodiscard]] T& value() & { assert(ok()); return std::get<T>(state_); }
-  [[nodiscard]] const T& value() const& { assert(ok()); return std::get<T>(state_); }
-  [[nodiscard]] T&& value() && { assert(ok()); return std::get<T>(std::move(state_)); }
+  [[nodiscard]] T& value() & { return *checked(); }
+  [[nodiscard]] const T& value() const& { return *checked(); }
+  [[nodiscard]] T&& value() && { return std::move(*checked()); }
 
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
@@ -102,6 +113,17 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
 
  private:
+  T* checked() noexcept {
+    T* value = std::get_if<T>(&state_);
+    if (value == nullptr) detail::abort_on_value_of_error(*std::get_if<Status>(&state_));
+    return value;
+  }
+  const T* checked() const noexcept {
+    const T* value = std::get_if<T>(&state_);
+    if (value == nullptr) detail::abort_on_value_of_error(*std::get_if<Status>(&state_));
+    return value;
+  }
+
   std::variant<T, Status> state_;
 };
 
