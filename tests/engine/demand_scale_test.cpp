@@ -49,6 +49,14 @@ Scenario scaled_scenario(const PriceSource& prices, double scale, double target_
   return load(json, prices);
 }
 
+// Plans with the daily seasonal naive forecast (quick and exact to reason about), no risk replicas.
+PlanOptions seasonal_naive_options() {
+  PlanOptions options;
+  options.forecaster = "seasonal_naive";
+  options.replicas = 0;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("engine demand: a trace's scale reaches the simulated demand once", "[engine][demand]") {
@@ -72,11 +80,9 @@ TEST_CASE("engine planner: a trace's scale reaches the forecast history once", "
     const Scenario scenario = scaled_scenario(prices, scale, 1.0);
     // Two days of history, the third day planned: the daily seasonal naive forecast's median is
     // the second day's value at the same hour, times the scale.
-    PlanOptions options;
-    options.forecaster = "seasonal_naive";
+    PlanOptions options = seasonal_naive_options();
     options.history_until = kStart + Seconds{48 * 3600};
     options.horizon = Horizon{*options.history_until, Seconds{24 * 3600}, Seconds{3600}};
-    options.replicas = 0;
     auto plan = make_plan(scenario, prices, options);
     INFO((plan.ok() ? std::string() : plan.status().message()));
     REQUIRE(plan.ok());
@@ -91,5 +97,23 @@ TEST_CASE("engine planner: a trace's scale reaches the forecast history once", "
     for (int hour = 0; hour < 24; ++hour) {
       CHECK(forecast.values[median][static_cast<std::size_t>(hour)] == Approx(file_value(24 + hour) * scale));
     }
+  }
+}
+
+TEST_CASE("engine::run_plan_backtest: a trace's scale reaches the realised demand once", "[engine][planner][demand]") {
+  const InMemoryPriceSource prices = test_catalog();
+  for (double scale : {0.25, 4.0}) {
+    INFO("scale " << scale);
+    const Scenario scenario = scaled_scenario(prices, scale, 0.8);
+    auto result = run_plan_backtest(scenario, prices, kStart + Seconds{48 * 3600}, seasonal_naive_options());
+    INFO((result.ok() ? std::string() : result.status().message()));
+    REQUIRE(result.ok());
+    // On-demand one.gpu at $1/h only: the hindsight optimum holds, each hour of the third day,
+    // the whole GPUs that serve the file's value times the scale at 80% utilisation.
+    double by_hand = 0;
+    for (int hour = 48; hour < kHours; ++hour) by_hand += std::ceil(file_value(hour) * scale / 0.8 - 1e-9);
+    REQUIRE(result->strategies.size() == 5);
+    CHECK(result->strategies[4].name == "hindsight_optimum");
+    CHECK(result->optimum.cost_usd == Approx(by_hand).margin(1e-9));
   }
 }
