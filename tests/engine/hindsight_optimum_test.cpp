@@ -182,3 +182,32 @@ TEST_CASE("engine::planner::solve_hindsight_optimum refuses demand of the wrong 
   const auto negative = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {{1, 2, 3, -1, 2, 1}});
   CHECK(negative.status().message().find("expected finite demand >= 0") != std::string::npos);
 }
+
+TEST_CASE("engine::planner::solve_hindsight_optimum shares reservations between workloads", "[engine][planner]") {
+  // one.gpu at $1/h on-demand, $0.60/h reserved. Two services at full utilisation need 2 GPUs each,
+  // one in the first two hours, the other in the last two: 2 reservations shared cost 4 h x 2 x
+  // $0.60 = $4.80, while each on its own would rather pay on-demand ($2 each per two hours: $8).
+  const InMemoryPriceSource prices = fleetcast::testing::test_catalog();
+  const std::string service = R"({"name": "NAME", "kind": "service", "demand": {"unit": "gpus", "generator": {"base": 1}},
+                                  "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}})";
+  std::string first = service, second = service;
+  first.replace(first.find("NAME"), 4, "first");
+  second.replace(second.find("NAME"), 4, "second");
+  const Scenario scenario = load(R"({"version": 1, "name": "shared", "seed": 3,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "4h", "step": "1h"},
+    "pricing": {"provider": "test", "regions": ["r1"]},
+    "instance_types": ["one.gpu"], "purchase_options": ["on_demand", "reserved"],
+    "workloads": [)" + first + ", " + second + R"(],
+    "policy": {"kind": "predictive", "predictive": {}}})",
+                                 prices);
+  auto model = engine::build_fleet_model(scenario, prices);
+  REQUIRE(model.ok());
+  auto optimum = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {{2, 2, 0, 0}, {0, 0, 2, 2}});
+  INFO((optimum.ok() ? std::string() : optimum.status().message()));
+  REQUIRE(optimum.ok());
+  CHECK(optimum->solve.cost_usd == Approx(4.80).margin(1e-9));
+  REQUIRE(optimum->reservations.size() == 1);
+  CHECK(optimum->reservations.front().count == 2);
+  CHECK(optimum->instances.counts[0][0] == std::vector<int>{2, 2, 0, 0});
+  CHECK(optimum->instances.counts[1][0] == std::vector<int>{0, 0, 2, 2});
+}
