@@ -1,6 +1,8 @@
 // run_plan_backtest(): the plan made from the history before a cut, and three baselines, each
 // simulated against the demand that actually followed. The baselines are plans too (instance
 // counts per interval), except the reactive one, which is the scenario under target tracking.
+// Beside them, the exact hindsight optimum of that demand (hindsight_optimum.h), which is solved,
+// not simulated.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,6 +11,7 @@
 
 #include "engine/demand.h"
 #include "engine/fleet_model.h"
+#include "engine/planner/hindsight_optimum.h"
 #include "engine/planner/plan_building.h"
 
 namespace fleetcast {
@@ -17,25 +20,22 @@ namespace {
 
 using engine::planner::PlannedInstances;
 
-// GPUs workload w needs in each interval to serve what actually followed at its target
-// utilisation (services), or its planned GPUs (batch, whose jobs the plan sized).
-Result<std::vector<std::vector<double>>> actual_units(const Scenario& test, const Plan& plan) {
-  std::vector<std::vector<double>> units;
+// What workload w actually demanded in each interval, in its unit (services), or its planned
+// GPUs (batch, whose jobs the plan sized).
+Result<std::vector<std::vector<double>>> actual_demand(const Scenario& test, const Plan& plan) {
+  std::vector<std::vector<double>> demand;
   for (std::size_t w = 0; w < test.workloads.size(); ++w) {
     const Workload& workload = test.workloads[w];
     if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
       RandomStream noise = RandomStream::for_purpose(test.seed, "demand:" + workload.name, 0);
-      auto demand = engine::demand_per_interval(workload, *service, test.horizon, noise);
-      if (!demand.ok()) return demand.status();
-      for (double& value : *demand) value /= service->target_utilisation;
-      units.push_back(std::move(*demand));
+      auto values = engine::demand_per_interval(workload, *service, test.horizon, noise);
+      if (!values.ok()) return values.status();
+      demand.push_back(std::move(*values));
     } else {
-      const WorkloadForecast& forecast = plan.forecasts[w];
-      const std::vector<double>& top = forecast.values.back();
-      units.push_back(top);
+      demand.push_back(plan.forecasts[w].values.back());
     }
   }
-  return units;
+  return demand;
 }
 
 // Instances of each workload's cheapest on-demand pool that serve `units`: per interval, or at
@@ -123,7 +123,7 @@ Plan baseline_plan(const Plan& frame, const Scenario& test, const engine::FleetM
 }  // namespace
 
 Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
-                                         PlanOptions options) {
+                                         PlanOptions options, const BacktestOptions& backtest) {
   const Instant end = scenario.horizon.start + scenario.horizon.duration;
   const Seconds step = scenario.horizon.step;
   if (train_until <= scenario.horizon.start || train_until >= end) {
@@ -154,11 +154,12 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   frame.policy.kind = PolicyKind::target_tracking;  // only the pools are read from this model
   auto model = engine::build_fleet_model(frame, prices);
   if (!model.ok()) return model.status();
-  auto units = actual_units(test, result.plan);
-  if (!units.ok()) return units.status();
+  auto demand = actual_demand(test, result.plan);
+  if (!demand.ok()) return demand.status();
+  const std::vector<std::vector<double>> units = engine::planner::capacity_needed(test, *demand);
   const auto intervals = static_cast<std::size_t>(test.horizon.intervals());
 
-  const PlannedInstances peak = on_demand_instances(*model, *units, intervals, true);
+  const PlannedInstances peak = on_demand_instances(*model, units, intervals, true);
   auto on_demand_peak = simulate_strategy(test, baseline_plan(result.plan, test, *model, peak, {}), prices, "on_demand_peak",
                                           "all on-demand, sized to the peak of the demand that followed");
   if (!on_demand_peak.ok()) return on_demand_peak.status();
@@ -174,7 +175,7 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
                                               reactive_report->replicas.front().cost.total.usd(),
                                               reactive_report->replicas.front().served_fraction});
 
-  const PlannedInstances following = on_demand_instances(*model, *units, intervals, false);
+  const PlannedInstances following = on_demand_instances(*model, units, intervals, false);
   auto commitments = hindsight_commitments(test, prices, *model, following);
   if (!commitments.ok()) return commitments.status();
   auto hindsight = simulate_strategy(test, baseline_plan(result.plan, test, *model, following, std::move(*commitments)), prices,
@@ -183,9 +184,22 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   if (!hindsight.ok()) return hindsight.status();
   result.strategies.push_back(std::move(*hindsight));
 
+  auto optimum = engine::planner::solve_hindsight_optimum(test, prices, *model, *demand,
+                                                         {backtest.optimum_time_limit_seconds});
+  if (!optimum.ok()) return optimum.status().with_context("backtest strategy hindsight_optimum");
+  result.optimum = optimum->solve;
+  // Served in full: its capacity at the target utilisation covers every interval's demand.
+  result.strategies.push_back(StrategyOutcome{"hindsight_optimum",
+                                              "the least cost of serving the demand that followed with perfect knowledge "
+                                              "(exact MILP: reservations, on-demand and capped spot, whole instances)",
+                                              result.optimum.cost_usd, 1.0});
+
+  const double fleetcast_cost = result.strategies[0].cost_usd;
   const double peak_cost = result.strategies[1].cost_usd;
-  const double bound = result.strategies[3].cost_usd;
-  result.captured_saving = peak_cost > bound ? (peak_cost - result.strategies[0].cost_usd) / (peak_cost - bound) : 0;
+  const double reservation_baseline = result.strategies[3].cost_usd;
+  result.captured_saving =
+      peak_cost > reservation_baseline ? (peak_cost - fleetcast_cost) / (peak_cost - reservation_baseline) : 0;
+  result.cost_ratio = result.optimum.cost_usd > 0 ? fleetcast_cost / result.optimum.cost_usd : 0;
   return result;
 }
 
@@ -204,6 +218,16 @@ std::string backtest_json(const BacktestResult& result) {
                                        {"duration", format_duration(result.plan.horizon.duration)}}},
                                      {"strategies", strategies},
                                      {"captured_saving", result.captured_saving},
+                                     {"hindsight_optimum",
+                                      {{"cost_usd", result.optimum.cost_usd},
+                                       {"lp_bound_usd", result.optimum.lp_bound_usd},
+                                       {"best_bound_usd", result.optimum.best_bound_usd},
+                                       {"gap", result.optimum.gap},
+                                       {"proven_optimal", result.optimum.proven_optimal},
+                                       {"solve_seconds", result.optimum.solve_seconds},
+                                       {"variables", result.optimum.variables},
+                                       {"constraints", result.optimum.constraints}}},
+                                     {"cost_ratio", result.cost_ratio},
                                      {"planning_seconds", result.planning_seconds},
                                      {"forecasters", forecasters},
                                      {"commitments", result.plan.commitments.size()}};

@@ -164,7 +164,8 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
     demand.summary.backend = "cpu";
     const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
     const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
-    // History: the trace's samples before the cut.
+    // History: the trace's samples before the cut, already multiplied by the trace's scale when
+    // the scenario was loaded (see DemandTrace::series).
     TimeSeries history;
     if (trace != nullptr && trace->series.values.size() > 1) {
       const std::int64_t step = trace->series.step.count();
@@ -173,7 +174,6 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
       history.start_seconds = trace->origin.time_since_epoch().count();
       history.step = trace->series.step;
       history.values.assign(trace->series.values.begin(), trace->series.values.begin() + static_cast<std::ptrdiff_t>(samples));
-      for (double& value : history.values) value *= trace->scale;
     }
     const int per_day = history.step.count() > 0 ? forecast::steps_per_day(history.step) : 0;
     if (per_day > 0 && history.values.size() >= static_cast<std::size_t>(2 * per_day)) {

@@ -9,16 +9,46 @@
 
 namespace fleetcast::engine::planner {
 
-Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& prices, const PoolKey& pool) {
+Result<std::vector<ReservationOffer>> reservation_offers(const PriceSource& prices, const PoolKey& pool) {
   auto rows = prices.offers(OfferQuery::for_pool(pool, PurchaseOption::reserved));
   if (!rows.ok()) return rows.status();
-  std::optional<ReservationOffer> best;
+  std::vector<ReservationOffer> offers;
   for (const OfferRow& row : *rows) {
-    if (!row.offer.reservation) continue;
-    const Money hourly = effective_hourly_cost(row.offer);
-    if (!best || hourly < best->hourly) best = ReservationOffer{*row.offer.reservation, hourly, row.offer.upfront};
+    if (row.offer.reservation) offers.push_back(ReservationOffer{*row.offer.reservation, effective_hourly_cost(row.offer), row.offer.upfront});
+  }
+  return offers;
+}
+
+Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& prices, const PoolKey& pool) {
+  auto offers = reservation_offers(prices, pool);
+  if (!offers.ok()) return offers.status();
+  std::optional<ReservationOffer> best;
+  for (const ReservationOffer& offer : *offers) {
+    if (!best || offer.hourly < best->hourly) best = offer;
   }
   return best;
+}
+
+std::vector<std::vector<double>> capacity_needed(const Scenario& scenario, std::vector<std::vector<double>> demand) {
+  for (std::size_t w = 0; w < demand.size(); ++w) {
+    const auto* service = std::get_if<ServiceWorkload>(&scenario.workloads[w].spec);
+    const double utilisation = service != nullptr ? service->target_utilisation : 1.0;
+    for (double& value : demand[w]) value /= utilisation;
+  }
+  return demand;
+}
+
+std::vector<std::vector<int>> owned_reservations_in_force(const FleetModel& model, const Horizon& horizon) {
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
+  std::vector<std::vector<int>> owned(model.pools.size(), std::vector<int>(intervals, 0));
+  for (const ReservationModel& reservation : model.reservations) {
+    if (!reservation.pool) continue;
+    for (std::size_t k = 0; k < intervals; ++k) {
+      const Seconds begin = horizon.step * static_cast<std::int64_t>(k);
+      if (begin >= reservation.active_from && begin < reservation.active_until) owned[*reservation.pool][k] += reservation.count;
+    }
+  }
+  return owned;
 }
 
 int break_even_level(std::vector<int> usage, double break_even) {

@@ -46,6 +46,14 @@ double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const
 /// reservations that minimises reserved hours plus on-demand hours above them.
 int break_even_level(std::vector<int> usage, double break_even);
 
+/// Capacity each workload needs per interval, in its unit: `demand` ([workload][interval]) over
+/// the workload's target utilisation (services), or as it is (batch, in GPUs at utilisation 1).
+std::vector<std::vector<double>> capacity_needed(const Scenario& scenario, std::vector<std::vector<double>> demand);
+
+/// The reservations owned (the model's) in force in each interval: [pool][interval] instances.
+/// One is in force in an interval when the interval starts within its active span.
+std::vector<std::vector<int>> owned_reservations_in_force(const FleetModel& model, const Horizon& horizon);
+
 /// The cheapest reservation offer for an on-demand pool, by effective hourly cost (upfront
 /// amortised over the term); nullopt when the pool has none.
 struct ReservationOffer {
@@ -54,6 +62,8 @@ struct ReservationOffer {
   Money upfront;
 };
 Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& prices, const PoolKey& pool);
+/// Every reservation offer of an on-demand pool (one per term, class and payment the catalog has).
+Result<std::vector<ReservationOffer>> reservation_offers(const PriceSource& prices, const PoolKey& pool);
 
 /// "<scenario>-<workload>-<region>" in lowercase letters, digits and '-', at most 63 characters: a
 /// name AWS and Kubernetes both accept.

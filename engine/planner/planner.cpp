@@ -82,16 +82,7 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
     setup.options.push_back(std::move(options));
     setup.units.push_back(std::move(units));
   }
-  setup.owned_reserved.assign(model.pools.size(), std::vector<int>(intervals, 0));
-  for (const ReservationModel& reservation : model.reservations) {
-    if (!reservation.pool) continue;
-    for (std::size_t k = 0; k < intervals; ++k) {
-      const Seconds begin = horizon.step * static_cast<std::int64_t>(k);
-      if (begin >= reservation.active_from && begin < reservation.active_until) {
-        setup.owned_reserved[*reservation.pool][k] += reservation.count;
-      }
-    }
-  }
+  setup.owned_reserved = owned_reservations_in_force(model, horizon);
   return setup;
 }
 

@@ -196,29 +196,59 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
 
 /// One strategy of a backtest: its cost and service over the demand that actually followed.
 struct StrategyOutcome {
-  std::string name;                 // "fleetcast", "on_demand_peak", "reactive", "hindsight_reservation"
+  std::string name;                 // "fleetcast", "on_demand_peak", "reactive", "hindsight_reservation", "hindsight_optimum"
   std::string description;
-  double cost_usd = 0;              // replica 0 of the simulation against the actual demand
+  double cost_usd = 0;              // replica 0 of the simulation against the actual demand (the optimum: its MILP cost)
   double served_fraction = 0;
+};
+
+/// How the exact hindsight optimum was solved (see BacktestResult::optimum).
+struct HindsightOptimumSolve {
+  double cost_usd = 0;          // the best whole-instance solution found (the optimum when proven_optimal)
+  double lp_bound_usd = 0;      // the LP relaxation's optimum: a lower bound of any schedule's cost
+  double best_bound_usd = 0;    // the solver's final lower bound (= cost_usd when proven optimal)
+  double gap = 0;               // (cost - best bound) / cost: 0 when proven optimal
+  double solve_seconds = 0;     // wall time of the MILP and LP solves, informative only
+  bool proven_optimal = false;  // false when the time limit stopped the search (see gap)
+  int variables = 0, constraints = 0;  // the MILP's size after its reductions
+};
+
+/// The backtest's own settings, beside the planner's.
+struct BacktestOptions {
+  /// Wall-clock limit of the hindsight optimum's MILP search; past it the best solution found is
+  /// reported with its optimality gap.
+  double optimum_time_limit_seconds = 60;
 };
 
 struct BacktestResult {
   Plan plan;                        // fleetcast's plan, made from the history up to the cut
-  std::vector<StrategyOutcome> strategies;  // fleetcast, on_demand_peak, reactive, hindsight_reservation
+  /// fleetcast, on_demand_peak, reactive, hindsight_reservation, hindsight_optimum (in this order).
+  std::vector<StrategyOutcome> strategies;
   /// (on_demand_peak - fleetcast) / (on_demand_peak - hindsight_reservation): the share of the
-  /// hindsight-optimal saving the plan captured.
+  /// saving of the best fixed reservation level chosen with hindsight (on-demand above it, no
+  /// spot) that the plan captured. hindsight_reservation is a baseline, not a bound: a plan using
+  /// spot can beat it, and the share then exceeds 1. See cost_ratio for the measure against the
+  /// true optimum.
   double captured_saving = 0;
+  /// The exact least cost of serving the demand that followed with perfect knowledge (MILP).
+  HindsightOptimumSolve optimum;
+  /// fleetcast's cost / hindsight_optimum's cost (1 = optimal; 0 when the optimum costs nothing).
+  double cost_ratio = 0;
   double planning_seconds = 0;      // wall time of make_plan, informative only
 };
 
 /// Plans from the history before `train_until` and simulates the plan against the demand that
 /// followed, up to the end of the scenario's horizon, side by side with the baselines: all
-/// on-demand sized to the peak; target tracking only; and the best fixed reservation level chosen
-/// with hindsight. `options.history_until` and `options.horizon` are set from `train_until`.
+/// on-demand sized to the peak; target tracking only; the best fixed reservation level chosen
+/// with hindsight; and the hindsight optimum: the least cost of serving that demand at each
+/// workload's target utilisation with whole instances, every allowed purchase option and perfect
+/// knowledge, solved exactly as a MILP (COIN-OR CBC). `options.history_until` and
+/// `options.horizon` are set from `train_until`.
 Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
-                                         PlanOptions options);
+                                         PlanOptions options, const BacktestOptions& backtest = {});
 
-/// The backtest as JSON: {"strategies": {"fleetcast": {"cost_usd", "served_fraction"}, ...}, ...}.
+/// The backtest as JSON: {"strategies": {"fleetcast": {"cost_usd", "served_fraction"}, ...},
+/// "captured_saving", "hindsight_optimum": {"cost_usd", "lp_bound_usd", ...}, "cost_ratio", ...}.
 std::string backtest_json(const BacktestResult& result);
 
 /// The plan as its JSON document (two-space indented, keys in a fixed order), and back. Reading

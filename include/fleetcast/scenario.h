@@ -57,8 +57,9 @@ enum class DemandUnit { gpus, requests_per_second };
 struct DemandTrace {
   std::filesystem::path file;  // resolved path
   Instant origin;              // defaults to the horizon start
-  double scale = 1.0;          // multiplies every value
-  TimeSeries series;           // the file's contents, read and checked at load time
+  double scale = 1.0;          // multiplies every value of the file
+  TimeSeries series;           // the file's contents times `scale`, read and checked at load time:
+                               // every reader takes these values as they are, never scaling again
   friend bool operator==(const DemandTrace&, const DemandTrace&) = default;
 };
 

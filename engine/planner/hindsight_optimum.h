@@ -1,0 +1,61 @@
+// The hindsight optimum: the least cost at which a realised demand could have been served with
+// perfect knowledge, solved exactly as a mixed-integer program (COIN-OR CBC, see milp.h). It is
+// the measure of a plan's quality in the backtest.
+//
+// The program, over the model's pools and the horizon's intervals k (each `step` long):
+//   minimise   sum_{p,o} R_po * rate_o * horizon hours              reservations, every hour
+//            + sum_{p,k} O_pk * on-demand rate_p * step hours        on-demand above them
+//            + sum_{w,p,k} S_wpk * mean spot price_pk * step hours   spot
+//   subject to, for each workload w and interval k,
+//     sum_p units per instance_wp * instances_wpk >= demand_wk / target utilisation_w
+//   where instances_wpk is, in an on-demand pool only w may use, owned_pk + sum_o R_po + O_pk; in
+//   one several workloads share, X_wpk with sum_w X_wpk <= owned_pk + sum_o R_po + O_pk; in a spot
+//   pool S_wpk, with units per instance_wp * S_wpk <= spot share * demand_wk / target_w (the
+//   planner's per-pool cap) and sum_w S_wpk <= the pool's least spot capacity within k;
+//   R, O, X, S whole numbers >= 0. units per instance = GPUs * units per GPU, 0 where the workload
+//   may not run (its regions, GPU models, memory). Owned reservations cost their hours as a constant.
+// Reservations are fixed over the horizon and charged every hour at their effective rate (upfront
+// amortised), as the planner and the simulated ledger charge them; every offer of a pool is a
+// column (all but the cheapest are dominated, which the solver sees at once). Spot interruptions,
+// launch latency and per-second billing are left out: with hindsight capacity is there when needed.
+//
+// Thread-safety: reentrant.
+#pragma once
+
+#include <vector>
+
+#include "engine/fleet_model.h"
+#include "engine/planner/plan_building.h"
+#include "fleetcast/plan.h"
+
+namespace fleetcast::engine::planner {
+
+struct HindsightSettings {
+  double time_limit_seconds = 60;  // of the MILP search; past it the best solution and its gap
+};
+
+/// Reservations the optimum buys in one pool under one offer.
+struct HindsightReservation {
+  std::size_t pool = 0;  // the on-demand model pool it covers
+  ReservationOffer offer;
+  int count = 0;
+};
+
+struct HindsightOptimum {
+  HindsightOptimumSolve solve;
+  std::vector<HindsightReservation> reservations;
+  /// Whole instances per workload, pool and interval: in an on-demand pool only one workload uses,
+  /// every reservation in force (busy or not) plus on-demand; cost_per_hour: on-demand and spot.
+  PlannedInstances instances;
+};
+
+/// Solves the hindsight optimum of `demand` ([workload][interval], in each workload's unit; for a
+/// batch workload, GPUs, served at utilisation 1) over `scenario`'s horizon and `model`'s pools.
+/// invalid_argument when the demand's shape does not match the scenario or a value is negative;
+/// failed_precondition when no whole-instance schedule can serve it (spot caps, no pool) or none
+/// was found within the time limit.
+Result<HindsightOptimum> solve_hindsight_optimum(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
+                                                 const std::vector<std::vector<double>>& demand,
+                                                 const HindsightSettings& settings = {});
+
+}  // namespace fleetcast::engine::planner

@@ -1,0 +1,135 @@
+#include "engine/planner/milp.h"
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include <coin/Cbc_C_Interface.h>
+#include <coin/Clp_C_Interface.h>
+
+namespace fleetcast::engine::planner {
+
+int LinearProgram::add_column(double lower, double upper, double objective, bool integer) {
+  column_lower_.push_back(lower);
+  column_upper_.push_back(upper);
+  objective_.push_back(objective);
+  integer_.push_back(integer ? 1 : 0);
+  return columns() - 1;
+}
+
+int LinearProgram::add_row(double lower, double upper) {
+  row_lower_.push_back(lower);
+  row_upper_.push_back(upper);
+  return rows() - 1;
+}
+
+void LinearProgram::add_entry(int row, int column, double value) { entries_.push_back(Entry{row, column, value}); }
+
+LinearProgram::ColumnMajor LinearProgram::column_major() const {
+  std::vector<Entry> sorted = entries_;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Entry& a, const Entry& b) {
+    return a.column != b.column ? a.column < b.column : a.row < b.row;
+  });
+  ColumnMajor matrix;
+  matrix.starts.assign(static_cast<std::size_t>(columns()) + 1, 0);
+  const Entry* previous = nullptr;
+  for (const Entry& entry : sorted) {
+    // Repeated (row, column) pairs are summed: COIN-OR expects each at most once.
+    if (previous != nullptr && previous->column == entry.column && previous->row == entry.row) {
+      matrix.values.back() += entry.value;
+    } else {
+      matrix.indices.push_back(entry.row);
+      matrix.values.push_back(entry.value);
+      ++matrix.starts[static_cast<std::size_t>(entry.column) + 1];  // a count per column, summed below
+    }
+    previous = &entry;
+  }
+  for (std::size_t c = 1; c < matrix.starts.size(); ++c) matrix.starts[c] += matrix.starts[c - 1];
+  return matrix;
+}
+
+namespace {
+
+struct CbcDeleter {
+  void operator()(Cbc_Model* model) const { Cbc_deleteModel(model); }
+};
+struct ClpDeleter {
+  void operator()(Clp_Simplex* model) const { Clp_deleteModel(model); }
+};
+
+// CoinBigIndex is int in Debian's build; the static_assert keeps the casts below honest.
+static_assert(sizeof(CoinBigIndex) == sizeof(int), "COIN-OR built with 64-bit matrix indices");
+
+Result<MilpSolution> run_cbc(const LinearProgram& program, double time_limit_seconds) {
+  const LinearProgram::ColumnMajor matrix = program.column_major();
+  std::unique_ptr<Cbc_Model, CbcDeleter> model(Cbc_newModel());
+  Cbc_loadProblem(model.get(), program.columns(), program.rows(), matrix.starts.data(), matrix.indices.data(),
+                  matrix.values.data(), program.column_lower().data(), program.column_upper().data(),
+                  program.objectives().data(), program.row_lower().data(), program.row_upper().data());
+  for (int c = 0; c < program.columns(); ++c) {
+    if (program.integer(c)) Cbc_setInteger(model.get(), c);
+  }
+  // Silent (the library never prints), one thread (the machines are shared), exact: no relative
+  // gap allowed, and an absolute one far below a micro-USD.
+  Cbc_setParameter(model.get(), "log", "0");
+  Cbc_setParameter(model.get(), "slog", "0");
+  Cbc_setParameter(model.get(), "threads", "0");
+  Cbc_setParameter(model.get(), "ratioGap", "0");
+  Cbc_setParameter(model.get(), "allowableGap", "1e-9");
+  Cbc_setParameter(model.get(), "sec", std::to_string(time_limit_seconds).c_str());
+  Cbc_solve(model.get());
+  if (Cbc_isProvenInfeasible(model.get()) != 0) return failed_precondition_error("the integer program is infeasible");
+  if (Cbc_isAbandoned(model.get()) != 0) return internal_error("CBC abandoned the integer program (numerical difficulties)");
+  const double* solution = Cbc_bestSolution(model.get());
+  if (solution == nullptr) {
+    return failed_precondition_error("CBC found no whole-instance solution within " + std::to_string(time_limit_seconds) + " s");
+  }
+  MilpSolution result;
+  result.values.assign(solution, solution + program.columns());
+  result.objective = Cbc_getObjValue(model.get());
+  result.proven_optimal = Cbc_isProvenOptimal(model.get()) != 0;
+  result.best_bound = result.proven_optimal ? result.objective : Cbc_getBestPossibleObjValue(model.get());
+  return result;
+}
+
+Result<double> run_clp(const LinearProgram& program) {
+  const LinearProgram::ColumnMajor matrix = program.column_major();
+  std::unique_ptr<Clp_Simplex, ClpDeleter> model(Clp_newModel());
+  Clp_setLogLevel(model.get(), 0);
+  Clp_loadProblem(model.get(), program.columns(), program.rows(), matrix.starts.data(), matrix.indices.data(),
+                  matrix.values.data(), program.column_lower().data(), program.column_upper().data(),
+                  program.objectives().data(), program.row_lower().data(), program.row_upper().data());
+  Clp_initialSolve(model.get());
+  if (Clp_isProvenOptimal(model.get()) == 0) {
+    return failed_precondition_error("the LP relaxation has no optimum (CLP status " + std::to_string(Clp_status(model.get())) + ")");
+  }
+  return Clp_objectiveValue(model.get());
+}
+
+}  // namespace
+
+Result<MilpSolution> solve_milp(const LinearProgram& program, double time_limit_seconds) {
+  if (!(time_limit_seconds > 0)) {
+    return invalid_argument_error("MILP time limit: expected a positive number of seconds, found " + std::to_string(time_limit_seconds));
+  }
+  try {
+    return run_cbc(program, time_limit_seconds);
+  } catch (const std::exception& error) {
+    return internal_error(std::string("CBC failed: ") + error.what());
+  } catch (...) {  // COIN-OR throws CoinError, which is no std::exception
+    return internal_error("CBC failed with a COIN-OR error");
+  }
+}
+
+Result<double> solve_lp_relaxation(const LinearProgram& program) {
+  try {
+    return run_clp(program);
+  } catch (const std::exception& error) {
+    return internal_error(std::string("CLP failed: ") + error.what());
+  } catch (...) {
+    return internal_error("CLP failed with a COIN-OR error");
+  }
+}
+
+}  // namespace fleetcast::engine::planner

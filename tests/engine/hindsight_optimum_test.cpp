@@ -1,0 +1,213 @@
+// The hindsight optimum's MILP against a brute-force enumeration on a small instance with spot caps
+// and two regions, its reading of the demand it is given, and its refusals.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/fleet_model.h"
+#include "engine/planner/hindsight_optimum.h"
+#include "tests/engine/test_catalog.h"
+
+using namespace fleetcast;
+using fleetcast::testing::load;
+using fleetcast::testing::usd;
+
+namespace {
+
+// Two regions of G1 GPUs (every GPU serves one unit):
+//   r1: one.gpu  on-demand $1.00, reserved $0.60, spot $0.30
+//   r2: one.gpu  on-demand $0.90, reserved $0.65, spot $0.35
+//   r1: four.gpu on-demand $3.60, reserved $2.40 (1 year) or $2.50 (3 years, dominated), spot $1.20
+//   r2: four.gpu on-demand $3.50, no reservation, no spot
+InMemoryPriceSource two_region_catalog() {
+  PriceCatalog catalog;
+  catalog.instance_types = {InstanceType{"test", "one.gpu", 8, 32, "G1", 1, 24}, InstanceType{"test", "four.gpu", 48, 256, "G1", 4, 320}};
+  const Instant valid = parse_instant("2026-01-01T00:00:00Z").value();
+  const auto key = [](const char* region, const char* type, PurchaseOption option) { return PoolKey{"test", region, "", type, option}; };
+  const ReservationTerms one_year{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
+  const ReservationTerms three_years{ReservationTerm::three_years, ReservationClass::standard, UpfrontPayment::no_upfront};
+  const auto on_demand = PurchaseOption::on_demand;
+  const auto reserved = PurchaseOption::reserved;
+  const auto spot = PurchaseOption::spot;
+  catalog.offers = {
+      Offer{key("r1", "one.gpu", on_demand), std::nullopt, usd("1.00"), Money{}, false, valid},
+      Offer{key("r2", "one.gpu", on_demand), std::nullopt, usd("0.90"), Money{}, false, valid},
+      Offer{key("r1", "four.gpu", on_demand), std::nullopt, usd("3.60"), Money{}, false, valid},
+      Offer{key("r2", "four.gpu", on_demand), std::nullopt, usd("3.50"), Money{}, false, valid},
+      Offer{key("r1", "one.gpu", reserved), one_year, usd("0.60"), Money{}, true, valid},
+      Offer{key("r2", "one.gpu", reserved), one_year, usd("0.65"), Money{}, true, valid},
+      Offer{key("r1", "four.gpu", reserved), one_year, usd("2.40"), Money{}, true, valid},
+      Offer{key("r1", "four.gpu", reserved), three_years, usd("2.50"), Money{}, true, valid},
+  };
+  catalog.spot_prices = {SpotPricePoint{key("r1", "one.gpu", spot), valid, usd("0.30")},
+                         SpotPricePoint{key("r2", "one.gpu", spot), valid, usd("0.35")},
+                         SpotPricePoint{key("r1", "four.gpu", spot), valid, usd("1.20")}};
+  catalog.billing_rules = {BillingRule{"test", Seconds{1}, Seconds{60}}};
+  return InMemoryPriceSource(std::move(catalog));
+}
+
+// Demand in GPUs per hour at 80% target utilisation: capacity needed 5, 9, 12, 7, 3, 10 GPUs.
+const std::vector<double> kDemand = {4.0, 7.2, 9.6, 5.6, 2.4, 8.0};
+
+std::string demand_csv(const std::vector<double>& values) {
+  std::filesystem::create_directories(FLEETCAST_TEST_OUTPUT_DIR);
+  const std::string path = std::string(FLEETCAST_TEST_OUTPUT_DIR) + "/hindsight_two_regions.csv";
+  std::ofstream out(path);
+  out << "timestamp,value\n";
+  for (std::size_t i = 0; i < values.size(); ++i) out << i * 3600 << ',' << values[i] << '\n';
+  return path;
+}
+
+std::string two_region_json(const std::string& purchase_options) {
+  return R"({"version": 1, "name": "hindsight-test", "seed": 3,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "6h", "step": "1h"},
+    "pricing": {"provider": "test", "regions": ["r1", "r2"]},
+    "instance_types": ["one.gpu", "four.gpu"], "purchase_options": )" + purchase_options + R"(,
+    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + demand_csv(kDemand) + R"("},
+                   "slo": {"target_utilisation": 0.8, "max_unserved_fraction": 0.01}}],
+    "spot": {"max_share_per_pool_percent": 40},
+    "policy": {"kind": "predictive", "predictive": {}}})";
+}
+
+// The least cost of one interval needing `need` GPUs with `reserved` GPUs reserved (free here:
+// every reserved instance is a G1 GPU the interval may use, whichever pool it is in), by
+// enumerating every count of every pool: spot within 40% of the need per pool.
+double brute_force_interval(int need, int reserved) {
+  double best = std::numeric_limits<double>::max();
+  const int spot_one = static_cast<int>(std::floor(0.4 * need + 1e-9));
+  const int spot_four = static_cast<int>(std::floor(0.4 * need / 4 + 1e-9));
+  for (int s1 = 0; s1 <= spot_one; ++s1) {            // one.gpu spot r1, $0.30
+    for (int s2 = 0; s2 <= spot_one; ++s2) {          // one.gpu spot r2, $0.35
+      for (int s4 = 0; s4 <= spot_four; ++s4) {       // four.gpu spot r1, $1.20
+        for (int o1 = 0; o1 <= need; ++o1) {          // one.gpu on-demand r1, $1.00
+          for (int o2 = 0; o2 <= need; ++o2) {        // one.gpu on-demand r2, $0.90
+            for (int o4 = 0; o4 <= 3; ++o4) {         // four.gpu on-demand r1, $3.60
+              for (int q4 = 0; q4 <= 3; ++q4) {       // four.gpu on-demand r2, $3.50
+                if (reserved + s1 + s2 + 4 * s4 + o1 + o2 + 4 * o4 + 4 * q4 < need) continue;
+                best = std::min(best, 0.30 * s1 + 0.35 * s2 + 1.20 * s4 + 1.00 * o1 + 0.90 * o2 + 3.60 * o4 + 3.50 * q4);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return best;
+}
+
+// The optimum by enumeration: every reservation mix (one.gpu r1 at $0.60, r2 at $0.65, four.gpu r1
+// at $2.40; the 3-year $2.50 offer is dominated), each interval at its least cost.
+double brute_force_optimum(const std::vector<int>& needs) {
+  const int peak = *std::max_element(needs.begin(), needs.end());
+  const double hours = static_cast<double>(needs.size());
+  // Interval costs by (need, reserved GPUs up to the need), each enumerated once.
+  std::vector<std::vector<double>> interval_cost(static_cast<std::size_t>(peak) + 1);
+  for (int need = 0; need <= peak; ++need) {
+    for (int reserved = 0; reserved <= need; ++reserved) interval_cost[static_cast<std::size_t>(need)].push_back(brute_force_interval(need, reserved));
+  }
+  double best = std::numeric_limits<double>::max();
+  for (int r1 = 0; r1 <= peak; ++r1) {
+    for (int r2 = 0; r2 <= peak; ++r2) {
+      for (int r4 = 0; r4 <= (peak + 3) / 4; ++r4) {
+        double cost = hours * (0.60 * r1 + 0.65 * r2 + 2.40 * r4);
+        for (int need : needs) cost += interval_cost[static_cast<std::size_t>(need)][static_cast<std::size_t>(std::min(need, r1 + r2 + 4 * r4))];
+        best = std::min(best, cost);
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("engine::planner::solve_hindsight_optimum matches a brute-force enumeration with spot caps in two regions",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = two_region_catalog();
+  const Scenario scenario = load(two_region_json(R"(["on_demand", "reserved", "spot"])"), prices);
+  auto model = engine::build_fleet_model(scenario, prices);
+  REQUIRE(model.ok());
+  REQUIRE(model->pools.size() == 7);  // 4 on-demand, 3 spot
+  auto optimum = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {kDemand});
+  INFO((optimum.ok() ? std::string() : optimum.status().message()));
+  REQUIRE(optimum.ok());
+  const std::vector<int> needs = {5, 9, 12, 7, 3, 10};
+  const double exact = brute_force_optimum(needs);
+  INFO("MILP " << optimum->solve.cost_usd << ", brute force " << exact);
+  CHECK(optimum->solve.proven_optimal);
+  CHECK(std::abs(optimum->solve.cost_usd - exact) < 1e-9);
+  CHECK(optimum->solve.lp_bound_usd <= exact + 1e-9);
+
+  // Its schedule keeps every spot pool within 40% of the interval's need and covers the need.
+  for (std::size_t k = 0; k < needs.size(); ++k) {
+    int gpus = 0;
+    for (std::size_t p = 0; p < model->pools.size(); ++p) {
+      const int count = optimum->instances.counts[0][p][k];
+      gpus += count * model->pools[p].type.gpu_count;
+      if (model->pools[p].market) CHECK(count * model->pools[p].type.gpu_count <= 0.4 * needs[k] + 1e-9);
+    }
+    CHECK(gpus >= needs[k]);
+  }
+}
+
+TEST_CASE("engine::planner::solve_hindsight_optimum without reservations or spot follows the demand on-demand",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = two_region_catalog();
+  const Scenario scenario = load(two_region_json(R"(["on_demand"])"), prices);
+  auto model = engine::build_fleet_model(scenario, prices);
+  REQUIRE(model.ok());
+  auto optimum = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {kDemand});
+  REQUIRE(optimum.ok());
+  // By hand, per interval: the cheapest GPUs are four.gpu r2 ($3.50 for 4) and one.gpu r2 ($0.90
+  // each, so three cost $2.70 < $3.50 and four $3.60 > $3.50): 5 -> 3.50 + 0.90; 9 -> 7.00 + 0.90;
+  // 12 -> 10.50; 7 -> 3.50 + 2.70; 3 -> 2.70; 10 -> 7.00 + 1.80.
+  const double by_hand = 4.40 + 7.90 + 10.50 + 6.20 + 2.70 + 8.80;
+  CHECK(optimum->solve.cost_usd == Approx(by_hand).margin(1e-9));
+  CHECK(optimum->reservations.empty());
+}
+
+TEST_CASE("engine::planner::solve_hindsight_optimum refuses demand of the wrong shape", "[engine][planner]") {
+  const InMemoryPriceSource prices = two_region_catalog();
+  const Scenario scenario = load(two_region_json(R"(["on_demand"])"), prices);
+  auto model = engine::build_fleet_model(scenario, prices);
+  REQUIRE(model.ok());
+  const auto short_demand = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {{1.0, 2.0}});
+  CHECK(short_demand.status().code() == StatusCode::invalid_argument);
+  CHECK(short_demand.status().message().find("expected 6 intervals of demand, found 2") != std::string::npos);
+  const auto negative = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {{1, 2, 3, -1, 2, 1}});
+  CHECK(negative.status().message().find("expected finite demand >= 0") != std::string::npos);
+}
+
+TEST_CASE("engine::planner::solve_hindsight_optimum shares reservations between workloads", "[engine][planner]") {
+  // one.gpu at $1/h on-demand, $0.60/h reserved. Two services at full utilisation need 2 GPUs each,
+  // one in the first two hours, the other in the last two: 2 reservations shared cost 4 h x 2 x
+  // $0.60 = $4.80, while each on its own would rather pay on-demand ($2 each per two hours: $8).
+  const InMemoryPriceSource prices = fleetcast::testing::test_catalog();
+  const std::string service = R"({"name": "NAME", "kind": "service", "demand": {"unit": "gpus", "generator": {"base": 1}},
+                                  "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}})";
+  std::string first = service, second = service;
+  first.replace(first.find("NAME"), 4, "first");
+  second.replace(second.find("NAME"), 4, "second");
+  const Scenario scenario = load(R"({"version": 1, "name": "shared", "seed": 3,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "4h", "step": "1h"},
+    "pricing": {"provider": "test", "regions": ["r1"]},
+    "instance_types": ["one.gpu"], "purchase_options": ["on_demand", "reserved"],
+    "workloads": [)" + first + ", " + second + R"(],
+    "policy": {"kind": "predictive", "predictive": {}}})",
+                                 prices);
+  auto model = engine::build_fleet_model(scenario, prices);
+  REQUIRE(model.ok());
+  auto optimum = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {{2, 2, 0, 0}, {0, 0, 2, 2}});
+  INFO((optimum.ok() ? std::string() : optimum.status().message()));
+  REQUIRE(optimum.ok());
+  CHECK(optimum->solve.cost_usd == Approx(4.80).margin(1e-9));
+  REQUIRE(optimum->reservations.size() == 1);
+  CHECK(optimum->reservations.front().count == 2);
+  CHECK(optimum->instances.counts[0][0] == std::vector<int>{2, 2, 0, 0});
+  CHECK(optimum->instances.counts[1][0] == std::vector<int>{0, 0, 2, 2});
+}
