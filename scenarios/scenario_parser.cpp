@@ -395,7 +395,13 @@ Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink) {
   assign(horizon.start, reader.instant("start", Presence::required));
   const auto duration = reader.duration("duration", Presence::required);
   const auto step = reader.duration("step", Presence::required);
-  if (duration && step) {
+  if (duration && *duration > kMaxHorizon) {
+    reader.error("duration", "the horizon (" + format_duration(*duration) + ") is longer than the limit of " +
+                                 format_duration(kMaxHorizon));
+  } else if (duration && horizon.start + *duration > kLatestInstant) {
+    reader.error("duration", "the horizon ends after " + format_instant(kLatestInstant) +
+                                 ", the latest time fleetcast reads");
+  } else if (duration && step) {
     if (*step > *duration) {
       reader.error("step", "the step (" + format_duration(*step) + ") is longer than the horizon (" +
                                format_duration(*duration) + ")");
