@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/text.h"
@@ -23,16 +24,42 @@ constexpr std::array<const char*, 12> kMonthNames{"JAN", "FEB", "MAR", "APR", "M
                                                   "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
 constexpr std::array<const char*, 7> kWeekdayNames{"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
 
-std::optional<int> parse_value(std::string_view token, const FieldSpec& spec) {
-  if (auto number = text::parse_int64(token)) return static_cast<int>(*number);
-  if (spec.names == nullptr || token.size() != 3) return std::nullopt;
-  std::string upper;
-  for (const char c : token) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const int count = spec.max - spec.min + 1;
-  for (int i = 0; i < count && i < 12; ++i) {
-    if (upper == spec.names[i]) return spec.min + i;
+/// The largest value a field takes: its max, or 7 for the day of week (7 is Sunday too).
+int upper_bound(const FieldSpec& spec) { return spec.names == kWeekdayNames.data() ? 7 : spec.max; }
+
+std::string range_text(const FieldSpec& spec) {
+  return std::to_string(spec.min) + "-" + std::to_string(upper_bound(spec));
+}
+
+/// A value of the field: a number within the field's range, or a name; the error says which.
+/// Numbers are range-checked as 64-bit integers before they are narrowed, so a huge one such as
+/// 4294967296 is refused instead of wrapping to a valid value.
+std::variant<int, std::string> parse_value(std::string_view token, const FieldSpec& spec) {
+  if (auto number = text::parse_int64(token)) {
+    if (*number < spec.min || *number > upper_bound(spec)) {
+      return "'" + std::string(token) + "' is outside " + range_text(spec);
+    }
+    return static_cast<int>(*number);
   }
-  return std::nullopt;
+  if (spec.names != nullptr && token.size() == 3) {
+    std::string upper;
+    for (const char c : token) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const int count = spec.max - spec.min + 1;
+    for (int i = 0; i < count && i < 12; ++i) {
+      if (upper == spec.names[i]) return spec.min + i;
+    }
+  }
+  return "'" + std::string(token) + "' is not a number or a range";
+}
+
+/// The step after '/': from 1 to the number of values the field has (a longer step can only ever
+/// select its first value, and a bounded step keeps `value += step` far from overflow).
+std::variant<int, std::string> parse_step(std::string_view token, const FieldSpec& spec) {
+  const int largest = upper_bound(spec) - spec.min + 1;
+  const auto step = text::parse_int64(token);
+  if (!step || *step < 1) return "step '" + std::string(token) + "' is not a positive integer";
+  if (*step > largest) return "step '" + std::string(token) + "' is outside 1-" + std::to_string(largest);
+  return static_cast<int>(*step);
 }
 
 // Sets the bits of one field; returns an error message or "".
@@ -47,9 +74,9 @@ std::string parse_field(std::string_view field, const FieldSpec& spec, std::vect
     std::string_view range = item;
     int step = 1;
     if (const auto slash = item.find('/'); slash != std::string_view::npos) {
-      const auto parsed_step = text::parse_int64(item.substr(slash + 1));
-      if (!parsed_step || *parsed_step < 1) return "step '" + std::string(item.substr(slash + 1)) + "' is not a positive integer";
-      step = static_cast<int>(*parsed_step);
+      const auto parsed_step = parse_step(item.substr(slash + 1), spec);
+      if (const auto* error = std::get_if<std::string>(&parsed_step)) return *error;
+      step = std::get<int>(parsed_step);
       range = item.substr(0, slash);
     }
     int low = spec.min;
@@ -57,14 +84,12 @@ std::string parse_field(std::string_view field, const FieldSpec& spec, std::vect
     if (range != "*") {
       const auto dash = range.find('-');
       const auto first = parse_value(range.substr(0, dash), spec);
+      if (const auto* error = std::get_if<std::string>(&first)) return *error;
       const auto last = dash == std::string_view::npos ? first : parse_value(range.substr(dash + 1), spec);
-      if (!first || !last) return "'" + std::string(range) + "' is not a number or a range";
-      low = *first;
-      high = dash == std::string_view::npos && step > 1 ? spec.max : *last;
-      const int upper_bound = spec.names == kWeekdayNames.data() ? 7 : spec.max;  // 7 = Sunday too
-      if (low < spec.min || high > upper_bound || low > high) {
-        return "'" + std::string(range) + "' is outside " + std::to_string(spec.min) + "-" + std::to_string(spec.max);
-      }
+      if (const auto* error = std::get_if<std::string>(&last)) return *error;
+      low = std::get<int>(first);
+      high = dash == std::string_view::npos && step > 1 ? spec.max : std::get<int>(last);
+      if (low > high) return "'" + std::string(range) + "' is outside " + range_text(spec);
     }
     for (int v = low; v <= high; v += step) bits[static_cast<std::size_t>(v % (spec.max + 1))] = true;
   }

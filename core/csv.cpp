@@ -1,7 +1,6 @@
 #include "core/csv.h"
 
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "core/text.h"
@@ -108,8 +107,14 @@ Result<CsvTable> parse(std::string_view text, std::string source) {
   std::vector<std::string> fields;
   while (pos < text.size()) {
     const std::int64_t record_line = line;
+    const std::size_t record_start = pos;
     if (Status status = parse_record(text, pos, line, table.source, fields); !status.ok()) {
       return status;
+    }
+    if (pos - record_start > kMaxCsvLineBytes) {
+      return invalid_argument_error(table.source + ":" + std::to_string(record_line) + ": a record of " +
+                                    std::to_string(pos - record_start) + " bytes, more than the limit of " +
+                                    std::to_string(kMaxCsvLineBytes) + "; expected CSV rows");
     }
     if (is_blank(fields)) continue;
     if (table.header.empty()) {
@@ -132,16 +137,31 @@ Result<CsvTable> parse(std::string_view text, std::string source) {
 
 Result<std::string> read_text_file(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return not_found_error(path.string() + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) {
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) return not_found_error(path.string() + ": no such file");
+  if (std::filesystem::is_directory(status)) {
     return invalid_argument_error(path.string() + ": is a directory, expected a file");
+  }
+  // A device or a pipe may never end (/dev/zero), so only regular files are read.
+  if (!std::filesystem::is_regular_file(status)) {
+    return invalid_argument_error(path.string() + ": is not a regular file (a device, pipe or socket), expected a file");
+  }
+  const std::string too_large = path.string() + ": larger than the limit of " + std::to_string(kMaxInputFileBytes) +
+                                " bytes on input files";
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxInputFileBytes) {
+    return invalid_argument_error(too_large);
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return permission_denied_error(path.string() + ": cannot open for reading");
-  std::ostringstream contents;
-  contents << in.rdbuf();
+  // Read at most one byte past the limit, as the file may grow after its size was taken.
+  std::string contents;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    contents.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (contents.size() > kMaxInputFileBytes) return invalid_argument_error(too_large);
+  }
   if (in.bad()) return data_loss_error(path.string() + ": read error");
-  return std::move(contents).str();
+  return contents;
 }
 
 Result<CsvTable> read_file(const std::filesystem::path& path) {

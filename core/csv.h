@@ -18,6 +18,14 @@
 
 namespace fleetcast::csv {
 
+/// The largest input file read_text_file reads (256 MiB): far above any real catalog, history or
+/// scenario, and a bound on the memory a mistaken path (a device, a log) can take.
+inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{256} << 20;
+
+/// The longest CSV record parse accepts (1 MiB): real rows are a few hundred bytes, and a longer
+/// one is a file that is not CSV.
+inline constexpr std::size_t kMaxCsvLineBytes = std::size_t{1} << 20;
+
 struct CsvTable {
   std::string source;                          // file name used in messages
   std::int64_t header_line = 0;                // 1-based
@@ -35,7 +43,8 @@ struct CsvTable {
 };
 
 /// Parses CSV text. Errors (invalid_argument) name `source` and the line: a row with a different
-/// number of fields than the header, an unterminated quote, no header at all.
+/// number of fields than the header, an unterminated quote, no header at all, a record longer
+/// than kMaxCsvLineBytes.
 Result<CsvTable> parse(std::string_view text, std::string source);
 
 /// Reads and parses a file; a missing or unreadable file is not_found / permission_denied.
@@ -45,7 +54,8 @@ Result<CsvTable> read_file(const std::filesystem::path& path);
 /// quotes with inner quotes doubled (RFC 4180), so parse() reads it back unchanged.
 std::string quote_field(std::string_view field);
 
-/// Reads a whole file into a string; errors name the path.
+/// Reads a whole regular file into a string; errors name the path. A device, pipe or socket is
+/// refused (it may never end), and so is a file larger than kMaxInputFileBytes.
 Result<std::string> read_text_file(const std::filesystem::path& path);
 
 }  // namespace fleetcast::csv

@@ -48,8 +48,8 @@ Result<Seconds> parse_duration(std::string_view text) {
     last_unit = unit_index + 1;
     ++pos;
     const std::int64_t unit = kUnits[unit_index].seconds;
-    if (*number > (std::numeric_limits<std::int64_t>::max() - total) / unit) {
-      return duration_error(text, "too long");
+    if (*number > (kMaxDuration.count() - total) / unit) {
+      return duration_error(text, "too long: at most " + std::to_string(kMaxDuration / kYear) + "y");
     }
     total += *number * unit;
   }
@@ -57,19 +57,18 @@ Result<Seconds> parse_duration(std::string_view text) {
 }
 
 std::string format_duration(Seconds duration) {
-  std::int64_t remaining = duration.count();
-  if (remaining == 0) return "0s";
-  std::string text;
-  if (remaining < 0) {
-    text = "-";
-    remaining = -remaining;
-  }
+  if (duration.count() == 0) return "0s";
+  std::string text = duration.count() < 0 ? "-" : "";
+  // Unsigned, as the magnitude of the most negative count does not fit in int64.
+  std::uint64_t remaining = duration.count() < 0 ? 0 - static_cast<std::uint64_t>(duration.count())
+                                                 : static_cast<std::uint64_t>(duration.count());
   for (const auto& unit : kUnits) {
     if (unit.symbol == 'w') continue;  // "30d" reads better than "4w2d"
-    if (remaining >= unit.seconds) {
-      text += std::to_string(remaining / unit.seconds);
+    const auto unit_seconds = static_cast<std::uint64_t>(unit.seconds);
+    if (remaining >= unit_seconds) {
+      text += std::to_string(remaining / unit_seconds);
       text += unit.symbol;
-      remaining %= unit.seconds;
+      remaining %= unit_seconds;
     }
   }
   return text;
@@ -142,7 +141,13 @@ Result<Instant> parse_instant(std::string_view text) {
   }
   const std::int64_t days = days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
   const std::int64_t local = days * 86400 + *hour * 3600 + *minute * 60 + *second;
-  return Instant{Seconds{local - offset_seconds}};
+  const Instant instant{Seconds{local - offset_seconds}};
+  // An offset can carry a time at the edge of years 0000-9999 outside them, where format_instant
+  // could not write it back in four digits.
+  if (instant < kEarliestInstant || instant > kLatestInstant) {
+    return instant_error(text, "outside the years 0000 to 9999 in UTC");
+  }
+  return instant;
 }
 
 std::string format_instant(Instant instant) {

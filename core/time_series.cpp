@@ -9,10 +9,20 @@ namespace fleetcast {
 
 namespace {
 
-std::optional<std::int64_t> parse_timestamp(std::string_view field) {
-  if (auto seconds = text::parse_int64(field)) return seconds;
+/// Epoch seconds, or an RFC 3339 time; either must lie in the years parse_instant reads, which
+/// also keeps the difference of two timestamps far from int64 overflow.
+Result<std::int64_t> parse_timestamp(std::string_view field) {
+  if (auto seconds = text::parse_int64(field)) {
+    if (*seconds < kEarliestInstant.time_since_epoch().count() || *seconds > kLatestInstant.time_since_epoch().count()) {
+      return invalid_argument_error("timestamp '" + std::string(field) +
+                                    "' is outside the years 0000 to 9999, expected epoch seconds from " +
+                                    std::to_string(kEarliestInstant.time_since_epoch().count()) + " to " +
+                                    std::to_string(kLatestInstant.time_since_epoch().count()));
+    }
+    return *seconds;
+  }
   if (auto instant = parse_instant(field); instant.ok()) return instant->time_since_epoch().count();
-  return std::nullopt;
+  return invalid_argument_error("timestamp '" + std::string(field) + "' is not integer seconds or an RFC 3339 UTC time");
 }
 
 }  // namespace
@@ -34,10 +44,7 @@ Result<TimeSeries> read_time_series_csv(const std::filesystem::path& path) {
     const std::string_view time_field = text::trim(table->rows[row][time_column]);
     const std::string_view value_field = text::trim(table->rows[row][value_column]);
     const auto timestamp = parse_timestamp(time_field);
-    if (!timestamp) {
-      return invalid_argument_error(table->where(row) + ": timestamp '" + std::string(time_field) +
-                                    "' is not integer seconds or an RFC 3339 UTC time");
-    }
+    if (!timestamp.ok()) return invalid_argument_error(table->where(row) + ": " + timestamp.status().message());
     const auto value = text::parse_double(value_field);
     if (!value) {
       return invalid_argument_error(table->where(row) + ": value '" + std::string(value_field) +

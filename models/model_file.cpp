@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/csv.h"
+#include "core/json_text.h"
 #include "models/lstm_training.h"
 
 namespace fleetcast::forecast {
@@ -103,8 +105,12 @@ std::string model_to_json(const LstmModel& model) {
 
 Result<LstmModel> model_from_json(std::string_view text, std::string_view source) {
   const std::string where(source);
+  auto parsed = json_text::parse(text);
+  if (const auto* error = std::get_if<json_text::JsonTextError>(&parsed)) {
+    return invalid_argument_error(where + ": invalid model file: " + error->to_string());
+  }
   try {
-    const json document = json::parse(text);
+    const json& document = std::get<json>(parsed);
     if (!document.is_object() || document.value("format", std::string()) != kFormat) {
       return invalid_argument_error(where + ": not a fleetcast LSTM model file (expected \"format\": \"" + kFormat + "\")");
     }
@@ -164,7 +170,7 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     }
     return model;
   } catch (const json::exception& error) {
-    return invalid_argument_error(where + ": invalid model file: " + error.what());
+    return invalid_argument_error(where + ": invalid model file: " + json_text::describe_exception(error));
   }
 }
 
@@ -177,11 +183,10 @@ Status save_model(const LstmModel& model, const std::filesystem::path& path) {
 }
 
 Result<LstmModel> load_model(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return not_found_error(path.string() + ": cannot open the model file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return model_from_json(text.str(), path.string());
+  // The shared reader refuses devices and files over the size limit, and names the path.
+  auto text = csv::read_text_file(path);
+  if (!text.ok()) return text.status();
+  return model_from_json(*text, path.string());
 }
 
 Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name) {

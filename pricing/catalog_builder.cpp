@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <charconv>
 #include <regex>
 #include <utility>
 
@@ -17,8 +18,42 @@ Result<Money> parse_price(std::string_view text, std::string_view where, std::st
   return price;
 }
 
+namespace {
+
+/// Why `count` is no count of devices, or "" when it is one; checked before any conversion to
+/// int, which is undefined for NaN and out-of-range values.
+std::string count_problem(double count) {
+  if (!std::isfinite(count)) return "not a finite number";
+  if (count < 0) return "negative";
+  if (count > kMaxDeviceCount) return "above the limit of " + std::to_string(static_cast<int>(kMaxDeviceCount));
+  return "";
+}
+
+/// The shortest text that reads back as `count` ("1e+300", "4294967296").
+std::string count_text(double count) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, count);
+  return std::string(buffer, result.ptr);
+}
+
+}  // namespace
+
+Result<int> parse_count(double count, std::string_view where) {
+  if (const std::string problem = count_problem(count); !problem.empty()) {
+    return invalid_argument_error(std::string(where) + ": expected a count from 0 to " +
+                                  std::to_string(static_cast<int>(kMaxDeviceCount)) + ", got " + count_text(count) +
+                                  " (" + problem + ")");
+  }
+  return static_cast<int>(std::lround(count));
+}
+
 Status set_gpu_count(InstanceType& type, double count, std::string_view where) {
-  if (count < 0 || (count > 1 && std::floor(count) != count)) {
+  if (const std::string problem = count_problem(count); !problem.empty()) {
+    return invalid_argument_error(std::string(where) + ": expected a GPU count from 0 to " +
+                                  std::to_string(static_cast<int>(kMaxDeviceCount)) + ", got " + count_text(count) +
+                                  " (" + problem + ")");
+  }
+  if (count > 1 && std::floor(count) != count) {
     return invalid_argument_error(std::string(where) +
                                   ": GPU count must be a whole number or a fraction of one GPU, got " +
                                   std::to_string(count));

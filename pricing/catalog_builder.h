@@ -22,8 +22,17 @@ namespace fleetcast::pricing {
 /// and `field` the column or key, both used in the error message.
 Result<Money> parse_price(std::string_view text, std::string_view where, std::string_view field);
 
+/// The most vCPUs or GPUs an instance type may have: far above any machine, and far inside int.
+inline constexpr double kMaxDeviceCount = 100'000;
+
+/// A count of vCPUs from a number the source gives (rounded to the nearest whole one).
+/// invalid_argument naming `where` for a count that is not finite, negative or above
+/// kMaxDeviceCount.
+Result<int> parse_count(double count, std::string_view where);
+
 /// Sets gpu_count / gpu_fraction from a count the source may give as a fraction (0.125 of a
-/// GPU). invalid_argument for a negative count or a non-integer count above one.
+/// GPU). invalid_argument for a count that is not finite, negative, above kMaxDeviceCount, or
+/// not whole above one.
 Status set_gpu_count(InstanceType& type, double count, std::string_view where);
 
 /// The region of an AWS availability zone: "us-east-1a" -> "us-east-1",

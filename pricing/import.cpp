@@ -1,7 +1,10 @@
 // parse_price_file and the format dispatch shared with PriceDatabase::import_file.
 #include <chrono>
 
+#include <nlohmann/json.hpp>
+
 #include "core/csv.h"
+#include "core/json_text.h"
 #include "core/hash.h"
 #include "pricing/catalog_builder.h"
 #include "pricing/importers.h"
@@ -14,15 +17,22 @@ Result<PriceCatalog> parse_price_text(ImportFormat format, std::string_view text
   const std::string source = file.string();
   const Instant valid_from = options.valid_from.value_or(default_valid_from(
       file.filename().string(), std::chrono::time_point_cast<Seconds>(std::chrono::system_clock::now())));
-  switch (format) {
-    case ImportFormat::ec2instances:
-      return parse_ec2instances(text, source, valid_from);
-    case ImportFormat::skypilot:
-      return parse_skypilot_csv(text, source, options.provider, valid_from);
-    case ImportFormat::aws_spot_history:
-      return parse_aws_spot_history(text, source);
-    case ImportFormat::fleetcast_csv:
-      return parse_fleetcast_csv(text, source, options.provider, valid_from);
+  try {
+    switch (format) {
+      case ImportFormat::ec2instances:
+        return parse_ec2instances(text, source, valid_from);
+      case ImportFormat::skypilot:
+        return parse_skypilot_csv(text, source, options.provider, valid_from);
+      case ImportFormat::aws_spot_history:
+        return parse_aws_spot_history(text, source);
+      case ImportFormat::fleetcast_csv:
+        return parse_fleetcast_csv(text, source, options.provider, valid_from);
+    }
+  } catch (const nlohmann::json::exception& error) {
+    // The importers check every type before they read; this stops what they did not foresee at
+    // the edge of the module.
+    return invalid_argument_error(source + ": " + json_text::describe_exception(error) + "; expected the " +
+                                  std::string(import_format_name(format)) + " format");
   }
   return invalid_argument_error(source + ": unknown import format");
 }

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
+#include <cctype>
 #include <span>
 #include <string>
 #include <vector>
@@ -103,7 +103,9 @@ Result<InstanceType> read_instance_type(const CsvColumns& columns, std::size_t r
   for (const Status& status : {vcpus.status(), memory.status(), gpus.status(), gpu_memory.status()}) {
     if (!status.ok()) return status;
   }
-  type.vcpus = static_cast<int>(std::lround(vcpus->value_or(0)));
+  Result<int> vcpu_count = parse_count(vcpus->value_or(0), columns.where(row, names.vcpus));
+  if (!vcpu_count.ok()) return vcpu_count.status();
+  type.vcpus = *vcpu_count;
   type.memory_gib = memory->value_or(0);
   type.gpu_model = std::string(columns.text(row, names.gpu_model));
   type.gpu_memory_gib = gpu_memory->value_or(0);
@@ -113,17 +115,34 @@ Result<InstanceType> read_instance_type(const CsvColumns& columns, std::size_t r
   return type;
 }
 
+/// The number after `key` in a Python-style dict: the key (case-insensitive), an optional closing
+/// quote, spaces, ':', spaces, then digits and dots. Searched by hand, as the field is user text of
+/// any length and std::regex recurses per character.
+std::optional<double> number_after_key(std::string_view text, std::string_view key) {
+  const auto same_letter = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  };
+  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  for (auto found = std::search(text.begin(), text.end(), key.begin(), key.end(), same_letter); found != text.end();
+       found = std::search(found + 1, text.end(), key.begin(), key.end(), same_letter)) {
+    std::size_t pos = static_cast<std::size_t>(found - text.begin()) + key.size();
+    if (pos < text.size() && (text[pos] == '\'' || text[pos] == '"')) ++pos;
+    while (pos < text.size() && is_space(text[pos])) ++pos;
+    if (pos >= text.size() || text[pos] != ':') continue;
+    ++pos;
+    while (pos < text.size() && is_space(text[pos])) ++pos;
+    const std::size_t start = pos;
+    while (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) != 0 || text[pos] == '.')) ++pos;
+    if (pos > start) return text::parse_double(text.substr(start, pos - start));
+  }
+  return std::nullopt;
+}
+
 // SkyPilot's GpuInfo is a Python-style dict; its total GPU memory is "'TotalGpuMemoryInMiB': N"
 // (some catalogs spell the keys in lower case, some give only each GPU's 'SizeInMiB').
 std::optional<double> gpu_memory_gib(std::string_view gpu_info, double gpu_count) {
-  const auto mib_after = [&](const char* key) -> std::optional<double> {
-    const std::regex pattern(std::string(key) + R"(['"]?\s*:\s*([0-9.]+))", std::regex::icase);
-    std::match_results<std::string_view::const_iterator> match;
-    if (!std::regex_search(gpu_info.begin(), gpu_info.end(), match, pattern)) return std::nullopt;
-    return text::parse_double(match.str(1));
-  };
-  if (const auto total = mib_after("TotalGpuMemoryInMiB")) return *total / 1024;
-  if (const auto each = mib_after("SizeInMiB")) return *each * gpu_count / 1024;
+  if (const auto total = number_after_key(gpu_info, "TotalGpuMemoryInMiB")) return *total / 1024;
+  if (const auto each = number_after_key(gpu_info, "SizeInMiB")) return *each * gpu_count / 1024;
   return std::nullopt;
 }
 

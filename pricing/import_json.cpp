@@ -1,10 +1,11 @@
 // The JSON import formats: ec2instances.info instances.json and the AWS CLI's spot price history.
 // nlohmann exceptions stop here; every error names the file and the JSON pointer of the value.
-#include <regex>
+#include <cctype>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
 #include "pricing/catalog_builder.h"
 #include "pricing/importers.h"
 
@@ -14,11 +15,11 @@ namespace {
 using nlohmann::json;
 
 Result<json> parse_json(std::string_view text, const std::string& source) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    return invalid_argument_error(source + ": not valid JSON (" + e.what() + ")");
+  auto parsed = json_text::parse(text);
+  if (const auto* error = std::get_if<json_text::JsonTextError>(&parsed)) {
+    return invalid_argument_error(source + ": not valid JSON: " + error->to_string());
   }
+  return std::move(std::get<json>(parsed));
 }
 
 Status type_error(const std::string& where, std::string_view expected, const json& got) {
@@ -53,18 +54,41 @@ Result<Money> price_value(const json& value, const std::string& where) {
   return type_error(where, "a price as a decimal string", value);
 }
 
-// "yrTerm1Standard.noUpfront" -> 1y standard no-upfront.
-std::optional<ReservationTerms> parse_reserved_key(const std::string& key) {
-  static const std::regex pattern(R"(yrTerm([13])(Standard|Convertible)\.(noUpfront|partialUpfront|allUpfront))");
-  std::smatch match;
-  if (!std::regex_match(key, match, pattern)) return std::nullopt;
+/// Removes `prefix` from the front of `text`; false (and `text` unchanged) when it is not there.
+bool consume(std::string_view& text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return false;
+  text.remove_prefix(prefix.size());
+  return true;
+}
+
+// "yrTerm1Standard.noUpfront" -> 1y standard no-upfront. Matched by hand: the key is user text of
+// any length, and std::regex recurses per character.
+std::optional<ReservationTerms> parse_reserved_key(std::string_view key) {
   ReservationTerms terms;
-  terms.term = match.str(1) == "1" ? ReservationTerm::one_year : ReservationTerm::three_years;
-  terms.reservation_class = match.str(2) == "Standard" ? ReservationClass::standard : ReservationClass::convertible;
-  const std::string payment = match.str(3);
-  terms.payment = payment == "noUpfront"        ? UpfrontPayment::no_upfront
-                  : payment == "partialUpfront" ? UpfrontPayment::partial_upfront
-                                                : UpfrontPayment::all_upfront;
+  if (!consume(key, "yrTerm")) return std::nullopt;
+  if (consume(key, "1")) {
+    terms.term = ReservationTerm::one_year;
+  } else if (consume(key, "3")) {
+    terms.term = ReservationTerm::three_years;
+  } else {
+    return std::nullopt;
+  }
+  if (consume(key, "Standard.")) {
+    terms.reservation_class = ReservationClass::standard;
+  } else if (consume(key, "Convertible.")) {
+    terms.reservation_class = ReservationClass::convertible;
+  } else {
+    return std::nullopt;
+  }
+  if (key == "noUpfront") {
+    terms.payment = UpfrontPayment::no_upfront;
+  } else if (key == "partialUpfront") {
+    terms.payment = UpfrontPayment::partial_upfront;
+  } else if (key == "allUpfront") {
+    terms.payment = UpfrontPayment::all_upfront;
+  } else {
+    return std::nullopt;
+  }
   return terms;
 }
 
@@ -81,7 +105,9 @@ Result<InstanceType> ec2_instance_type(const json& entry, const std::string& whe
   for (const Status& status : {vcpus.status(), memory.status(), gpus.status(), gpu_memory.status()}) {
     if (!status.ok()) return status;
   }
-  type.vcpus = static_cast<int>(*vcpus);
+  Result<int> vcpu_count = parse_count(*vcpus, where + "/vCPU");
+  if (!vcpu_count.ok()) return vcpu_count.status();
+  type.vcpus = *vcpu_count;
   type.memory_gib = *memory;
   type.gpu_memory_gib = *gpu_memory;
   if (Status status = set_gpu_count(type, *gpus, where + "/GPU"); !status.ok()) return status;
@@ -146,7 +172,9 @@ Status add_ec2_linux_prices(CatalogBuilder& builder, const PoolKey& regional, co
     if (!bucket) return invalid_argument_error(at + ": expected one of <5%, 5-10%, 10-15%, 15-20%, >20%");
     SpotRisk risk{pool(PurchaseOption::spot), *bucket, std::nullopt, valid_from};
     if (const json* savings = member(linux, "pct_savings_od")) {
-      if (!savings->is_number_integer()) return type_error(where + "/pct_savings_od", "an integer", *savings);
+      if (!savings->is_number_integer() || savings->get<std::int64_t>() < 0 || savings->get<std::int64_t>() > 100) {
+        return invalid_argument_error(where + "/pct_savings_od: expected an integer from 0 to 100, got " + savings->dump());
+      }
       risk.savings_percent = savings->get<int>();
     }
     if (Status status = builder.add_spot_risk(risk, at); !status.ok()) return status;
@@ -157,8 +185,13 @@ Status add_ec2_linux_prices(CatalogBuilder& builder, const PoolKey& regional, co
 // The AWS CLI prints "2025-11-29T23:54:12+00:00" and sometimes fractional seconds; time is
 // integer, so a fraction is dropped (the price holds from the whole second).
 Result<Instant> parse_aws_timestamp(const std::string& text) {
-  static const std::regex fraction(R"(\.\d+)");
-  return parse_instant(std::regex_replace(text, fraction, ""));
+  std::string whole_seconds = text;
+  if (const auto dot = whole_seconds.find('.'); dot != std::string::npos) {
+    std::size_t end = dot + 1;
+    while (end < whole_seconds.size() && std::isdigit(static_cast<unsigned char>(whole_seconds[end])) != 0) ++end;
+    if (end > dot + 1) whole_seconds.erase(dot, end - dot);
+  }
+  return parse_instant(whole_seconds);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "core/json_text.h"
 #include "core/text.h"
 
 namespace fleetcast::scenarios {
@@ -16,37 +17,13 @@ void DiagnosticSink::error(std::string location, std::string message) {
   diagnostics_.push_back(Diagnostic{file_, std::move(location), std::move(message)});
 }
 
-namespace {
-
-/// "line L, column C" of a byte offset in `text` (nlohmann reports the offset one past the error).
-std::string line_and_column(std::string_view text, std::size_t byte) {
-  byte = std::min(byte, text.size());
-  std::size_t line = 1;
-  std::size_t column = 1;
-  for (std::size_t i = 0; i + 1 < byte; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
-}  // namespace
-
 std::optional<json> parse_json_document(std::string_view text, DiagnosticSink& sink) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& error) {
-    std::string what = error.what();
-    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
-    const auto detail = what.find(": ", what.find("parse error"));
-    sink.error(line_and_column(text, error.byte),
-               "invalid JSON: " + (detail == std::string::npos ? what : what.substr(detail + 2)));
+  auto parsed = json_text::parse(text);
+  if (auto* error = std::get_if<json_text::JsonTextError>(&parsed)) {
+    sink.error(std::move(error->location), std::move(error->message));
     return std::nullopt;
   }
+  return std::move(std::get<json>(parsed));
 }
 
 std::string child_pointer(std::string_view pointer, std::string_view key) {

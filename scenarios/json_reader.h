@@ -33,7 +33,8 @@ class DiagnosticSink {
   std::vector<Diagnostic> diagnostics_;
 };
 
-/// Parses JSON text; a syntax error is reported at "line L, column C" and gives nullopt.
+/// Parses JSON text (json_text::parse); a syntax error is reported at "line L, column C", a number
+/// out of range or a too deep nesting at its pointer, and each gives nullopt.
 std::optional<nlohmann::json> parse_json_document(std::string_view text, DiagnosticSink& sink);
 
 /// "/a/b" + "c" -> "/a/b/c", escaping '~' and '/' as RFC 6901 requires.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/csv.h"
+#include "core/json_text.h"
 #include "fleetcast/scenario.h"
 #include "scenarios/json_reader.h"
 #include "scenarios/scenario_checks.h"
@@ -30,7 +31,14 @@ ScenarioValidation validate_scenario_json(std::string_view json_text, const std:
     validation.diagnostics = std::move(sink.diagnostics());
     return validation;
   }
-  Scenario scenario = scenarios::parse_scenario(*document, file.parent_path(), sink);
+  Scenario scenario;
+  try {
+    scenario = scenarios::parse_scenario(*document, file.parent_path(), sink);
+  } catch (const nlohmann::json::exception& error) {
+    // The readers check every type before they read; this stops what they did not foresee here,
+    // at the edge of the module, rather than across the public API.
+    sink.error("", json_text::describe_exception(error) + "; expected a scenario as scenario.schema.json describes");
+  }
   if (sink.empty()) {
     std::unique_ptr<PriceSource> owned_catalog;
     if (catalog == nullptr) {

@@ -208,7 +208,9 @@ BatchWorkload parse_batch(ObjectReader& workload, DiagnosticSink& sink) {
 Workload parse_workload(const json& value, const std::string& pointer, const std::filesystem::path& base_dir,
                         DiagnosticSink& sink) {
   Workload workload;
-  const bool is_batch = value.is_object() && value.value("kind", "") == "batch";
+  // Only a string can say "batch"; any other kind is reported by the reader below.
+  const auto kind_field = value.is_object() ? value.find("kind") : value.end();
+  const bool is_batch = kind_field != value.end() && kind_field->is_string() && *kind_field == "batch";
   std::vector<std::string> fields{"name", "kind", "gpu", "regions", "slo"};
   for (const char* field : is_batch ? std::vector<const char*>{"jobs", "speed_per_gpu"}
                                     : std::vector<const char*>{"demand", "throughput_per_gpu"}) {
@@ -393,7 +395,13 @@ Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink) {
   assign(horizon.start, reader.instant("start", Presence::required));
   const auto duration = reader.duration("duration", Presence::required);
   const auto step = reader.duration("step", Presence::required);
-  if (duration && step) {
+  if (duration && *duration > kMaxHorizon) {
+    reader.error("duration", "the horizon (" + format_duration(*duration) + ") is longer than the limit of " +
+                                 format_duration(kMaxHorizon));
+  } else if (duration && horizon.start + *duration > kLatestInstant) {
+    reader.error("duration", "the horizon ends after " + format_instant(kLatestInstant) +
+                                 ", the latest time fleetcast reads");
+  } else if (duration && step) {
     if (*step > *duration) {
       reader.error("step", "the step (" + format_duration(*step) + ") is longer than the horizon (" +
                                format_duration(*duration) + ")");

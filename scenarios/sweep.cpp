@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/csv.h"
+#include "core/json_text.h"
 #include "scenarios/json_reader.h"
 
 namespace fleetcast::scenarios {
@@ -96,6 +97,13 @@ std::vector<SweepParameter> read_parameters(ObjectReader& root, DiagnosticSink& 
         if (earlier.path == parameter->path) {
           sink.error(child_pointer(pointer, "path"),
                      "parameter '" + earlier.name + "' already sets '" + parameter->path + "'");
+        } else if (const auto [outer, inner] = std::minmax(earlier.path, parameter->path,
+                                                           [](const auto& a, const auto& b) { return a.size() < b.size(); });
+                   inner.starts_with(outer + "/")) {
+          // A value inside another parameter's value would be set in whatever that one holds.
+          sink.error(child_pointer(pointer, "path"), "'" + parameter->path + "' overlaps parameter '" + earlier.name +
+                                                         "' ('" + earlier.path + "'): '" + outer + "' holds '" +
+                                                         inner + "'; expected parameters that set separate values");
         }
       }
       parameters.push_back(std::move(*parameter));
@@ -153,9 +161,37 @@ std::optional<Scenario> validate_point(const json& document, const std::vector<s
   return std::nullopt;
 }
 
-}  // namespace
+/// The cartesian product of a checked sweep's values, each point validated as a scenario.
+Result<Sweep> expand_points(Sweep sweep, const json& base_document, std::uint64_t points, DiagnosticSink& sink) {
+  // The cartesian product as an odometer, the last parameter turning fastest.
+  std::vector<std::size_t> value_index(sweep.parameters.size(), 0);
+  std::set<std::string> reported;
+  for (std::uint64_t p = 0; p < points; ++p) {
+    ExpandedScenario point;
+    point.source = sweep.file;
+    point.document = base_document;
+    for (std::size_t i = 0; i < sweep.parameters.size(); ++i) {
+      const SweepParameter& parameter = sweep.parameters[i];
+      point.parameters.emplace_back(parameter.name, parameter.values[value_index[i]]);
+      point.document[json::json_pointer(parameter.path)] = parameter.values[value_index[i]];
+    }
+    if (sweep.seeds) point.document["seed"] = sweep.seeds->first;
+    if (auto scenario = validate_point(point.document, point.parameters, sweep.parameters, value_index, sweep.base,
+                                       sink, reported)) {
+      point.scenario = std::move(*scenario);
+      sweep.points.push_back(std::move(point));
+    }
+    for (std::size_t i = sweep.parameters.size(); i-- > 0;) {
+      if (++value_index[i] < sweep.parameters[i].values.size()) break;
+      value_index[i] = 0;
+    }
+  }
+  if (!sink.empty()) return diagnostics_status(sink.diagnostics());
+  return sweep;
+}
 
-Result<Sweep> read_sweep_json(std::string_view text, const std::filesystem::path& file) {
+/// read_sweep_json without its guard against nlohmann's exceptions.
+Result<Sweep> read_sweep_unguarded(std::string_view text, const std::filesystem::path& file) {
   DiagnosticSink sink(file.string());
   const std::optional<json> document = parse_json_document(text, sink);
   if (!document) return diagnostics_status(sink.diagnostics());
@@ -191,43 +227,35 @@ Result<Sweep> read_sweep_json(std::string_view text, const std::filesystem::path
   root.finish();
   if (!sink.empty()) return diagnostics_status(sink.diagnostics());
 
-  // The number of runs, checked before anything is expanded.
+  // The number of points and runs, checked before anything is expanded.
   std::uint64_t points = 1;
   for (const auto& parameter : sweep.parameters) {
     points *= parameter.values.size();
-    if (points > kMaxSweepRuns) break;
+    if (points > kMaxSweepPoints) {
+      return invalid_argument_error(file.string() + ": /parameters: the sweep has more than " +
+                                    std::to_string(kMaxSweepPoints) +
+                                    " points (combinations of parameter values); split it");
+    }
   }
   const std::uint64_t seeds = sweep.seeds ? sweep.seeds->count : 1;
-  if (points > kMaxSweepRuns || points * seeds > kMaxSweepRuns) {
+  if (points * seeds > kMaxSweepRuns) {
     return invalid_argument_error(file.string() + ": /parameters: the sweep expands to more than " +
                                   std::to_string(kMaxSweepRuns) + " runs; split it");
   }
+  return expand_points(std::move(sweep), base_document, points, sink);
+}
 
-  // The cartesian product as an odometer, the last parameter turning fastest.
-  std::vector<std::size_t> value_index(sweep.parameters.size(), 0);
-  std::set<std::string> reported;
-  for (std::uint64_t p = 0; p < points; ++p) {
-    ExpandedScenario point;
-    point.source = file;
-    point.document = base_document;
-    for (std::size_t i = 0; i < sweep.parameters.size(); ++i) {
-      const SweepParameter& parameter = sweep.parameters[i];
-      point.parameters.emplace_back(parameter.name, parameter.values[value_index[i]]);
-      point.document[json::json_pointer(parameter.path)] = parameter.values[value_index[i]];
-    }
-    if (sweep.seeds) point.document["seed"] = sweep.seeds->first;
-    if (auto scenario = validate_point(point.document, point.parameters, sweep.parameters, value_index, sweep.base,
-                                       sink, reported)) {
-      point.scenario = std::move(*scenario);
-      sweep.points.push_back(std::move(point));
-    }
-    for (std::size_t i = sweep.parameters.size(); i-- > 0;) {
-      if (++value_index[i] < sweep.parameters[i].values.size()) break;
-      value_index[i] = 0;
-    }
+
+}  // namespace
+
+Result<Sweep> read_sweep_json(std::string_view text, const std::filesystem::path& file) {
+  try {
+    return read_sweep_unguarded(text, file);
+  } catch (const json::exception& error) {
+    // The readers check types before they read; this stops what they did not foresee at the edge.
+    return invalid_argument_error(file.string() + ": " + json_text::describe_exception(error) +
+                                  "; expected a sweep as the documentation describes");
   }
-  if (!sink.empty()) return diagnostics_status(sink.diagnostics());
-  return sweep;
 }
 
 Result<Sweep> read_sweep_file(const std::filesystem::path& file) {

@@ -39,6 +39,11 @@ inline constexpr int kSweepFormatVersion = 1;
 /// The most runs (points x seeds) one sweep may expand to.
 inline constexpr std::uint64_t kMaxSweepRuns = 10'000'000;
 
+/// The most points (combinations of parameter values) one sweep may have. Each point is a whole
+/// scenario document, expanded and validated before any run starts, so a few short value lists
+/// must not multiply into more than memory and patience allow; seeds do not count here.
+inline constexpr std::uint64_t kMaxSweepPoints = 5'000;
+
 struct SweepParameter {
   std::string name;                   // [A-Za-z0-9_], unique in the sweep
   std::string path;                   // JSON pointer into the base scenario

@@ -28,6 +28,10 @@ namespace fleetcast {
 inline constexpr int kScenarioFormatVersion = 1;
 
 /// The planned period: [start, start + duration) in intervals of `step`; step divides duration.
+/// The longest horizon a scenario or plan may have (10 years): three times the longest reservation
+/// term, and a bound that keeps start + duration and the interval count far from overflow.
+inline constexpr Seconds kMaxHorizon = kYear * 10;
+
 struct Horizon {
   Instant start;
   Seconds duration{0};

@@ -26,8 +26,17 @@ inline constexpr Seconds kDay{86400};
 inline constexpr Seconds kWeek{7 * 86400};
 inline constexpr Seconds kYear{365 * 86400};
 
+/// The longest duration parse_duration reads: 10,000 years, so that an instant plus or minus any
+/// parsed duration stays far inside int64 seconds.
+inline constexpr Seconds kMaxDuration = kYear * 10'000;
+
+/// The instants parse_instant reads: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z, the years
+/// RFC 3339 writes in four digits.
+inline constexpr Instant kEarliestInstant{Seconds{-62'167'219'200}};
+inline constexpr Instant kLatestInstant{Seconds{253'402'300'799}};
+
 /// Parses "<n><unit>[<n><unit>...]" with units s, m, h, d, w, y (e.g. "1h30m"). Each number is
-/// a non-negative integer; the total must fit in int64 seconds. Zero is allowed here; callers
+/// a non-negative integer; the total must be at most kMaxDuration. Zero is allowed here; callers
 /// that need a positive duration check it themselves.
 Result<Seconds> parse_duration(std::string_view text);
 
@@ -36,7 +45,8 @@ Result<Seconds> parse_duration(std::string_view text);
 std::string format_duration(Seconds duration);
 
 /// Parses an RFC 3339 UTC instant: "2026-01-05T00:00:00Z" (a "+00:00" offset is accepted, other
-/// offsets are converted; fractional seconds are refused because time is integer).
+/// offsets are converted; fractional seconds are refused because time is integer). The instant,
+/// in UTC, must lie between kEarliestInstant and kLatestInstant, so format_instant writes it back.
 Result<Instant> parse_instant(std::string_view text);
 
 /// "2026-01-05T00:00:00Z".

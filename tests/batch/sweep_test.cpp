@@ -134,3 +134,45 @@ TEST_CASE("scenarios::canonical_scenario_text ignores layout and sets the seed",
   CHECK(scenarios::canonical_scenario_text(compact, 9) ==
         R"({"horizon":{"duration":"1d","step":"1h"},"name":"a","seed":9})");
 }
+
+TEST_CASE("scenarios::sweep refuses parameters where one holds the other", "[batch]") {
+  // Found by fuzzing: setting /horizon/step inside a /horizon set to 5 threw out of the library.
+  const auto file = write_sweep("overlap.json", R"(
+    "parameters": [{"name": "horizon", "path": "/horizon", "values": [5]},
+                   {"name": "step", "path": "/horizon/step", "values": ["1h"]}])");
+  auto sweep = scenarios::read_sweep_file(file);
+  REQUIRE_FALSE(sweep.ok());
+  CHECK(sweep.status().message() ==
+        file.string() + ": /parameters/1/path: '/horizon/step' overlaps parameter 'horizon' ('/horizon'): '/horizon' "
+                        "holds '/horizon/step'; expected parameters that set separate values");
+  // A shared prefix that is not a whole token is no overlap.
+  auto separate = scenarios::read_sweep_file(write_sweep("prefix_only.json", R"(
+    "parameters": [{"name": "a", "path": "/name", "values": ["x"]},
+                   {"name": "b", "path": "/names_extra", "values": ["y"]}])"));
+  CHECK_THAT(separate.status().message(), !Contains("overlaps"));
+}
+
+TEST_CASE("scenarios::sweep counts its points before expanding them and refuses too many", "[batch]") {
+  // Found by fuzzing: a 1 KB sweep of four 10-value lists expanded 10,000 documents eagerly.
+  const std::string ten = "[10, 20, 30, 40, 50, 60, 70, 80, 90, 100]";
+  const auto counted = write_sweep("too_many_points_2.json", R"("parameters": [
+    {"name": "a", "path": "/spot/max_share_per_pool_percent", "values": )" + ten + R"(},
+    {"name": "b", "path": "/policy/min_capacity", "values": )" + ten + R"(},
+    {"name": "c", "path": "/policy/max_capacity", "values": )" + ten + R"(},
+    {"name": "e", "path": "/description", "values": )" + ten + "}]");
+  auto refused = scenarios::read_sweep_file(counted);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message() == counted.string() +
+                                          ": /parameters: the sweep has more than 5000 points (combinations of "
+                                          "parameter values); split it");
+}
+
+TEST_CASE("scenarios::sweep refuses values nested deeper than the JSON depth limit, at their pointer", "[batch]") {
+  // Found by fuzzing: a value nested 100,000 deep overflowed the stack when it was copied.
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  auto sweep = scenarios::read_sweep_file(
+      write_sweep("deep.json", R"("parameters": [{"name": "x", "path": "/description", "values": )" + deep + "}]"));
+  REQUIRE_FALSE(sweep.ok());
+  CHECK_THAT(sweep.status().message(), Contains("deep.json: /parameters/0/values/0/0/0/") &&
+                                           Contains("nested more than 64 levels deep"));
+}

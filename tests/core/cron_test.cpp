@@ -50,3 +50,21 @@ TEST_CASE("core::next_cron_occurrence finds the next matching minute in UTC", "[
   CHECK(cron_matches(weekdays_at_eight, at("2026-12-07T08:00:00Z")));
   CHECK_FALSE(cron_matches(weekdays_at_eight, at("2026-12-06T08:00:00Z")));  // a Sunday
 }
+
+TEST_CASE("core::parse_cron range-checks numbers and steps before narrowing them", "[core]") {
+  // Found by fuzzing: a step of 4294967188 wrapped to a negative int (heap overflow), one of 2^32
+  // to 0 (an endless loop), and a minute of 4294967296 was read as 0.
+  CHECK(parse_cron("0 2/4294967188 * * *").status().message() ==
+        "recurrence '0 2/4294967188 * * *', hour field: step '4294967188' is outside 1-24");
+  CHECK_THAT(parse_cron("*/4294967296 * * * *").status().message(), Catch::Contains("minute field: step '4294967296' is outside 1-60"));
+  CHECK(parse_cron("4294967296 8 * * *").status().message() ==
+        "recurrence '4294967296 8 * * *', minute field: '4294967296' is outside 0-59");
+  CHECK_THAT(parse_cron("0 8 * * 1-9223372036854775807").status().message(), Catch::Contains("is outside 0-7"));
+  CHECK_THAT(parse_cron("0 8 * * 1-99999999999999999999").status().message(), Catch::Contains("is not a number"));
+  // The largest steps still work: every 60th minute is minute 0 only, every 7th weekday Sunday only.
+  const auto hourly = parse_cron("*/60 * * * */7");
+  REQUIRE(hourly.ok());
+  CHECK(hourly->minutes.count() == 1);
+  CHECK(hourly->minutes.test(0));
+  CHECK(hourly->days_of_week.count() == 1);
+}

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "core/csv.h"
 
 using namespace fleetcast;
@@ -46,4 +49,37 @@ TEST_CASE("core::csv::quote_field quotes only what needs it, and parse reads it 
   auto table = csv::parse("x\n" + csv::quote_field(tricky) + "\n", "inline");
   REQUIRE(table.ok());
   CHECK(table->rows.at(0).at(0) == tricky);
+}
+
+namespace {
+
+std::filesystem::path output_file(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / "csv";
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+}  // namespace
+
+TEST_CASE("core::csv::read_text_file refuses devices and files above the size limit", "[core]") {
+  // Found by fuzzing: "csv": "/dev/zero" was read until memory ran out.
+  const auto device = csv::read_text_file("/dev/zero");
+  REQUIRE_FALSE(device.ok());
+  CHECK(device.status().message() == "/dev/zero: is not a regular file (a device, pipe or socket), expected a file");
+  // A sparse file one byte over the limit: refused by its size, before anything is read.
+  const std::filesystem::path large = output_file("large.csv");
+  std::ofstream(large).close();
+  std::filesystem::resize_file(large, csv::kMaxInputFileBytes + 1);
+  const auto too_large = csv::read_file(large);
+  REQUIRE_FALSE(too_large.ok());
+  CHECK_THAT(too_large.status().message(), Catch::StartsWith(large.string() + ": larger than the limit of 268435456 bytes"));
+  std::filesystem::remove(large);
+}
+
+TEST_CASE("core::csv::parse refuses a record longer than the line limit, naming its line", "[core]") {
+  const std::string text = "a,b\n1,2\n3," + std::string(csv::kMaxCsvLineBytes, 'x') + "\n";
+  const auto table = csv::parse(text, "t.csv");
+  REQUIRE_FALSE(table.ok());
+  CHECK_THAT(table.status().message(), Catch::StartsWith("t.csv:3: a record of 1048579 bytes, more than the limit"));
+  CHECK(csv::parse("a,b\n1," + std::string(csv::kMaxCsvLineBytes - 3, 'x') + "\n", "t.csv").ok());
 }

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "core/random.h"
@@ -41,14 +43,21 @@ TEST_CASE("core::RandomStream gives the same numbers for the same seed, purpose 
 }
 
 TEST_CASE("core::RandomStream matches the reference xoshiro256** sequence", "[core]") {
-  // splitmix64 from 0 gives e220a8397b1dcdaf, 6e789e6aa1b965f4, 06c45d188009454f, f88bb8a8724c81ec
-  // (Vigna's reference); xoshiro256** from that state gives this first output, computed by hand
-  // from the reference algorithm: rotl(s1 * 5, 7) * 9.
+  // Seed 0 through splitmix64 gives the state e220a8397b1dcdaf, 6e789e6aa1b965f4, 06c45d188009454f,
+  // f88bb8a8724c81ec (Vigna's published splitmix64 outputs). The ten outputs below were computed
+  // independently in Python from Vigna's xoshiro256starstar.c (result = rotl(s1 * 5, 7) * 9;
+  // t = s1 << 17; s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 45)), with
+  // arithmetic mod 2^64; a sequence, so the state update is checked as well as the output.
+  constexpr std::uint64_t kExpected[] = {
+      0x99EC5F36CB75F2B4ULL, 0xBF6E1F784956452AULL, 0x1A5F849D4933E6E0ULL, 0x6AA594F1262D2D2CULL,
+      0xBBA5AD4A1F842E59ULL, 0xFFEF8375D9EBCACAULL, 0x6C160DEED2F54C98ULL, 0x8920AD648FC30A3FULL,
+      0xDB032C0BA7539731ULL, 0xEB3A475A3E749A3DULL,
+  };
   RandomStream stream(0);
-  const std::uint64_t s1 = 0x6E789E6AA1B965F4ULL;
-  const std::uint64_t product = s1 * 5;
-  const std::uint64_t expected = ((product << 7) | (product >> 57)) * 9;
-  CHECK(stream.next() == expected);
+  for (std::size_t i = 0; i < std::size(kExpected); ++i) {
+    INFO("output " << i);
+    CHECK(stream.next() == kExpected[i]);
+  }
 }
 
 // Tolerances: 5 standard errors of the estimate for n draws, so a correct generator fails with

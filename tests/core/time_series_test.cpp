@@ -44,3 +44,16 @@ TEST_CASE("core::read_time_series_csv explains each defect with its line", "[cor
   CHECK_THAT(message("gap.csv", "timestamp,value\n0,1\n60,1\n180,1\n"), Catch::Contains("gap.csv:4: gap in the series: 120 s after the previous sample, expected the constant step of 60 s"));
   CHECK_THAT(message("time.csv", "timestamp,value\nnoon,1\n"), Catch::Contains("time.csv:2: timestamp 'noon'"));
 }
+
+TEST_CASE("core::read_time_series_csv refuses timestamps whose differences overflow", "[core]") {
+  // Found by fuzzing: 9223372036854775807 - (-9223372036854775807) overflowed int64.
+  auto series = read_time_series_csv(
+      write_file("overflow.csv", "timestamp,value\n-9223372036854775807,1\n9223372036854775807,1\n"));
+  REQUIRE_FALSE(series.ok());
+  CHECK_THAT(series.status().message(),
+             Catch::Contains("overflow.csv:2: timestamp '-9223372036854775807' is outside the years 0000 to 9999"));
+  // The last second of year 9999 (date -u -d 9999-12-31T23:59:59 +%s) is still read.
+  auto edge = read_time_series_csv(write_file("edge.csv", "timestamp,value\n253402300739,1\n253402300799,2\n"));
+  REQUIRE(edge.ok());
+  CHECK(edge->step == Seconds{60});
+}

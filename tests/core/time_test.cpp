@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "fleetcast/time.h"
 
 using namespace fleetcast;
@@ -55,4 +57,28 @@ TEST_CASE("core::format_instant round-trips through parse_instant", "[core]") {
   for (const char* text : {"1970-01-01T00:00:00Z", "2000-02-29T23:59:59Z", "2026-11-22T05:19:00Z", "1969-12-31T23:59:59Z"}) {
     CHECK(format_instant(parse_instant(text).value()) == text);
   }
+}
+
+TEST_CASE("core::parse_instant refuses instants it could not write back, and round-trips the edges", "[core]") {
+  // Found by fuzzing: year 0 minus an offset was written as "-001-12-31T23:30:00Z", unreadable.
+  const auto before_year_zero = parse_instant("0000-01-01T00:30:00+01:00");
+  REQUIRE_FALSE(before_year_zero.ok());
+  CHECK_THAT(before_year_zero.status().message(), Catch::Contains("outside the years 0000 to 9999"));
+  CHECK_FALSE(parse_instant("9999-12-31T23:59:59-00:01").ok());
+  // Edges computed independently: python3 -c "import calendar; print(calendar.timegm((9999,12,31,23,59,59)))",
+  // and year 0 is 366 days (a leap year) before 0001-01-01 = -62135596800.
+  CHECK(parse_instant("0000-01-01T00:00:00Z").value() == kEarliestInstant);
+  CHECK(kEarliestInstant.time_since_epoch().count() == -62135596800 - 366 * 86400);
+  CHECK(parse_instant("9999-12-31T23:59:59Z").value().time_since_epoch().count() == 253402300799);
+  for (const char* text : {"0000-01-01T00:00:00Z", "0000-03-01T01:00:00Z", "9999-12-31T23:59:59Z"}) {
+    CHECK(format_instant(parse_instant(text).value()) == text);
+  }
+}
+
+TEST_CASE("core::parse_duration refuses durations above its ceiling; format_duration takes any count", "[core]") {
+  CHECK(parse_duration("10000y").value() == kMaxDuration);
+  CHECK_THAT(parse_duration("10000y1s").status().message(), Catch::Contains("too long: at most 10000y"));
+  CHECK_THAT(parse_duration("9223372036854775807s").status().message(), Catch::Contains("too long"));
+  // The most negative count has no positive counterpart in int64; it is still written.
+  CHECK(format_duration(Seconds{std::numeric_limits<std::int64_t>::min()}) == "-292471208677y195d15h30m8s");
 }

@@ -141,11 +141,10 @@ TEST_CASE("pricing::PriceDatabase opened read-only refuses imports", "[pricing]"
   CHECK(PriceDatabase::open(fresh_database("read_only_missing"), options).status().code() == StatusCode::not_found);
 }
 
-TEST_CASE("pricing::PriceDatabase refuses to open a write-protected file for writing", "[pricing]") {
-  if (geteuid() == 0) {
-    WARN("running as root: file permissions do not protect the file; case checked through read-only mode only");
-    return;
-  }
+// File permissions do not stop root, so this case is hidden from the default run; ctest runs it
+// as "write-protected file" and reports it skipped under root (tests/pricing/CMakeLists.txt).
+TEST_CASE("pricing::PriceDatabase refuses to open a write-protected file for writing", "[.][permissions]") {
+  REQUIRE(geteuid() != 0);
   const auto file = fresh_database("write_protected");
   open_or_fail(file).reset();
   std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
@@ -153,6 +152,27 @@ TEST_CASE("pricing::PriceDatabase refuses to open a write-protected file for wri
   std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   REQUIRE_FALSE(db.ok());
   CHECK(db.status().code() == StatusCode::permission_denied);
+}
+
+TEST_CASE("pricing::PriceDatabase refuses paths it cannot write even as root, leaving them as they were", "[pricing]") {
+  // Faults that need no permissions, so they are tested whoever runs the tests.
+  const std::filesystem::path dir = fresh_database("unwritable").replace_extension("");
+  std::filesystem::remove_all(dir);
+  const std::filesystem::path a_folder = dir / "folder.db";
+  std::filesystem::create_directories(a_folder);
+  const auto folder_db = PriceDatabase::open(a_folder);
+  REQUIRE_FALSE(folder_db.ok());
+  CHECK_THAT(folder_db.status().message(), Catch::Contains(a_folder.string()) && Catch::Contains("unable to open"));
+  CHECK(std::filesystem::is_empty(a_folder));
+
+  const std::filesystem::path regular = dir / "regular";
+  std::ofstream(regular) << "not a folder";
+  const auto under_file = PriceDatabase::open(regular / "prices.db");
+  REQUIRE_FALSE(under_file.ok());
+  CHECK(under_file.status().code() == StatusCode::permission_denied);
+  CHECK_THAT(under_file.status().message(), Catch::Contains(regular.string()) && Catch::Contains("Not a directory"));
+  std::ifstream in(regular);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == "not a folder");
 }
 
 TEST_CASE("pricing::PriceDatabase reports a locked database and leaves it unchanged", "[pricing]") {

@@ -163,3 +163,64 @@ TEST_CASE("pricing::parse_price_file takes the valid-from date from the file nam
   REQUIRE(catalog.ok());
   CHECK(catalog->offers.front().valid_from == *parse_instant("2025-11-30T00:00:00Z"));
 }
+
+namespace {
+
+/// Writes `text` as a file named `name` in the test output folder and imports it.
+std::string error_of_text(ImportFormat format, const std::string& name, const std::string& text) {
+  const std::filesystem::path file = fresh_database(name).replace_filename(name);
+  std::ofstream(file, std::ios::binary) << text;
+  const Result<PriceCatalog> parsed = parse_price_file(format, file, options_for("aws"));
+  return parsed.ok() ? "no error" : parsed.status().message();
+}
+
+/// An ec2instances document of one g5.xlarge whose field `field` holds `value` (JSON text, which
+/// may be more than nlohmann would parse).
+std::string ec2_with(const std::string& field, const std::string& value) {
+  nlohmann::json entry = {{"instance_type", "g5.xlarge"}, {"vCPU", 4},       {"memory", 16},
+                          {"GPU", 1},                     {"GPU_memory", 24}, {"pricing", nlohmann::json::object()}};
+  entry[field] = "@VALUE@";
+  std::string text = nlohmann::json::array({entry}).dump();
+  return text.replace(text.find("\"@VALUE@\""), 9, value);
+}
+
+}  // namespace
+
+TEST_CASE("pricing::parse_price_file refuses counts a machine cannot have, naming file, field and value", "[pricing]") {
+  // Found by fuzzing: converting these doubles to int was undefined behaviour.
+  CHECK_THAT(error_of_text(ImportFormat::ec2instances, "huge_vcpu.json", ec2_with("vCPU", "1e300")),
+             Catch::Contains("huge_vcpu.json: /0/vCPU: expected a count from 0 to 100000, got 1e+300"));
+  CHECK_THAT(error_of_text(ImportFormat::ec2instances, "huge_gpu.json", ec2_with("GPU", "4294967296")),
+             Catch::Contains("huge_gpu.json: /0/GPU: expected a GPU count") && Catch::Contains("4294967296"));
+  CHECK_THAT(error_of_text(ImportFormat::ec2instances, "overflow.json", ec2_with("GPU", "1e400")),
+             Catch::Contains("overflow.json: not valid JSON: /0/GPU: number 1e400 is out of range"));
+  const std::string header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,Price,Region\n";
+  CHECK_THAT(error_of_text(ImportFormat::skypilot, "huge_vcpus.csv", header + "p5.48xlarge,H100,8,1e300,98.32,us-east-1\n"),
+             Catch::Contains("huge_vcpus.csv:2: column 'vCPUs': expected a count from 0 to 100000"));
+  CHECK_THAT(error_of_text(ImportFormat::skypilot, "huge_gpus.csv", header + "p5.48xlarge,H100,1e19,192,98.32,us-east-1\n"),
+             Catch::Contains("huge_gpus.csv:2: column 'AcceleratorCount': expected a GPU count"));
+}
+
+TEST_CASE("pricing::parse_price_file reads 20 KB fields without std::regex's recursion", "[pricing]") {
+  // Found by fuzzing: std::regex overflowed the stack on a long GpuInfo, reservation key or timestamp.
+  const std::string long_text(20'000, 'a');
+  const std::string gpu_info = "\"{'Info': '" + long_text + "', 'TotalGpuMemoryInMiB': 327680}\"";
+  const std::string csv = "InstanceType,AcceleratorCount,GpuInfo,Price,Region\np4d.24xlarge,8," + gpu_info +
+                          ",32.77,us-east-1\n";
+  const std::filesystem::path file = fresh_database("long_gpu_info").replace_extension(".csv");
+  std::ofstream(file, std::ios::binary) << csv;
+  const auto catalog = parse_price_file(ImportFormat::skypilot, file, options_for("aws"));
+  REQUIRE(catalog.ok());
+  REQUIRE(catalog->instance_types.size() == 1);
+  CHECK(catalog->instance_types[0].gpu_memory_gib == 320);  // 327680 MiB / 1024
+
+  const std::string reserved = R"({"us-east-1": {"linux": {"reserved": {"yrTerm1Standard.)" + long_text + R"(": "1"}}}})";
+  CHECK_THAT(error_of_text(ImportFormat::ec2instances, "long_key.json", ec2_with("pricing", reserved)),
+             Catch::Contains("long_key.json: /0/pricing/us-east-1/linux/reserved/yrTerm1Standard.aaa") &&
+                 Catch::Contains("unknown reservation key"));
+  const std::string history = R"({"SpotPriceHistory": [{"AvailabilityZone": "us-east-1a", "InstanceType": "g5.xlarge",
+      "ProductDescription": "Linux/UNIX", "SpotPrice": "0.4", "Timestamp": "2025-11-29T23:54:12.)" +
+                              std::string(20'000, '5') + R"(+00:00"}]})";
+  const std::string fraction = error_of_text(ImportFormat::aws_spot_history, "long_fraction.json", history);
+  CHECK(fraction == "no error");
+}
