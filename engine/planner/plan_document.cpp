@@ -406,14 +406,15 @@ std::string plan_to_json(const Plan& plan) { return plan_document(plan).dump(2) 
 
 Result<Plan> plan_from_json(std::string_view text, std::string_view source) {
   DiagnosticSink sink{std::string(source)};
-  json document;
+  Plan plan;
+  // The shared parser never throws (numbers out of range and deep nesting are diagnostics), and
+  // the readers below report every field they cannot take; a type error anything else throws is
+  // still caught here, so no exception leaves the public API.
   try {
-    document = json::parse(text);
-  } catch (const json::parse_error& error) {
-    return invalid_argument_error(std::string(source) + ": not valid JSON (byte " + std::to_string(error.byte) +
-                                  "): expected a fleetcast plan document");
+    if (const std::optional<json> document = parse_json_document(text, sink)) plan = read_plan(*document, sink);
+  } catch (const json::exception& error) {
+    sink.error("", std::string("expected a fleetcast plan document (") + error.what() + ")");
   }
-  Plan plan = read_plan(document, sink);
   if (!sink.empty()) {
     std::string message;
     for (const Diagnostic& diagnostic : sink.diagnostics()) {

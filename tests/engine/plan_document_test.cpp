@@ -107,3 +107,18 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
   CHECK(error_of(replaced(text, "\"pools\": [\n        0,", "\"pools\": [\n        5,")).find("/groups/0/pools/0: expected the index of one of the plan's 2 pools") !=
         std::string::npos);
 }
+
+TEST_CASE("engine::plan_from_json refuses numbers out of range, deep nesting and wrong types without throwing", "[engine]") {
+  // Inputs a fuzzer found aborting `fleetcast export` with an escaping nlohmann exception.
+  const std::string nested(100, '[');
+  for (const auto& [text, expected] : {std::pair<std::string, std::string>{"1e400", "number 1e400 is out of range"},
+                                       {R"({"format": "fleetcast-plan", "format_version": 1e400})", "/format_version"},
+                                       {nested, "nested more than 64 levels deep"},
+                                       {R"({"format": 7, "format_version": "one", "groups": {"a": 1}})", "plan.json"}}) {
+    Result<Plan> plan = Status{};
+    REQUIRE_NOTHROW(plan = plan_from_json(text, "plan.json"));
+    INFO(plan.status().message());
+    CHECK(plan.status().code() == StatusCode::invalid_argument);
+    CHECK(plan.status().message().find(expected) != std::string::npos);
+  }
+}
