@@ -14,9 +14,10 @@ using FloatRows = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using ConstFloatRows = Eigen::Map<const FloatRows>;
 
 // Series per tile: wide enough that packing the weights, which Eigen's GEMM does on every call, is
-// a small share of each product, small enough that a tile's gates stay near the core's L2 size
-// (4H x tile floats: 1 MiB at hidden 128). Measured at hidden 64 and 128 against 128 and 1,024.
-constexpr int kTileSeries = 512;
+// a small share of each product; small enough that a tile's gates (4H x tile floats: 256 KiB at
+// hidden 128) stay in L2 when the core's other hardware thread uses it too. Tiles of 256 and 512
+// measured no faster here, 1,024 slower.
+constexpr int kTileSeries = 128;
 
 // The network as the products want it: each weight matrix with its bias as one more column (the
 // stacked inputs end in a row of ones), and each layer's gate rows in the order i, f, o, g (the

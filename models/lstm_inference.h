@@ -3,7 +3,7 @@
 // numerical oracle (of this path, of the CUDA kernel and of its emulator); this one is tested
 // against it within 1e-4 relative (tests/models/lstm_inference_test.cpp).
 //
-// How it reaches the machine's limit: series run in tiles of a few hundred; for each step and
+// How it reaches the machine's limit: series run in tiles of 128; for each step and
 // layer a tile's four gates are one float matrix-matrix product (W_l with its bias as one more
 // column, times the stacked layer input, previous hidden state and a row of ones), followed by
 // one vectorised pass of the activations and the cell update. Built with FLEETCAST_NATIVE (the

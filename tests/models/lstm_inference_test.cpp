@@ -18,8 +18,8 @@ std::string run_fp32(const fleetcast::models::LstmForwardParams& params) {
 }  // namespace
 
 TEST_CASE("models::lstm_forward_cpu_fp32 matches the double oracle within 1e-4", "[models]") {
-  // 1 and 2 layers, hidden 8 to 256 (odd sizes too), odd series counts, and one that ends in a
-  // partial tile (tiles of 512 series).
+  // 1 and 2 layers, hidden 8 to 256 (odd sizes too), odd series counts below one tile (128
+  // series) and above, ending in a partial tile.
   const fleetcast::testing::ParityCase cases[] = {
       {LstmShape{1, 8, 3}, 1, 24, 12, 1},     {LstmShape{2, 8, 3}, 7, 24, 12, 2},
       {LstmShape{1, 33, 3}, 129, 24, 12, 3},  {LstmShape{2, 64, 5}, 131, 24, 12, 4},
