@@ -1,24 +1,56 @@
-// Throughput of batched LSTM inference on the CPU backend (the Eigen oracle): for hidden 64 and
-// 128, one layer, random weights, it rolls out `series` windows of `context` + `horizon` steps and
-// prints the median over `runs` of series x horizon steps per second (and of all LSTM cell steps,
-// context included).
+// Throughput of batched LSTM inference on the CPU, one thread: the fast float path (the registry's
+// "cpu" backend, models/lstm_inference.h) beside the double-precision oracle it is tested against.
+// For hidden 64 and 128, one layer, random weights, it rolls out `series` windows of `context` +
+// `horizon` steps and prints the median over `runs` of series x horizon steps per second, of all
+// LSTM cell steps (context included), the GFLOP/s, and their share of one core's FP32 peak,
+// measured first by a loop of independent FMAs on the widest vectors the build targets.
 //
-// Usage: bench_forecast [series=1000] [context=48] [horizon=48] [runs=5]
+// FLOPs per series and step: 2*4H*K for the gate product (K = 7 + H: input features and h_{t-1}),
+// 13H for the bias, the five activations (one each) and the cell update; per horizon step 2*Q*H + Q
+// for the quantile head. tools/bench/torch_lstm_bench.py counts the same way.
+//
+// Usage: bench_forecast [series=1000] [context=48] [horizon=48] [runs=5] [backends=all|fp32|fp64]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
+#include "models/lstm_inference.h"
 #include "models/lstm_network.h"
 #include "models/lstm_problem.h"
+#include "tools/bench/fp32_peak.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using fleetcast::models::LstmShape;
 
 int argument(int argc, char** argv, int index, int fallback) {
   return argc > index ? std::atoi(argv[index]) : fallback;
+}
+
+double flops_per_series(const LstmShape& shape, int context, int horizon) {
+  double per_step = 0;
+  for (int layer = 0; layer < shape.layers; ++layer) {
+    per_step += 2.0 * 4 * shape.hidden * shape.layer_columns(layer) + 13.0 * shape.hidden;
+  }
+  const double head = 2.0 * shape.quantiles * shape.hidden + shape.quantiles;
+  return per_step * (context + horizon) + head * horizon;
+}
+
+// Median seconds of `runs` calls of forward(params); a negative value when a call failed.
+template <typename Forward>
+double median_seconds(int runs, Forward forward, const fleetcast::models::LstmForwardParams& params) {
+  std::vector<double> seconds;
+  for (int run = 0; run < runs; ++run) {
+    const auto start = Clock::now();
+    if (!forward(params).ok()) return -1;
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
 }
 
 }  // namespace
@@ -27,23 +59,34 @@ int main(int argc, char** argv) {
   const int series = argument(argc, argv, 1, 1000);
   const int context = argument(argc, argv, 2, 48);
   const int horizon = argument(argc, argv, 3, 48);
-  const int runs = argument(argc, argv, 4, 5);
-  std::printf("backend  layers  hidden  series  context  horizon  median_s  series*horizon_steps/s  cell_steps/s\n");
+  const int runs = std::max(1, argument(argc, argv, 4, 5));
+  const std::string_view only = argc > 5 ? argv[5] : "all";
+  const fleetcast::bench::Fp32Peak peak = fleetcast::bench::measure_fp32_peak(9);
+  std::printf("one core's FP32 peak: %.1f GFLOP/s (%d-float vectors, %s); fast path built for: %s\n", peak.gflops,
+              peak.vector_floats, peak.fused ? "FMA" : "no FMA", fleetcast::models::lstm_fp32_instruction_sets());
+  std::printf("backend         layers  hidden  series  context  horizon  median_s  series*horizon_steps/s  "
+              "cell_steps/s  GFLOP/s  of_fp32_peak\n");
+  struct Backend {
+    const char* name;
+    fleetcast::Status (*forward)(const fleetcast::models::LstmForwardParams&);
+  };
+  const Backend backends[] = {{"cpu-fp32", fleetcast::models::lstm_forward_cpu_fp32},
+                              {"cpu-fp64-oracle", fleetcast::models::lstm_forward_cpu}};
+  const auto selected = [&](const Backend& backend) {
+    return only == "all" || std::string_view(backend.name).substr(4, 4) == only;
+  };
   for (const int hidden : {64, 128}) {
-    const fleetcast::models::LstmShape shape{1, hidden, 3};
+    const LstmShape shape{1, hidden, 3};
     auto problem = fleetcast::models::LstmProblem::random(shape, series, context, horizon, 7);
-    const fleetcast::models::LstmForwardParams params = problem.params();
-    std::vector<double> seconds;
-    for (int run = 0; run < runs; ++run) {
-      const auto start = Clock::now();
-      if (!fleetcast::models::lstm_forward_cpu(params).ok()) return 1;
-      seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    for (const Backend& backend : backends) {
+      if (!selected(backend)) continue;
+      const double median = median_seconds(runs, backend.forward, problem.params());
+      if (median < 0) return 1;
+      const double gflops = series * flops_per_series(shape, context, horizon) / median / 1e9;
+      std::printf("%-15s %6d  %6d  %6d  %7d  %7d  %8.4f  %22.0f  %12.0f  %7.2f  %11.1f%%\n", backend.name,
+                  shape.layers, hidden, series, context, horizon, median, static_cast<double>(series) * horizon / median,
+                  static_cast<double>(series) * (context + horizon) / median, gflops, 100 * gflops / peak.gflops);
     }
-    std::sort(seconds.begin(), seconds.end());
-    const double median = seconds[seconds.size() / 2];
-    std::printf("cpu      %6d  %6d  %6d  %7d  %7d  %8.4f  %22.0f  %12.0f\n", shape.layers, hidden, series, context,
-                horizon, median, static_cast<double>(series) * horizon / median,
-                static_cast<double>(series) * (context + horizon) / median);
   }
   return 0;
 }
