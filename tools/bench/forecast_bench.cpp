@@ -3,7 +3,9 @@
 // For hidden 64 and 128, one layer, random weights, it rolls out `series` windows of `context` +
 // `horizon` steps and prints the median over `runs` of series x horizon steps per second, of all
 // LSTM cell steps (context included), the GFLOP/s, and their share of one core's FP32 peak,
-// measured first by a loop of independent FMAs on the widest vectors the build targets.
+// measured by a loop of independent FMAs on the widest vectors the build targets: once for the
+// header (best of 9), and before every timed run in a window as long as the run (the share is the
+// median over runs of run / that peak).
 //
 // FLOPs per series and step: 2*4H*K for the gate product (K = 7 + H: input features and h_{t-1}),
 // 13H for the bias, the five activations (one each) and the cell update; per horizon step 2*Q*H + Q
@@ -40,17 +42,34 @@ double flops_per_series(const LstmShape& shape, int context, int horizon) {
   return per_step * (context + horizon) + head * horizon;
 }
 
-// Median seconds of `runs` calls of forward(params); a negative value when a call failed.
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+struct Timing {
+  double median_seconds = -1;  // negative when a call failed
+  double median_peak_share = 0;
+};
+
+// `runs` calls of forward(params), each right after a measurement of the FP32 peak that lasts as
+// long as the previous call: on a machine whose cores are shared (here the core's other hardware
+// thread is often busy), the share of the peak is each run's FLOP rate over the peak available in
+// a window of the same length just before it.
 template <typename Forward>
-double median_seconds(int runs, Forward forward, const fleetcast::models::LstmForwardParams& params) {
+Timing time_runs(int runs, double flops, Forward forward, const fleetcast::models::LstmForwardParams& params) {
   std::vector<double> seconds;
+  std::vector<double> shares;
+  double window = 0.02;
   for (int run = 0; run < runs; ++run) {
+    const double available = fleetcast::bench::measure_fp32_peak(1, window).gflops;
     const auto start = Clock::now();
-    if (!forward(params).ok()) return -1;
+    if (!forward(params).ok()) return {};
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    window = seconds.back();
+    shares.push_back(flops / seconds.back() / 1e9 / available);
   }
-  std::sort(seconds.begin(), seconds.end());
-  return seconds[seconds.size() / 2];
+  return {median(seconds), median(shares)};
 }
 
 }  // namespace
@@ -61,7 +80,7 @@ int main(int argc, char** argv) {
   const int horizon = argument(argc, argv, 3, 48);
   const int runs = std::max(1, argument(argc, argv, 4, 5));
   const std::string_view only = argc > 5 ? argv[5] : "all";
-  const fleetcast::bench::Fp32Peak peak = fleetcast::bench::measure_fp32_peak(9);
+  const fleetcast::bench::Fp32Peak peak = fleetcast::bench::measure_fp32_peak(9, 0.05);
   std::printf("one core's FP32 peak: %.1f GFLOP/s (%d-float vectors, %s); fast path built for: %s\n", peak.gflops,
               peak.vector_floats, peak.fused ? "FMA" : "no FMA", fleetcast::models::lstm_fp32_instruction_sets());
   std::printf("backend         layers  hidden  series  context  horizon  median_s  series*horizon_steps/s  "
@@ -80,12 +99,14 @@ int main(int argc, char** argv) {
     auto problem = fleetcast::models::LstmProblem::random(shape, series, context, horizon, 7);
     for (const Backend& backend : backends) {
       if (!selected(backend)) continue;
-      const double median = median_seconds(runs, backend.forward, problem.params());
-      if (median < 0) return 1;
-      const double gflops = series * flops_per_series(shape, context, horizon) / median / 1e9;
+      const double flops = series * flops_per_series(shape, context, horizon);
+      const Timing timing = time_runs(runs, flops, backend.forward, problem.params());
+      const double seconds = timing.median_seconds;
+      if (seconds < 0) return 1;
       std::printf("%-15s %6d  %6d  %6d  %7d  %7d  %8.4f  %22.0f  %12.0f  %7.2f  %11.1f%%\n", backend.name,
-                  shape.layers, hidden, series, context, horizon, median, static_cast<double>(series) * horizon / median,
-                  static_cast<double>(series) * (context + horizon) / median, gflops, 100 * gflops / peak.gflops);
+                  shape.layers, hidden, series, context, horizon, seconds, static_cast<double>(series) * horizon / seconds,
+                  static_cast<double>(series) * (context + horizon) / seconds, flops / seconds / 1e9,
+                  100 * timing.median_peak_share);
     }
   }
   return 0;

@@ -59,16 +59,16 @@ constexpr int kChains = 16;
 #else
 constexpr int kChains = 12;
 #endif
-constexpr std::int64_t kIterations = 4'000'000;
+constexpr std::int64_t kCalibrationIterations = 1'000'000;
 
 // acc = acc * a + b on every chain; a < 1 keeps the values bounded and normal. Returns the sum of
 // all lanes so that the compiler cannot drop the loop.
-float run_chains() {
+float run_chains(std::int64_t iterations) {
   const Vector a = broadcast(0.999999f);
   const Vector b = broadcast(1e-6f);
   Vector acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = broadcast(static_cast<float>(c));
-  for (std::int64_t i = 0; i < kIterations; ++i) {
+  for (std::int64_t i = 0; i < iterations; ++i) {
     for (Vector& chain : acc) chain = multiply_add(chain, a, b);
   }
   float sum = 0;
@@ -80,19 +80,29 @@ float run_chains() {
   return sum;
 }
 
+struct Sample {
+  double gflops;
+  double seconds;
+};
+
+Sample time_chains(std::int64_t iterations) {
+  const auto start = std::chrono::steady_clock::now();
+  const volatile float sink = run_chains(iterations);
+  (void)sink;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {2.0 * kChains * kVectorFloats * static_cast<double>(iterations) / seconds / 1e9, seconds};
+}
+
 }  // namespace
 
 // The best run, not the median: on a shared machine other work only ever slows a run down.
-Fp32Peak measure_fp32_peak(int runs) {
-  std::vector<double> gflops;
-  volatile float sink = 0;
-  for (int run = 0; run < std::max(1, runs); ++run) {
-    const auto start = std::chrono::steady_clock::now();
-    sink = sink + run_chains();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    gflops.push_back(2.0 * kChains * kVectorFloats * static_cast<double>(kIterations) / seconds / 1e9);
-  }
-  return {*std::max_element(gflops.begin(), gflops.end()), kVectorFloats, kFused};
+Fp32Peak measure_fp32_peak(int runs, double seconds) {
+  const Sample calibration = time_chains(kCalibrationIterations);
+  const auto iterations = std::max<std::int64_t>(
+      kCalibrationIterations, static_cast<std::int64_t>(kCalibrationIterations * seconds / calibration.seconds));
+  double best = 0;
+  for (int run = 0; run < std::max(1, runs); ++run) best = std::max(best, time_chains(iterations).gflops);
+  return {best, kVectorFloats, kFused};
 }
 
 }  // namespace fleetcast::bench

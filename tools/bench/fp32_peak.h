@@ -14,7 +14,8 @@ struct Fp32Peak {
   bool fused = false;       // hardware FMA (one instruction) rather than a multiply and an add
 };
 
-/// The best of `runs` timings of about 0.1 s each.
-Fp32Peak measure_fp32_peak(int runs);
+/// The best of `runs` (at least one) timings of about `seconds` each (at least a few milliseconds),
+/// after a short calibration run that is not counted.
+Fp32Peak measure_fp32_peak(int runs, double seconds = 0.02);
 
 }  // namespace fleetcast::bench
