@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/forecast_internal.h"
+#include "models/lstm_inference.h"
 #include "models/lstm_network.h"
 #include "models/lstm_training.h"
 #if FLEETCAST_WITH_CUDA
@@ -63,7 +64,8 @@ Status run_backend(const std::string& name, const models::LstmForwardParams& par
   if (name == "cuda") return gpu::lstm_forward_cuda(params);
 #endif
   (void)name;
-  return models::lstm_forward_cpu(params);
+  // The fast float path; the double forward pass stays the oracle of the self-check above.
+  return models::lstm_forward_cpu_fp32(params);
 }
 
 }  // namespace
@@ -140,7 +142,7 @@ Result<std::vector<QuantileForecast>> BackendRegistry::predict(const LstmModel& 
   if (Status status = run_backend(used.name, params); !status.ok()) {
     if (used.name == "cpu") return status;
     used = {"cpu", "the CUDA run failed (" + status.message() + "), fell back to the CPU"};
-    if (Status fallback = models::lstm_forward_cpu(params); !fallback.ok()) return fallback;
+    if (Status fallback = models::lstm_forward_cpu_fp32(params); !fallback.ok()) return fallback;
   }
   if (ran != nullptr) *ran = used;
 
