@@ -92,7 +92,7 @@ TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan
 
 TEST_CASE("engine::plan_from_json refuses damaged documents with located messages", "[engine][plan]") {
   const std::string text = plan_to_json(sample_plan());
-  CHECK(error_of("{") .find("plan.json: not valid JSON") != std::string::npos);
+  CHECK(error_of("{").find("plan.json: line 1, column 1: invalid JSON") != std::string::npos);
   CHECK(error_of(replaced(text, "\"fleetcast-plan\"", "\"fleetcast-scenario\"")).find("plan.json: /format: expected \"fleetcast-plan\"") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"format_version\": 1", "\"format_version\": 2")).find("plan format version 1, found 2") !=
