@@ -34,7 +34,30 @@ double instances_cost_per_hour(std::span<const PlacementPool> pools, std::span<c
   return cost;
 }
 
+std::vector<std::vector<std::size_t>> cheapest_first(std::span<const PlacementPool> pools,
+                                                     std::span<const PlacementDemand> demands) {
+  std::vector<std::vector<std::size_t>> orders(demands.size());
+  for (std::size_t d = 0; d < demands.size(); ++d) {
+    const PlacementDemand& demand = demands[d];
+    std::vector<std::pair<double, std::size_t>> order;  // (cost per unit, option)
+    order.reserve(demand.options.size());
+    for (std::size_t o = 0; o < demand.options.size(); ++o) {
+      const PlacementPool& pool = pools[demand.options[o].pool];
+      order.emplace_back(pool.instance_cost / units_per_instance(pool, demand.options[o]), o);
+    }
+    std::sort(order.begin(), order.end());
+    orders[d].reserve(order.size());
+    for (const auto& [cost, o] : order) orders[d].push_back(o);
+  }
+  return orders;
+}
+
 PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands) {
+  return place_interval(pools, demands, cheapest_first(pools, demands));
+}
+
+PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands,
+                               std::span<const std::vector<std::size_t>> order) {
   // Without reservations the demands do not interact, and each one's min-cost flow is the greedy
   // fill of its options from the cheapest per unit, up to their caps. Reservations are shared, so
   // demands that may use one go into the flow; their paid options there are only those of their
@@ -45,17 +68,10 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
   std::vector<bool> in_flow(demands.size(), false);
   for (std::size_t d = 0; d < demands.size(); ++d) {
     const PlacementDemand& demand = demands[d];
-    std::vector<std::pair<double, std::size_t>> order;  // (cost per unit, option), cheapest first
-    order.reserve(demand.options.size());
-    for (std::size_t o = 0; o < demand.options.size(); ++o) {
-      const PlacementPool& pool = pools[demand.options[o].pool];
-      order.emplace_back(pool.instance_cost / units_per_instance(pool, demand.options[o]), o);
-    }
-    std::sort(order.begin(), order.end());
     option_units[d].assign(demand.options.size(), 0.0);
     paid_option[d].assign(demand.options.size(), false);
     double remaining = demand.units;
-    for (const auto& [cost, o] : order) {
+    for (const std::size_t o : order[d]) {
       if (remaining <= 1e-12) break;
       const double take = std::min(remaining, demand.options[o].max_units.value_or(remaining));
       option_units[d][o] = take;
