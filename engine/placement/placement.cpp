@@ -78,7 +78,8 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
       paid_option[d][o] = true;
       remaining -= take;
     }
-    for (const PlacementOption& option : demand.options) in_flow[d] = in_flow[d] || pools[option.pool].reserved_instances > 0;
+    in_flow[d] = std::any_of(demand.options.begin(), demand.options.end(),
+                             [&](const PlacementOption& option) { return pools[option.pool].reserved_instances > 0; });
   }
 
   // Nodes: 0 source, 1 sink, one per demand in the flow, one per pool holding reservations.
@@ -93,10 +94,13 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
   for (std::size_t p = 0; p < pools.size(); ++p) {
     if (pools[p].reserved_instances > 0) reservation_node[p] = node_count++;
   }
+  // Only reservation nodes need it, and only when some demand is in the flow.
   std::vector<double> reserved_units_per_gpu(pools.size(), 0);
-  for (const PlacementDemand& demand : demands) {
-    for (const PlacementOption& option : demand.options) {
-      reserved_units_per_gpu[option.pool] = std::max(reserved_units_per_gpu[option.pool], option.units_per_gpu);
+  if (node_count > 2) {
+    for (const PlacementDemand& demand : demands) {
+      for (const PlacementOption& option : demand.options) {
+        reserved_units_per_gpu[option.pool] = std::max(reserved_units_per_gpu[option.pool], option.units_per_gpu);
+      }
     }
   }
   std::vector<FlowArc> arcs;
@@ -151,6 +155,7 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
     counts.assign(demand.options.size(), 0);
     double covered = 0;
     for (std::size_t o = 0; o < demand.options.size(); ++o) {
+      if (option_units[d][o] <= 0) continue;  // most options of a large pool set: no instance, nothing covered
       const double per_instance = units_per_instance(pools[demand.options[o].pool], demand.options[o]);
       counts[o] = static_cast<int>(std::floor(option_units[d][o] / per_instance + 1e-9));
       covered += counts[o] * per_instance;
@@ -186,7 +191,9 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
       residual -= best_count * units_per_instance(pools[demand.options[*best].pool], demand.options[*best]);
     }
     result.unplaced_units += std::max(0.0, residual);
-    for (std::size_t o = 0; o < demand.options.size(); ++o) per_pool[demand.options[o].pool] += counts[o];
+    for (std::size_t o = 0; o < demand.options.size(); ++o) {
+      if (counts[o] > 0) per_pool[demand.options[o].pool] += counts[o];
+    }
   }
   for (std::size_t p = 0; p < pools.size(); ++p) result.reserved_used[p] = std::min(per_pool[p], pools[p].reserved_instances);
   result.cost_per_hour = instances_cost_per_hour(pools, per_pool);

@@ -118,7 +118,8 @@ PlannedInstances place_horizon(const PlacementSetup& setup, const Scenario& scen
                       [&](std::size_t k, std::span<const placement::PlacementDemand> demands, const placement::PlacementResult& result) {
                         for (std::size_t w = 0; w < demands.size(); ++w) {
                           for (std::size_t o = 0; o < demands[w].options.size(); ++o) {
-                            planned.counts[w][demands[w].options[o].pool][k] = result.instances[w][o];
+                            // Counts start at zero: only placed instances are written.
+                            if (result.instances[w][o] > 0) planned.counts[w][demands[w].options[o].pool][k] = result.instances[w][o];
                           }
                         }
                         planned.cost_per_hour[k] = result.cost_per_hour;
@@ -147,7 +148,7 @@ std::vector<std::vector<int>> place_horizon_pool_totals(const PlacementSetup& se
                       [&](std::size_t k, std::span<const placement::PlacementDemand> demands, const placement::PlacementResult& result) {
                         for (std::size_t w = 0; w < demands.size(); ++w) {
                           for (std::size_t o = 0; o < demands[w].options.size(); ++o) {
-                            totals[demands[w].options[o].pool][k] += result.instances[w][o];
+                            if (result.instances[w][o] > 0) totals[demands[w].options[o].pool][k] += result.instances[w][o];
                           }
                         }
                       });
