@@ -92,10 +92,11 @@ std::vector<std::vector<double>> exhaustive_instances() {
   return instances;
 }
 
-// The exhaustive search's model as a scenario: one.gpu and four.gpu, on-demand and reserved.
-Scenario exhaustive_scenario(const std::vector<double>& needs, const PriceSource& prices) {
+// The exhaustive search's model as a scenario: one.gpu and four.gpu, on-demand and reserved. Each
+// test names its own demand file (`file`): ctest runs the tests in parallel.
+Scenario exhaustive_scenario(const std::vector<double>& needs, const PriceSource& prices, const std::string& file) {
   return load(planning_json(8, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "reserved"])",
-                            trace_demand(demand_csv("exhaustive", needs))),
+                            trace_demand(demand_csv(file, needs))),
               prices);
 }
 
@@ -164,7 +165,7 @@ TEST_CASE("engine::make_plan matches an exhaustive search of its cost model with
   const std::vector<std::vector<double>> instances = exhaustive_instances();
   for (std::size_t instance = 0; instance < instances.size(); ++instance) {
     const std::vector<double>& needs = instances[instance];
-    const Scenario scenario = exhaustive_scenario(needs, prices);
+    const Scenario scenario = exhaustive_scenario(needs, prices, "exhaustive_plan");
     const Plan plan = plan_of(scenario, prices);
     const double exact = exhaustive_cost(needs);
     INFO("instance " << instance << ": planned " << plan.expected.planned_cost.usd() << ", exact " << exact);
@@ -181,7 +182,7 @@ TEST_CASE("engine::planner::solve_hindsight_optimum equals the exhaustive search
   const std::vector<std::vector<double>> instances = exhaustive_instances();
   for (std::size_t instance = 0; instance < instances.size(); ++instance) {
     const std::vector<double>& needs = instances[instance];
-    const Scenario scenario = exhaustive_scenario(needs, prices);
+    const Scenario scenario = exhaustive_scenario(needs, prices, "exhaustive_optimum");
     auto model = engine::build_fleet_model(scenario, prices);
     REQUIRE(model.ok());
     auto optimum = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {needs});
