@@ -24,7 +24,9 @@ struct IntervalStart { std::int64_t interval; };          // Phase::demand
 struct PolicyTick { std::int64_t interval; };             // Phase::decision
 struct HourEnd { std::int64_t hour; };                    // Phase::accounting
 struct InstanceReady { std::uint32_t instance; };         // Phase::capacity
-struct InterruptionNotice { std::uint32_t instance; };    // Phase::capacity
+// A notice is not cancelled when its instance goes first (it still counts as an event): the
+// launch serial tells a notice meant for an earlier occupant of the instance's slot.
+struct InterruptionNotice { std::uint32_t instance; std::uint32_t serial; };  // Phase::capacity
 struct InstanceTerminated { std::uint32_t instance; };    // Phase::capacity
 struct SpotPriceChange { std::uint32_t pool; Money price; };  // Phase::prices
 struct SpotCapacityChange { std::uint32_t pool; };        // Phase::prices
@@ -37,7 +39,10 @@ using Event = std::variant<IntervalStart, PolicyTick, HourEnd, InstanceReady, In
 
 enum class InstanceState { pending, running, noticed, terminated };
 
+// An instance's slot is reused after it terminates, so that memory follows the live fleet rather
+// than every instance launched over the horizon; `serial` names the instance in the trace.
 struct Instance {
+  std::uint32_t serial = 0;  // launch number over the run
   std::uint32_t pool = 0;
   std::uint32_t group = 0;
   InstanceState state = InstanceState::pending;
@@ -122,7 +127,10 @@ class Replica {
   void on_policy_tick();
   void on_hour_end(std::int64_t hour);
   void on_ready(std::uint32_t id);
-  void on_notice(std::uint32_t id);
+  void on_notice(std::uint32_t id, std::uint32_t serial);
+  /// A slot for a new instance: a terminated instance's, else a new one.
+  std::uint32_t instance_slot();
+  void release_slot(std::uint32_t id);
   void on_terminated(std::uint32_t id);
   void on_price_change(std::uint32_t pool, Money price);
   void on_capacity_change(std::uint32_t pool);
@@ -172,7 +180,8 @@ class Replica {
   EventQueue<Event> queue_;
   Seconds now_{0};
   Seconds end_{0};
-  std::vector<Instance> instances_;
+  std::vector<Instance> instances_;                  // slots, live and free
+  std::vector<std::uint32_t> free_instance_slots_;   // terminated instances' slots, reused last-freed first
   std::vector<PoolRuntime> pools_;
   std::vector<GroupRuntime> groups_;
   std::vector<std::vector<double>> demand_;  // per service workload, per interval (empty for batch)
@@ -301,7 +310,7 @@ void Replica::handle(const Fired& fired) {
         if constexpr (std::is_same_v<T, PolicyTick>) on_policy_tick();
         if constexpr (std::is_same_v<T, HourEnd>) on_hour_end(event.hour);
         if constexpr (std::is_same_v<T, InstanceReady>) on_ready(event.instance);
-        if constexpr (std::is_same_v<T, InterruptionNotice>) on_notice(event.instance);
+        if constexpr (std::is_same_v<T, InterruptionNotice>) on_notice(event.instance, event.serial);
         if constexpr (std::is_same_v<T, InstanceTerminated>) on_terminated(event.instance);
         if constexpr (std::is_same_v<T, SpotPriceChange>) on_price_change(event.pool, event.price);
         if constexpr (std::is_same_v<T, SpotCapacityChange>) on_capacity_change(event.pool);
@@ -636,20 +645,37 @@ std::optional<std::size_t> Replica::launch(std::size_t g, std::size_t p) {
     if (on_demand.empty()) return std::nullopt;
     p = on_demand.front();
   }
-  ++result_.outcome.instances_launched;
-  const auto id = static_cast<std::uint32_t>(instances_.size());
-  Instance instance;
+  const auto serial = static_cast<std::uint32_t>(result_.outcome.instances_launched++);
+  const std::uint32_t id = instance_slot();
+  Instance& instance = instances_[id];
+  instance.serial = serial;
   instance.pool = static_cast<std::uint32_t>(p);
   instance.group = static_cast<std::uint32_t>(g);
   const Seconds latency = sample_launch_latency(model_.pools[p].median_launch_latency, model_.pools[p].key.option, launches_);
   instance.next_event = queue_.schedule(now_ + latency, Phase::capacity, InstanceReady{id});
-  instances_.push_back(instance);
   groups_[g].instances_by_pool[p].push_back(id);
   ++groups_[g].active_by_pool[p];
   ++pools_[p].live;
-  trace([&] { return std::string("launch " + model_.pools[p].name + " #" + std::to_string(id) + " ready in " + format_duration(latency)); });
+  trace([&] { return std::string("launch " + model_.pools[p].name + " #" + std::to_string(serial) + " ready in " + format_duration(latency)); });
   return p;
 }
+
+std::uint32_t Replica::instance_slot() {
+  if (free_instance_slots_.empty()) {
+    instances_.emplace_back();
+    return static_cast<std::uint32_t>(instances_.size() - 1);
+  }
+  const std::uint32_t id = free_instance_slots_.back();
+  free_instance_slots_.pop_back();
+  Instance& instance = instances_[id];
+  std::vector<std::uint32_t> jobs = std::move(instance.jobs);  // empty; keeps its capacity
+  instance = Instance{};
+  instance.jobs = std::move(jobs);
+  return id;
+}
+
+// Nothing refers to a terminated instance any more but its stale notice, which its serial tells.
+void Replica::release_slot(std::uint32_t id) { free_instance_slots_.push_back(id); }
 
 bool Replica::terminate_newest(std::size_t g, std::size_t p) {
   auto& live = groups_[g].instances_by_pool[p];
@@ -665,7 +691,8 @@ bool Replica::terminate_newest(std::size_t g, std::size_t p) {
       queue_.cancel(instance.next_event);
       instance.state = InstanceState::terminated;
       --pools_[p].live;
-      trace([&] { return std::string("cancel pending #" + std::to_string(id)); });
+      trace([&] { return std::string("cancel pending #" + std::to_string(instance.serial)); });
+      release_slot(id);
     } else {
       on_terminated(id);
     }
@@ -686,9 +713,9 @@ void Replica::on_ready(std::uint32_t id) {
   if (pool.market && !pool.market->replays_trace()) {
     const Seconds reclaim = now_ + pool.market->time_to_interruption(now_, interruptions_);
     const Seconds notice = std::max(now_, reclaim - model_.interruption_notice);
-    if (notice < end_) instance.next_event = queue_.schedule(notice, Phase::capacity, InterruptionNotice{id});
+    if (notice < end_) instance.next_event = queue_.schedule(notice, Phase::capacity, InterruptionNotice{id, instance.serial});
   }
-  trace([&] { return std::string("ready #" + std::to_string(id) + " in " + pool.name); });
+  trace([&] { return std::string("ready #" + std::to_string(instance.serial) + " in " + pool.name); });
   if (group.batch) start_queued_jobs(instance.group);
 }
 
@@ -698,11 +725,11 @@ void Replica::begin_interruption(std::uint32_t id) {
   --groups_[instance.group].active_by_pool[instance.pool];
   ++result_.outcome.interruptions;
   instance.next_event = queue_.schedule(now_ + model_.interruption_notice, Phase::capacity, InstanceTerminated{id});
-  trace([&] { return std::string("interruption notice #" + std::to_string(id) + " in " + model_.pools[instance.pool].name); });
+  trace([&] { return std::string("interruption notice #" + std::to_string(instance.serial) + " in " + model_.pools[instance.pool].name); });
 }
 
-void Replica::on_notice(std::uint32_t id) {
-  if (instances_[id].state != InstanceState::running) return;
+void Replica::on_notice(std::uint32_t id, std::uint32_t serial) {
+  if (instances_[id].serial != serial || instances_[id].state != InstanceState::running) return;
   begin_interruption(id);
   // Capacity rebalancing: the group replaces the instance now instead of at its next decision.
   if (scenario_.policy.distribution.capacity_rebalance) decide(instances_[id].group);
@@ -728,8 +755,10 @@ void Replica::on_terminated(std::uint32_t id) {
   const std::int64_t extra = (billed_duration(ran, model_.billing) - ran).count();
   pools_[p].instance_seconds += extra;
   pools_[p].price_seconds += extra * pools_[p].price.micro_usd();
-  trace([&] { return std::string("terminated #" + std::to_string(id) + " after " + format_duration(ran) + (interrupted ? " (interrupted)" : "")); });
-  if (!held.empty()) start_queued_jobs(instance.group);
+  trace([&] { return std::string("terminated #" + std::to_string(instance.serial) + " after " + format_duration(ran) + (interrupted ? " (interrupted)" : "")); });
+  const std::uint32_t group = instance.group;
+  release_slot(id);
+  if (!held.empty()) start_queued_jobs(group);
 }
 
 void Replica::on_price_change(std::uint32_t p, Money price) {

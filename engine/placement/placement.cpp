@@ -34,7 +34,30 @@ double instances_cost_per_hour(std::span<const PlacementPool> pools, std::span<c
   return cost;
 }
 
+std::vector<std::vector<std::size_t>> cheapest_first(std::span<const PlacementPool> pools,
+                                                     std::span<const PlacementDemand> demands) {
+  std::vector<std::vector<std::size_t>> orders(demands.size());
+  for (std::size_t d = 0; d < demands.size(); ++d) {
+    const PlacementDemand& demand = demands[d];
+    std::vector<std::pair<double, std::size_t>> order;  // (cost per unit, option)
+    order.reserve(demand.options.size());
+    for (std::size_t o = 0; o < demand.options.size(); ++o) {
+      const PlacementPool& pool = pools[demand.options[o].pool];
+      order.emplace_back(pool.instance_cost / units_per_instance(pool, demand.options[o]), o);
+    }
+    std::sort(order.begin(), order.end());
+    orders[d].reserve(order.size());
+    for (const auto& [cost, o] : order) orders[d].push_back(o);
+  }
+  return orders;
+}
+
 PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands) {
+  return place_interval(pools, demands, cheapest_first(pools, demands));
+}
+
+PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands,
+                               std::span<const std::vector<std::size_t>> order) {
   // Without reservations the demands do not interact, and each one's min-cost flow is the greedy
   // fill of its options from the cheapest per unit, up to their caps. Reservations are shared, so
   // demands that may use one go into the flow; their paid options there are only those of their
@@ -45,24 +68,18 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
   std::vector<bool> in_flow(demands.size(), false);
   for (std::size_t d = 0; d < demands.size(); ++d) {
     const PlacementDemand& demand = demands[d];
-    std::vector<std::pair<double, std::size_t>> order;  // (cost per unit, option), cheapest first
-    order.reserve(demand.options.size());
-    for (std::size_t o = 0; o < demand.options.size(); ++o) {
-      const PlacementPool& pool = pools[demand.options[o].pool];
-      order.emplace_back(pool.instance_cost / units_per_instance(pool, demand.options[o]), o);
-    }
-    std::sort(order.begin(), order.end());
     option_units[d].assign(demand.options.size(), 0.0);
     paid_option[d].assign(demand.options.size(), false);
     double remaining = demand.units;
-    for (const auto& [cost, o] : order) {
+    for (const std::size_t o : order[d]) {
       if (remaining <= 1e-12) break;
       const double take = std::min(remaining, demand.options[o].max_units.value_or(remaining));
       option_units[d][o] = take;
       paid_option[d][o] = true;
       remaining -= take;
     }
-    for (const PlacementOption& option : demand.options) in_flow[d] = in_flow[d] || pools[option.pool].reserved_instances > 0;
+    in_flow[d] = std::any_of(demand.options.begin(), demand.options.end(),
+                             [&](const PlacementOption& option) { return pools[option.pool].reserved_instances > 0; });
   }
 
   // Nodes: 0 source, 1 sink, one per demand in the flow, one per pool holding reservations.
@@ -77,10 +94,13 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
   for (std::size_t p = 0; p < pools.size(); ++p) {
     if (pools[p].reserved_instances > 0) reservation_node[p] = node_count++;
   }
+  // Only reservation nodes need it, and only when some demand is in the flow.
   std::vector<double> reserved_units_per_gpu(pools.size(), 0);
-  for (const PlacementDemand& demand : demands) {
-    for (const PlacementOption& option : demand.options) {
-      reserved_units_per_gpu[option.pool] = std::max(reserved_units_per_gpu[option.pool], option.units_per_gpu);
+  if (node_count > 2) {
+    for (const PlacementDemand& demand : demands) {
+      for (const PlacementOption& option : demand.options) {
+        reserved_units_per_gpu[option.pool] = std::max(reserved_units_per_gpu[option.pool], option.units_per_gpu);
+      }
     }
   }
   std::vector<FlowArc> arcs;
@@ -135,6 +155,7 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
     counts.assign(demand.options.size(), 0);
     double covered = 0;
     for (std::size_t o = 0; o < demand.options.size(); ++o) {
+      if (option_units[d][o] <= 0) continue;  // most options of a large pool set: no instance, nothing covered
       const double per_instance = units_per_instance(pools[demand.options[o].pool], demand.options[o]);
       counts[o] = static_cast<int>(std::floor(option_units[d][o] / per_instance + 1e-9));
       covered += counts[o] * per_instance;
@@ -170,7 +191,9 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
       residual -= best_count * units_per_instance(pools[demand.options[*best].pool], demand.options[*best]);
     }
     result.unplaced_units += std::max(0.0, residual);
-    for (std::size_t o = 0; o < demand.options.size(); ++o) per_pool[demand.options[o].pool] += counts[o];
+    for (std::size_t o = 0; o < demand.options.size(); ++o) {
+      if (counts[o] > 0) per_pool[demand.options[o].pool] += counts[o];
+    }
   }
   for (std::size_t p = 0; p < pools.size(); ++p) result.reserved_used[p] = std::min(per_pool[p], pools[p].reserved_instances);
   result.cost_per_hour = instances_cost_per_hour(pools, per_pool);

@@ -53,8 +53,17 @@ struct PlacementResult {
   double cost_per_hour = 0;                 // USD: on-demand beyond the reservations, and spot
 };
 
+/// Each demand's options from the cheapest per unit served (ties by option index): the order the
+/// placement fills them in. It depends on the pools' costs and headroom, not on their reservations
+/// or the demands' units, so a horizon of intervals computes it once.
+std::vector<std::vector<std::size_t>> cheapest_first(std::span<const PlacementPool> pools,
+                                                     std::span<const PlacementDemand> demands);
+
 /// Places every demand. Pools are indexed by PlacementOption::pool.
 PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands);
+/// The same, with `order` from cheapest_first() for these pools and demands' options.
+PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands,
+                               std::span<const std::vector<std::size_t>> order);
 
 /// The hourly cost of whole instances per pool: on-demand instances beyond the pool's reserved
 /// instances at its rate, spot instances at theirs. The one cost rule the planner, its tests and

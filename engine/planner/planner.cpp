@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <span>
 #include <sstream>
 
 #include "core/hash.h"
@@ -86,14 +87,17 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
   return setup;
 }
 
-// Places every interval with `new_reserved` instances reserved per pool on top of those owned.
-PlannedInstances place_horizon(const PlacementSetup& setup, const Scenario& scenario, const std::vector<int>& new_reserved) {
+// Places every interval with `new_reserved` instances reserved per pool on top of those owned, and
+// hands each interval's placement to `take(k, demands, result)`.
+template <typename Take>
+void place_each_interval(const PlacementSetup& setup, const Scenario& scenario, const std::vector<int>& new_reserved, Take&& take) {
   const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
   const double share = scenario.spot.max_share_per_pool_percent / 100.0;
-  PlannedInstances planned(setup.options.size(), intervals, setup.pools.size());
   std::vector<placement::PlacementPool> pools = setup.pools;
   std::vector<placement::PlacementDemand> demands(setup.options.size());
   for (std::size_t w = 0; w < demands.size(); ++w) demands[w].options = setup.options[w];
+  // The fill order depends on prices only: sorted once, not per interval.
+  const std::vector<std::vector<std::size_t>> order = placement::cheapest_first(pools, demands);
   for (std::size_t k = 0; k < intervals; ++k) {
     for (std::size_t p = 0; p < pools.size(); ++p) pools[p].reserved_instances = setup.owned_reserved[p][k] + new_reserved[p];
     for (std::size_t w = 0; w < demands.size(); ++w) {
@@ -103,16 +107,52 @@ PlannedInstances place_horizon(const PlacementSetup& setup, const Scenario& scen
         if (pools[option.pool].spot && share < 1) option.max_units = share * setup.units[w][k];
       }
     }
-    const placement::PlacementResult result = placement::place_interval(pools, demands);
-    for (std::size_t w = 0; w < demands.size(); ++w) {
-      for (std::size_t o = 0; o < demands[w].options.size(); ++o) {
-        planned.counts[w][demands[w].options[o].pool][k] = result.instances[w][o];
-      }
-    }
-    planned.cost_per_hour[k] = result.cost_per_hour;
-    planned.unplaced_units += result.unplaced_units;
+    take(k, demands, placement::place_interval(pools, demands, order));
   }
+}
+
+// The placement's instances per workload, pool and interval: what a plan is made of.
+PlannedInstances place_horizon(const PlacementSetup& setup, const Scenario& scenario, const std::vector<int>& new_reserved) {
+  PlannedInstances planned(setup.options.size(), static_cast<std::size_t>(scenario.horizon.intervals()), setup.pools.size());
+  place_each_interval(setup, scenario, new_reserved,
+                      [&](std::size_t k, std::span<const placement::PlacementDemand> demands, const placement::PlacementResult& result) {
+                        for (std::size_t w = 0; w < demands.size(); ++w) {
+                          for (std::size_t o = 0; o < demands[w].options.size(); ++o) {
+                            // Counts start at zero: only placed instances are written.
+                            if (result.instances[w][o] > 0) planned.counts[w][demands[w].options[o].pool][k] = result.instances[w][o];
+                          }
+                        }
+                        planned.cost_per_hour[k] = result.cost_per_hour;
+                        planned.unplaced_units += result.unplaced_units;
+                      });
   return planned;
+}
+
+// The placement's cost per hour of each interval alone, without the instances per workload
+// (hundreds of MB at 500 workloads x 300 pools x 720 intervals): what comparing levels needs.
+PlannedInstances place_horizon_cost(const PlacementSetup& setup, const Scenario& scenario, const std::vector<int>& new_reserved) {
+  PlannedInstances planned(0, static_cast<std::size_t>(scenario.horizon.intervals()), 0);
+  place_each_interval(setup, scenario, new_reserved,
+                      [&](std::size_t k, std::span<const placement::PlacementDemand>, const placement::PlacementResult& result) {
+                        planned.cost_per_hour[k] = result.cost_per_hour;
+                        planned.unplaced_units += result.unplaced_units;
+                      });
+  return planned;
+}
+
+// The placement's instances per pool and interval, summed over workloads: [pool][interval].
+std::vector<std::vector<int>> place_horizon_pool_totals(const PlacementSetup& setup, const Scenario& scenario,
+                                                        const std::vector<int>& new_reserved) {
+  std::vector<std::vector<int>> totals(setup.pools.size(), std::vector<int>(static_cast<std::size_t>(scenario.horizon.intervals()), 0));
+  place_each_interval(setup, scenario, new_reserved,
+                      [&](std::size_t k, std::span<const placement::PlacementDemand> demands, const placement::PlacementResult& result) {
+                        for (std::size_t w = 0; w < demands.size(); ++w) {
+                          for (std::size_t o = 0; o < demands[w].options.size(); ++o) {
+                            if (result.instances[w][o] > 0) totals[demands[w].options[o].pool][k] += result.instances[w][o];
+                          }
+                        }
+                      });
+  return totals;
 }
 
 struct CommitmentChoice {
@@ -128,7 +168,7 @@ double expected_cost_usd(const Scenario& scenario, const FleetModel& model, cons
                          const std::vector<int>& reserved, const std::vector<double>& rates) {
   double total = 0;
   for (const PlacementSetup& setup : by_level) {
-    total += planned_cost_usd(scenario, model, place_horizon(setup, scenario, reserved), reserved, rates);
+    total += planned_cost_usd(scenario, model, place_horizon_cost(setup, scenario, reserved), reserved, rates);
   }
   return total / static_cast<double>(by_level.size());
 }
@@ -162,13 +202,13 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
   }
   const std::vector<int> none(model.pools.size(), 0);
   std::vector<PlacementSetup> by_level;
-  std::vector<PlannedInstances> preferred;
+  std::vector<std::vector<std::vector<int>>> preferred;  // per level: instances per pool and interval
   for (double level : kUsageLevels) {
     by_level.push_back(setup);
     by_level.back().units = placement_setup(model, scenario, demand, level).units;
     PlacementSetup priced = reserved_priced;
     priced.units = by_level.back().units;
-    preferred.push_back(place_horizon(priced, scenario, none));
+    preferred.push_back(place_horizon_pool_totals(priced, scenario, none));
   }
   const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
   std::vector<std::vector<int>> usage(model.pools.size());
@@ -176,8 +216,8 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
   std::vector<double> cheapest(model.pools.size(), 0.0);
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     if (!offers[p]) continue;
-    for (const PlannedInstances& placed : preferred) {
-      for (std::size_t k = 0; k < intervals; ++k) usage[p].push_back(std::max(0, placed.pool_total(p, k) - setup.owned_reserved[p][k]));
+    for (const std::vector<std::vector<int>>& pool_totals : preferred) {
+      for (std::size_t k = 0; k < intervals; ++k) usage[p].push_back(std::max(0, pool_totals[p][k] - setup.owned_reserved[p][k]));
     }
     // The cheapest alternative per instance of this pool, over the workloads that may use it.
     cheapest[p] = setup.pools[p].instance_cost;
