@@ -27,21 +27,6 @@ std::string line_and_column(std::string_view text, std::size_t byte) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-/// "/a/b" + "c" -> "/a/b/c", escaping '~' and '/' as RFC 6901 requires.
-std::string append_token(std::string pointer, std::string_view token) {
-  pointer += '/';
-  for (const char c : token) {
-    if (c == '~') {
-      pointer += "~0";
-    } else if (c == '/') {
-      pointer += "~1";
-    } else {
-      pointer += c;
-    }
-  }
-  return pointer;
-}
-
 /// A SAX handler that builds the document with nlohmann's own DOM builder while it keeps the JSON
 /// pointer of the value being read, so that a number out of range or a too deep nesting is
 /// reported where it is, and parsing stops there instead of throwing.
@@ -118,11 +103,11 @@ class BoundedBuilder {
     for (std::size_t i = 0; i < frames_.size(); ++i) {
       const Frame& frame = frames_[i];
       if (!frame.is_array) {
-        result = append_token(std::move(result), frame.key);
+        result = child_pointer(result, frame.key);
       } else {
         const bool innermost = i + 1 == frames_.size();
         const std::size_t index = pending && innermost ? frame.elements : frame.elements - 1;
-        result = append_token(std::move(result), std::to_string(index));
+        result = child_pointer(result, std::to_string(index));
       }
     }
     return result;
@@ -158,6 +143,21 @@ std::string describe_exception(const json::exception& error) {
     what.erase(0, end + 2);
   }
   return what;
+}
+
+std::string child_pointer(std::string_view pointer, std::string_view key) {
+  std::string result(pointer);
+  result += '/';
+  for (const char c : key) {
+    if (c == '~') {
+      result += "~0";
+    } else if (c == '/') {
+      result += "~1";
+    } else {
+      result += c;
+    }
+  }
+  return result;
 }
 
 }  // namespace fleetcast::json_text

@@ -32,6 +32,9 @@ struct JsonTextError {
 /// a double (1e400), nesting deeper than kMaxDepth. Never throws.
 std::variant<nlohmann::json, JsonTextError> parse(std::string_view text);
 
+/// "/a/b" + "c" -> "/a/b/c", escaping '~' and '/' as RFC 6901 requires.
+std::string child_pointer(std::string_view pointer, std::string_view key);
+
 /// A message for an nlohmann exception met while reading a parsed document (a type or range
 /// error the reader did not foresee): nlohmann's own words without its "[json.exception...]"
 /// prefix, for a caller that names the file and what it was reading.

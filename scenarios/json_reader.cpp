@@ -27,18 +27,7 @@ std::optional<json> parse_json_document(std::string_view text, DiagnosticSink& s
 }
 
 std::string child_pointer(std::string_view pointer, std::string_view key) {
-  std::string result(pointer);
-  result += '/';
-  for (const char c : key) {
-    if (c == '~') {
-      result += "~0";
-    } else if (c == '/') {
-      result += "~1";
-    } else {
-      result += c;
-    }
-  }
-  return result;
+  return json_text::child_pointer(pointer, key);
 }
 
 std::string child_pointer(std::string_view pointer, std::size_t index) {
