@@ -119,4 +119,9 @@ Result<AwsExport> compressed_aws_groups(const Plan& plan, std::span<const std::s
   return result;
 }
 
+Result<AwsExport> compressed_aws_groups(const Plan& plan, const ExportOptions& options) {
+  const std::vector<std::size_t> budgets(plan.groups.size(), options.max_actions);
+  return compressed_aws_groups(plan, budgets, !options.window);
+}
+
 }  // namespace fleetcast::exporters

@@ -93,6 +93,9 @@ struct AwsExport {
 };
 Result<AwsExport> compressed_aws_groups(const Plan& plan, std::span<const std::size_t> action_budget, bool recurring);
 
+/// The same with options.max_actions for every group, recurring actions unless a window is asked.
+Result<AwsExport> compressed_aws_groups(const Plan& plan, const ExportOptions& options);
+
 /// The CloudWatch metric that target tracking follows for a plan metric ("gpu_utilisation":
 /// CWAgent/nvidia_smi_utilization_gpu, "requests_per_gpu": fleetcast/requests_per_gpu); none for a
 /// metric it does not know, which the limit checks then refuse.

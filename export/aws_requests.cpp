@@ -128,8 +128,7 @@ std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
 }  // namespace
 
 Result<FormatOutput> render_aws_requests(const Plan& plan, const ExportOptions& options) {
-  const std::vector<std::size_t> budgets(plan.groups.size(), options.max_actions);
-  auto checked = compressed_aws_groups(plan, budgets, !options.window);
+  auto checked = compressed_aws_groups(plan, options);
   if (!checked.ok()) return checked.status();
   const std::vector<AwsGroup>& groups = checked->groups;
   std::vector<ExportFile> files;

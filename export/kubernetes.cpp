@@ -611,8 +611,7 @@ std::vector<ExportFile> kubernetes_files(const Plan& plan, const std::vector<Kub
 
 Result<FormatOutput> render_kubernetes(const Plan& plan, const ExportOptions& options) {
   // The AWS limits are checked too, so that a plan is refused alike in every format.
-  const std::vector<std::size_t> budgets(plan.groups.size(), options.max_actions);
-  auto aws = compressed_aws_groups(plan, budgets, !options.window);
+  auto aws = compressed_aws_groups(plan, options);
   if (!aws.ok()) return aws.status();
   Violations violations("Kubernetes");
   std::vector<KubernetesGroup> groups;
