@@ -1,5 +1,6 @@
-// Running the Monte Carlo replicas of a built fleet model on a pool of threads, and gathering their
-// outcomes in replica order into a report (so the report does not depend on the thread count).
+// Running the Monte Carlo replicas of a built fleet model on the options' executor (or a pool of
+// threads started for the call), and gathering their outcomes in replica order into a report (so
+// the report depends on neither the executor nor the thread count).
 // simulate() runs a scenario's model through it; simulate_plan() a model with a plan attached.
 //
 // Thread-safety: reentrant; the model is shared read-only by the replicas.

@@ -1,95 +1,18 @@
-// simulate(): builds the fleet model once, runs the replicas on a pool of threads, and gathers
-// their outcomes in replica order, so the report does not depend on the thread count.
-#include <algorithm>
-#include <atomic>
+// simulate(): builds the fleet model once and runs its replicas (engine/run_replicas.h); the
+// report's JSON and CSV documents.
 #include <cmath>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "core/statistics.h"
 #include "engine/fleet_model.h"
-#include "engine/replica.h"
 #include "engine/run_replicas.h"
 #include "fleetcast/simulation.h"
+#include "core/json_text.h"
 
 namespace fleetcast {
 
-namespace {
 
-Spread spread_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  Spread spread;
-  spread.mean = statistics::mean(values);
-  spread.p5 = statistics::interpolated_quantile(values, 0.05);
-  spread.p50 = statistics::interpolated_quantile(values, 0.50);
-  spread.p95 = statistics::interpolated_quantile(values, 0.95);
-  return spread;
-}
-
-}  // namespace
-
-namespace engine {
-
-Result<SimulationReport> run_replicas(const FleetModel& model, const SimulationOptions& options) {
-  if (options.replicas < 1) return invalid_argument_error("replicas: expected at least 1, found " + std::to_string(options.replicas));
-  if (options.threads < 0) return invalid_argument_error("threads: expected 0 (automatic) or more, found " + std::to_string(options.threads));
-  const Scenario& scenario = *model.scenario;
-
-  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int threads = std::min(options.replicas, options.threads > 0 ? options.threads : hardware);
-  std::vector<std::optional<ReplicaRun>> runs(static_cast<std::size_t>(options.replicas));
-  std::atomic<int> next_replica{0};
-  std::mutex error_mutex;
-  std::optional<std::pair<int, Status>> first_error;  // the lowest failing replica, for determinism
-  const auto worker = [&] {
-    for (int replica = next_replica++; replica < options.replicas; replica = next_replica++) {
-      ReplicaOptions replica_options;
-      replica_options.replica = replica;
-      replica_options.record_intervals = replica == 0;
-      replica_options.record_trace = replica == 0 && options.record_trace;
-      replica_options.cancellation = options.cancellation;
-      auto run = run_replica(model, replica_options);
-      if (!run.ok()) {
-        std::lock_guard lock(error_mutex);
-        if (!first_error || replica < first_error->first) first_error.emplace(replica, run.status());
-        continue;
-      }
-      runs[static_cast<std::size_t>(replica)] = std::move(*run);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& thread : pool) thread.join();
-  if (first_error) return first_error->second;
-
-  SimulationReport report;
-  report.scenario = scenario.name;
-  report.seed = scenario.seed;
-  for (const auto& pool_model : model.pools) {
-    report.pools.push_back(pool_model.name);
-    report.pool_options.push_back(pool_model.key.option);
-  }
-  for (const auto& workload : scenario.workloads) report.workloads.push_back(workload.name);
-  report.notes = model.notes;
-  std::vector<double> costs, served;
-  for (auto& run : runs) {
-    costs.push_back(run->outcome.cost.total.usd());
-    served.push_back(run->outcome.served_fraction);
-    report.replicas.push_back(std::move(run->outcome));
-  }
-  report.cost_usd = spread_of(costs);
-  report.served_fraction = spread_of(served);
-  report.intervals = std::move(runs.front()->intervals);
-  report.ledger = std::move(runs.front()->ledger);
-  report.trace = std::move(runs.front()->trace);
-  return report;
-}
-
-}  // namespace engine
 
 Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& prices, const SimulationOptions& options) {
   if (scenario.policy.kind == PolicyKind::predictive) {
@@ -152,7 +75,7 @@ std::string simulation_report_json(const SimulationReport& report) {
       {"replicas", replicas},
       {"notes", report.notes},
   };
-  return document.dump(2) + "\n";
+  return json_text::dump(document, 2) + "\n";
 }
 
 std::string simulation_intervals_csv(const SimulationReport& report) {

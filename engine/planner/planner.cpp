@@ -406,6 +406,7 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
     SimulationOptions simulation;
     simulation.replicas = options.replicas;
     simulation.threads = options.threads;
+    simulation.executor = options.executor;
     simulation.cancellation = options.cancellation;
     auto report = simulate_plan(planning, plan, prices, simulation, PlanDemand::forecast);
     if (!report.ok()) return report.status();

@@ -168,6 +168,7 @@ struct PlanOptions {
   std::optional<Horizon> horizon;
   int replicas = 16;                     // Monte Carlo replicas of the risk simulation; 0 skips it
   int threads = 0;                       // for the replicas; 0: one per hardware thread
+  Executor* executor = nullptr;          // runs the replicas; nullptr: `threads` started for the call
   const CancellationToken* cancellation = nullptr;
   /// Called with one line per stage ("forecasting chat: lstm", ...); the library never prints.
   std::function<void(std::string_view)> on_progress;

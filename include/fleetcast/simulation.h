@@ -2,7 +2,7 @@
 // scenario's scaling policy, its demand served or not, over one or many Monte Carlo replicas.
 //
 // A run is deterministic for the scenario's seed: replica k draws from streams derived from
-// (seed, purpose, k), so the report is the same whatever the number of threads.
+// (seed, purpose, k), so the report is the same whatever the number of threads or the executor.
 //
 // Thread-safety: simulate() may be called from many threads at once; each call owns its state. The
 // PriceSource must allow concurrent const calls (all fleetcast implementations do).
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fleetcast/cancellation.h"
+#include "fleetcast/executor.h"
 #include "fleetcast/money.h"
 #include "fleetcast/pricing.h"
 #include "fleetcast/scenario.h"
@@ -24,6 +25,9 @@ namespace fleetcast {
 struct SimulationOptions {
   int replicas = 1;                             // >= 1
   int threads = 0;                              // 0: one per hardware thread, at most `replicas`
+  /// Where the replicas run (fleetcast/executor.h); nullptr: a pool of `threads` threads started
+  /// for the call. Not owned. The report is the same whatever runs it.
+  Executor* executor = nullptr;
   bool record_trace = false;                    // keep replica 0's event trace
   const CancellationToken* cancellation = nullptr;  // optional; cancel() stops the run promptly
 };
