@@ -1,7 +1,8 @@
-#include "tools/batch/batch_plan.h"
+#include "fleetcast/batch.h"
 
 #include <unordered_set>
 
+#include "core/json_text.h"
 #include "core/hash.h"
 #include "scenarios/sweep.h"
 
@@ -15,7 +16,7 @@ Status add_point(BatchPlan& plan, std::unordered_set<std::string>& hashes, scena
                  const std::vector<std::uint64_t>& seeds) {
   BatchPoint point;
   point.source = expanded.source.string();
-  for (const auto& [name, value] : expanded.parameters) point.parameters.emplace_back(name, value.dump());
+  for (const auto& [name, value] : expanded.parameters) point.parameters.emplace_back(name, json_text::dump(value));
   for (const auto& earlier : plan.points) {
     if (earlier.scenario.pricing == expanded.scenario.pricing) point.prices = earlier.prices;
   }

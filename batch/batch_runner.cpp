@@ -1,62 +1,109 @@
-#include "tools/batch/batch_runner.h"
+#include "fleetcast/batch.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
-#include <thread>
+#include <optional>
+#include <utility>
 
-#include "tools/batch/run_executor.h"
+#include "batch/run_executor.h"
+#include "core/parallel.h"
 
 namespace fleetcast::batch {
 
 namespace {
 
-/// Records travelling from the workers to the writer. close() is called once per worker as it
-/// ends; take() returns a batch for one commit.
-class RecordQueue {
+// One batch's pending runs and the records they produced, shared by the writer (run_batch's
+// calling thread) and the worker tasks it submitted. A task that starts after run_batch returned
+// finds every run claimed and ends without touching the plan, so the plan only needs to outlive
+// the call.
+class BatchWork {
  public:
-  explicit RecordQueue(int producers) : producers_(producers) {}
+  BatchWork(const BatchPlan& plan, std::vector<std::size_t> pending, bool time_series)
+      : plan_(plan), pending_(std::move(pending)), time_series_(time_series) {}
 
-  void push(RunRecord record) {
-    bool full = false;
-    {
-      std::lock_guard lock(mutex_);
-      records_.push_back(std::move(record));
-      full = records_.size() >= kCommitBatch;
+  /// A worker task: executes unclaimed runs until none is left.
+  void work() {
+    started_workers_.fetch_add(1);
+    while (work_one()) {
     }
-    if (full) ready_.notify_one();
   }
 
-  void close() {
+  /// Claims and executes one unclaimed run (abandons it once stopped); false when none is left.
+  bool work_one() {
+    const std::size_t i = next_.fetch_add(1);
+    if (i >= pending_.size()) return false;
+    std::optional<RunRecord> record;
+    if (!stop_.cancelled()) {
+      Result<RunRecord> executed = execute_planned_run(plan_, pending_[i], time_series_, &stop_);
+      if (executed.ok()) record = std::move(*executed);  // else cancelled: nothing to record
+    }
+    bool wake = false;
     {
       std::lock_guard lock(mutex_);
-      --producers_;
+      if (record) records_.push_back(std::move(*record));
+      ++settled_;
+      wake = records_.size() >= kCommitBatch || settled_ == pending_.size();
     }
-    ready_.notify_one();
+    if (wake) ready_.notify_one();
+    return true;
   }
 
-  /// Waits up to kCommitLinger for a full batch (or the last worker's end), then returns what is
-  /// queued, at most kCommitBatch records; `finished` when no worker is left and nothing is queued.
-  std::vector<RunRecord> take(bool& finished) {
+  /// Waits up to kCommitLinger for a full commit (or the last run's end), then returns what is
+  /// queued, at most kCommitBatch records.
+  std::vector<RunRecord> take() {
     std::unique_lock lock(mutex_);
-    ready_.wait_for(lock, kCommitLinger, [&] { return records_.size() >= kCommitBatch || producers_ == 0; });
+    ready_.wait_for(lock, kCommitLinger,
+                    [&] { return records_.size() >= kCommitBatch || settled_ == pending_.size(); });
     const std::size_t count = std::min(records_.size(), kCommitBatch);
     std::vector<RunRecord> taken(std::make_move_iterator(records_.begin()),
                                  std::make_move_iterator(records_.begin() + static_cast<std::ptrdiff_t>(count)));
     records_.erase(records_.begin(), records_.begin() + static_cast<std::ptrdiff_t>(count));
-    finished = producers_ == 0 && taken.empty();
     return taken;
   }
 
+  /// Every run executed or abandoned, and every record taken.
+  [[nodiscard]] bool finished() {
+    std::lock_guard lock(mutex_);
+    return settled_ == pending_.size() && records_.empty();
+  }
+  /// No submitted task has started: the executor is busy elsewhere (or is the calling thread).
+  [[nodiscard]] bool no_worker_started() const { return started_workers_.load() == 0; }
+
+  [[nodiscard]] std::size_t pending() const { return pending_.size(); }
+  [[nodiscard]] bool stopped() const { return stop_.cancelled(); }
+  void stop() { stop_.cancel(); }
+
  private:
+  const BatchPlan& plan_;
+  const std::vector<std::size_t> pending_;
+  const bool time_series_;
+  CancellationToken stop_;  // the caller's cancellation, or a failed commit
+  std::atomic<std::size_t> next_{0};
+  std::atomic<int> started_workers_{0};
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<RunRecord> records_;
-  int producers_;
+  std::size_t settled_ = 0;
 };
+
+// Starts the worker tasks on the caller's executor, or on a pool of `threads` made for the batch.
+std::unique_ptr<Executor> start_workers(const std::shared_ptr<BatchWork>& work, const BatchOptions& options) {
+  std::unique_ptr<Executor> own_pool;
+  Executor* executor = options.executor;
+  if (executor == nullptr) {
+    own_pool = make_thread_pool(static_cast<int>(
+        std::min<std::size_t>(work->pending(), static_cast<std::size_t>(resolve_thread_count(options.threads)))));
+    executor = own_pool.get();
+  }
+  const auto workers = std::min<std::size_t>(work->pending(), static_cast<std::size_t>(std::max(1, executor->concurrency())));
+  for (std::size_t w = 0; w < workers; ++w) executor->submit([work] { work->work(); });
+  return own_pool;
+}
 
 }  // namespace
 
@@ -88,30 +135,19 @@ Result<BatchOutcome> run_batch(const BatchPlan& plan, ResultsDatabase& database,
   if (options.on_progress) options.on_progress(outcome.already_done, outcome.total);
   if (pending->empty()) return outcome;
 
-  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int threads = std::min(static_cast<int>(pending->size()), options.threads > 0 ? options.threads : hardware);
-  CancellationToken stop;  // cancelled by the caller's token, or by a failed commit
-  std::atomic<std::size_t> next{0};
-  RecordQueue queue(threads);
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < pending->size() && !stop.cancelled(); i = next++) {
-      Result<RunRecord> record = execute_planned_run(plan, (*pending)[i], options.time_series, &stop);
-      if (!record.ok()) break;  // cancelled
-      queue.push(std::move(*record));
-    }
-    queue.close();
-  };
-  std::vector<std::jthread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+  auto work = std::make_shared<BatchWork>(plan, std::move(*pending), options.time_series);
+  std::unique_ptr<Executor> own_pool = start_workers(work, options);
 
   // The single writer: commit whatever has arrived, report progress, and pass on a cancellation.
+  // It executes runs itself only while no worker has started, so a busy executor cannot stall it.
   Status failure;
-  for (bool finished = false; !finished;) {
-    std::vector<RunRecord> records = queue.take(finished);
+  while (!work->finished()) {
+    std::vector<RunRecord> records = work->take();
+    if (records.empty() && (work->no_worker_started() || work->stopped())) work->work_one();
     if (!records.empty() && failure.ok()) {
       if (Status status = database.insert(records); !status.ok()) {
         failure = status;
-        stop.cancel();
+        work->stop();
       } else {
         outcome.executed += records.size();
         outcome.failed += static_cast<std::size_t>(std::count_if(
@@ -119,13 +155,13 @@ Result<BatchOutcome> run_batch(const BatchPlan& plan, ResultsDatabase& database,
         if (options.on_progress) options.on_progress(outcome.already_done + outcome.executed, outcome.total);
       }
     }
-    if (options.cancellation != nullptr && options.cancellation->cancelled()) stop.cancel();
+    if (options.cancellation != nullptr && options.cancellation->cancelled()) work->stop();
   }
-  pool.clear();  // joins
+  own_pool.reset();  // joins the batch's own threads
   if (!failure.ok()) return failure;
-  if (stop.cancelled() && outcome.executed < pending->size()) {
+  if (work->stopped() && outcome.executed < work->pending()) {
     return cancelled_error("the batch was cancelled after " + std::to_string(outcome.executed) + " of " +
-                           std::to_string(pending->size()) + " pending runs; run it again to resume");
+                           std::to_string(work->pending()) + " pending runs; run it again to resume");
   }
   return outcome;
 }

@@ -1,8 +1,10 @@
-#include "tools/batch/batch_summary.h"
-
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <unordered_map>
+#include <utility>
+
+#include "fleetcast/batch.h"
 
 #include "core/csv.h"
 #include "core/statistics.h"
@@ -23,41 +25,69 @@ std::vector<bool> pareto_front(std::span<const CostService> points) {
   return front;
 }
 
-std::vector<ParameterSetSummary> summarise(const BatchPlan& plan, std::span<const RunRecord> records) {
-  std::unordered_map<std::string, const RunRecord*> by_hash;
-  for (const auto& record : records) by_hash.emplace(record.run_hash, &record);
-  std::vector<std::vector<double>> costs(plan.points.size());
-  std::vector<std::vector<double>> served(plan.points.size());
-  std::vector<ParameterSetSummary> summary(plan.points.size());
-  for (std::size_t p = 0; p < plan.points.size(); ++p) {
-    summary[p].scenario = plan.points[p].scenario.name;
-    summary[p].parameters = parameters_json(plan.points[p].parameters);
-  }
-  for (const auto& run : plan.runs) {
-    const auto it = by_hash.find(run.run_hash);
-    if (it == by_hash.end()) continue;
-    const RunOutcome& outcome = it->second->outcome;
-    if (outcome.error) {
-      ++summary[run.point].failed;
-      continue;
-    }
-    costs[run.point].push_back(outcome.cost.total.usd());
-    served[run.point].push_back(outcome.served_fraction);
-  }
+namespace {
+
+// Fills each set's figures from the outcomes of its runs, and marks the Pareto front among the
+// sets that have completed runs.
+void add_figures(std::vector<ParameterSetSummary>& summary, const std::vector<std::vector<const RunOutcome*>>& outcomes) {
   std::vector<CostService> compared;
   std::vector<std::size_t> compared_sets;
   for (std::size_t p = 0; p < summary.size(); ++p) {
-    summary[p].runs = costs[p].size();
-    if (costs[p].empty()) continue;
-    std::sort(costs[p].begin(), costs[p].end());
-    summary[p].cost_mean_usd = statistics::mean(costs[p]);
-    summary[p].cost_p95_usd = statistics::interpolated_quantile(costs[p], 0.95);
-    summary[p].served_fraction_mean = statistics::mean(served[p]);
+    std::vector<double> costs, served;
+    for (const RunOutcome* outcome : outcomes[p]) {
+      if (outcome->error) {
+        ++summary[p].failed;
+        continue;
+      }
+      costs.push_back(outcome->cost.total.usd());
+      served.push_back(outcome->served_fraction);
+    }
+    summary[p].runs = costs.size();
+    if (costs.empty()) continue;
+    std::sort(costs.begin(), costs.end());
+    summary[p].cost_mean_usd = statistics::mean(costs);
+    summary[p].cost_p95_usd = statistics::interpolated_quantile(costs, 0.95);
+    summary[p].served_fraction_mean = statistics::mean(served);
     compared.push_back({summary[p].cost_mean_usd, summary[p].served_fraction_mean});
     compared_sets.push_back(p);
   }
   const std::vector<bool> front = pareto_front(compared);
   for (std::size_t i = 0; i < compared_sets.size(); ++i) summary[compared_sets[i]].pareto = front[i];
+}
+
+}  // namespace
+
+std::vector<ParameterSetSummary> summarise(const BatchPlan& plan, std::span<const RunRecord> records) {
+  std::unordered_map<std::string, const RunRecord*> by_hash;
+  for (const auto& record : records) by_hash.emplace(record.run_hash, &record);
+  std::vector<ParameterSetSummary> summary(plan.points.size());
+  for (std::size_t p = 0; p < plan.points.size(); ++p) {
+    summary[p].scenario = plan.points[p].scenario.name;
+    summary[p].parameters = parameters_json(plan.points[p].parameters);
+  }
+  std::vector<std::vector<const RunOutcome*>> outcomes(plan.points.size());
+  for (const auto& run : plan.runs) {
+    const auto it = by_hash.find(run.run_hash);
+    if (it != by_hash.end()) outcomes[run.point].push_back(&it->second->outcome);
+  }
+  add_figures(summary, outcomes);
+  return summary;
+}
+
+std::vector<ParameterSetSummary> summarise_records(std::span<const RunRecord> records) {
+  std::vector<ParameterSetSummary> summary;
+  std::vector<std::vector<const RunOutcome*>> outcomes;
+  std::map<std::pair<std::string, std::string>, std::size_t> set_of;  // (scenario, parameters) -> set
+  for (const auto& record : records) {
+    std::string parameters = parameters_json(record.parameters);
+    const auto [it, added] = set_of.try_emplace({record.scenario, parameters}, summary.size());
+    if (added) {
+      summary.push_back({.scenario = record.scenario, .parameters = std::move(parameters)});
+      outcomes.emplace_back();
+    }
+    outcomes[it->second].push_back(&record.outcome);
+  }
+  add_figures(summary, outcomes);
   return summary;
 }
 

@@ -1,15 +1,14 @@
-#include "tools/batch/results_database.h"
+#include "fleetcast/batch.h"
 
 #include <functional>
 #include <map>
 #include <system_error>
 
 #include "core/text.h"
-#include "pricing/sqlite.h"
+#include "core/sqlite.h"
 
 namespace fleetcast::batch {
 
-namespace sqlite = pricing::sqlite;
 
 namespace {
 
@@ -247,14 +246,11 @@ Result<std::unique_ptr<ResultsDatabase>> ResultsDatabase::open(const std::filesy
   if (read_only && !std::filesystem::exists(file, ec)) {
     return not_found_error(file.string() + ": no results database there (run a batch with --out to create one)");
   }
-  sqlite3* raw = nullptr;
   const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                     SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(file.c_str(), &raw, flags, nullptr);
-  impl->connection.reset(raw);
-  if (rc != SQLITE_OK) return sqlite::error(rc, raw, file, "opening the results database");
-  sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, 10'000);
+  auto connection = sqlite::open(file, flags, std::chrono::seconds(10), "opening the results database");
+  if (!connection.ok()) return connection.status();
+  impl->connection = std::move(*connection);
   if (!read_only) {
     if (Status status = impl->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
                                    "setting up the results database");

@@ -1,9 +1,11 @@
-#include "tools/batch/results_export.h"
+#include "fleetcast/batch.h"
 
 #include <algorithm>
 #include <cstdio>
 
+#include "batch/run_record_json.h"
 #include "core/csv.h"
+#include "core/json_text.h"
 
 namespace fleetcast::batch {
 
@@ -17,7 +19,7 @@ std::string exact(double value) {
 
 /// A parameter's JSON value text as a CSV cell: a string unquoted, anything else as JSON.
 std::string parameter_cell(const std::string& json_text) {
-  const nlohmann::json value = nlohmann::json::parse(json_text);
+  const nlohmann::json value = nlohmann::json::parse(json_text, nullptr, false);  // discarded: kept as it is
   return csv::quote_field(value.is_string() ? value.get<std::string>() : json_text);
 }
 
@@ -75,7 +77,7 @@ std::string runs_json(std::span<const RunRecord> records) {
     for (auto& [key, value] : outcome.items()) run[key] = value;
     runs.push_back(std::move(run));
   }
-  return runs.dump(2) + "\n";
+  return json_text::dump(runs, 2) + "\n";
 }
 
 }  // namespace fleetcast::batch

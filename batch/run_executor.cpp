@@ -1,9 +1,8 @@
-#include "tools/batch/run_executor.h"
+#include "batch/run_executor.h"
 
 #include <chrono>
 
-#include "fleetcast/plan.h"
-#include "fleetcast/simulation.h"
+#include "fleetcast/run.h"
 
 namespace fleetcast::batch {
 
@@ -31,29 +30,19 @@ Result<RunOutcome> execute_run(Scenario scenario, std::uint64_t seed, const Pric
                                const RunExecution& execution) {
   const auto started = std::chrono::steady_clock::now();
   scenario.seed = seed;
-  SimulationOptions options;
-  options.replicas = 1;
-  options.threads = 1;
-  options.cancellation = execution.cancellation;
+  RunOptions options;
+  options.simulation.replicas = 1;
+  options.simulation.threads = 1;
+  options.simulation.cancellation = execution.cancellation;
   RunOutcome outcome;
   // The sweep's risk level, regions and prices reach the plan through the scenario.
-  const auto run = [&]() -> Result<SimulationReport> {
-    if (scenario.policy.kind != PolicyKind::predictive) return simulate(scenario, prices, options);
-    PlanOptions planning;
-    planning.replicas = 0;
-    planning.threads = 1;
-    planning.cancellation = execution.cancellation;
-    auto plan = make_plan(scenario, prices, planning);
-    if (!plan.ok()) return plan.status();
-    outcome.plan_hash = plan_hash(*plan);
-    return simulate_plan(scenario, *plan, prices, options, PlanDemand::scenario);
-  };
-  Result<SimulationReport> report = run();
-  if (!report.ok()) {
-    if (report.status().code() == StatusCode::cancelled) return report.status();
-    outcome.error = report.status().message();
+  Result<ScenarioRun> run = run_scenario(scenario, prices, options);
+  if (!run.ok()) {
+    if (run.status().code() == StatusCode::cancelled) return run.status();
+    outcome.error = run.status().message();
   } else {
-    const ReplicaOutcome& replica = report->replicas.front();
+    if (run->plan) outcome.plan_hash = plan_hash(*run->plan);
+    const ReplicaOutcome& replica = run->report.replicas.front();
     outcome.cost = replica.cost;
     outcome.served_fraction = replica.served_fraction;
     outcome.utilisation = replica.utilisation;
@@ -64,7 +53,7 @@ Result<RunOutcome> execute_run(Scenario scenario, std::uint64_t seed, const Pric
     outcome.jobs_total = replica.jobs_total;
     outcome.jobs_completed = replica.jobs_completed;
     outcome.deadline_misses = replica.deadline_misses;
-    if (execution.time_series) outcome.time_series = time_series_of(*report);
+    if (execution.time_series) outcome.time_series = time_series_of(run->report);
   }
   outcome.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;

@@ -1,8 +1,7 @@
-// Executing one run of a batch: a scenario and a seed in, a RunOutcome out. This is the single
-// place where a batch run is executed, whichever runner (threads, MPI ranks) asked for it. A
-// scenario with a `predictive` policy is planned here first (forecast, commitments, placement; no
-// risk replicas), the plan simulated against the scenario's demand, and the plan's hash recorded
-// in RunOutcome::plan_hash.
+// Executing one run of a batch: a scenario and a seed in, a RunOutcome out, through
+// run_scenario() (a predictive scenario is planned first, without risk replicas, and its plan's
+// hash recorded in RunOutcome::plan_hash). The single place where a batch run is executed,
+// whichever runner (the executor's tasks, MPI ranks) asked for it.
 //
 // Thread-safety: execute_run may be called from many threads at once (each call owns its state;
 // the PriceSource must allow concurrent const calls, as every fleetcast implementation does).
@@ -10,10 +9,10 @@
 
 #include <cstdint>
 
+#include "fleetcast/batch.h"
 #include "fleetcast/cancellation.h"
 #include "fleetcast/pricing.h"
 #include "fleetcast/scenario.h"
-#include "tools/batch/run_record.h"
 
 namespace fleetcast::batch {
 

@@ -1,4 +1,4 @@
-#include "tools/batch/run_record.h"
+#include "batch/run_record_json.h"
 
 namespace fleetcast::batch {
 
@@ -6,8 +6,13 @@ using nlohmann::json;
 
 std::string parameters_json(const std::vector<std::pair<std::string, std::string>>& parameters) {
   nlohmann::ordered_json object = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : parameters) object[name] = nlohmann::ordered_json::parse(value);
-  return object.dump();
+  for (const auto& [name, value] : parameters) {
+    // Values are JSON text from a sweep or a database; one that is not (a damaged row) is kept as
+    // a string rather than lost.
+    auto parsed = nlohmann::ordered_json::parse(value, nullptr, false);
+    object[name] = parsed.is_discarded() ? nlohmann::ordered_json(value) : std::move(parsed);
+  }
+  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 json outcome_to_json(const RunOutcome& outcome) {
@@ -65,6 +70,16 @@ Result<RunOutcome> outcome_from_json(const json& value) {
   } catch (const json::exception& error) {
     return data_loss_error(std::string("a run's outcome is malformed: ") + error.what());
   }
+}
+
+std::string outcome_json_text(const RunOutcome& outcome) {
+  return outcome_to_json(outcome).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<RunOutcome> outcome_from_json_text(std::string_view text) {
+  const json value = json::parse(text, nullptr, false);
+  if (value.is_discarded()) return data_loss_error("a run's outcome is not JSON text");
+  return outcome_from_json(value);
 }
 
 }  // namespace fleetcast::batch

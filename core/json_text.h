@@ -1,5 +1,5 @@
 // Parsing JSON text from users into nlohmann::json without letting nlohmann's exceptions or a
-// hostile shape through: every reader of user JSON (scenarios, sweeps, plans, price imports, model
+// hostile shape through, and writing JSON without nlohmann's exception on invalid UTF-8: every reader of user JSON (scenarios, sweeps, plans, price imports, model
 // files) parses through here, so each refuses the same things with located messages.
 //
 // Thread-safety: pure functions.
@@ -39,5 +39,14 @@ std::string child_pointer(std::string_view pointer, std::string_view key);
 /// error the reader did not foresee): nlohmann's own words without its "[json.exception...]"
 /// prefix, for a caller that names the file and what it was reading.
 std::string describe_exception(const nlohmann::json::exception& error);
+
+/// `value` as JSON text (compact when `indent` is -1), never throwing: a string holding invalid
+/// UTF-8, which parsed text never yields but a value built in code by an embedder (a scenario or
+/// plan with a Latin-1 name) can, is written with U+FFFD in place of the bad bytes. Every JSON the
+/// library writes goes through here.
+template <class Json>
+std::string dump(const Json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
 
 }  // namespace fleetcast::json_text

@@ -1,6 +1,6 @@
-#include "pricing/sqlite.h"
+#include "core/sqlite.h"
 
-namespace fleetcast::pricing::sqlite {
+namespace fleetcast::sqlite {
 
 Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string_view what) {
   const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -25,6 +25,17 @@ Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string
   }
 }
 
+Result<Connection> open(const std::filesystem::path& file, int flags, std::chrono::milliseconds busy_timeout,
+                        std::string_view what) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(file.c_str(), &raw, flags, nullptr);
+  Connection connection(raw);  // closed on every path, even when the open failed
+  if (rc != SQLITE_OK) return error(rc, raw, file, what);
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
+  return connection;
+}
+
 Status exec(sqlite3* db, const std::filesystem::path& file, const char* sql, std::string_view what) {
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
   return rc == SQLITE_OK ? Status{} : error(rc, db, file, what);
@@ -38,4 +49,4 @@ Result<Statement> prepare(sqlite3* db, const std::filesystem::path& file, std::s
   return Statement(db, stmt, &file);
 }
 
-}  // namespace fleetcast::pricing::sqlite
+}  // namespace fleetcast::sqlite

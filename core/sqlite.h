@@ -1,12 +1,14 @@
-// Thin RAII wrappers over the SQLite C API for pricing/ (and the batch tool's results database in
-// tools/batch/): a connection, prepared statements that reset themselves after use, and the
-// mapping of SQLite result codes onto Status codes with messages that name the database file. Not
-// part of the public API (which has no SQLite types).
+// Thin RAII wrappers over the SQLite C API, the one used by every database of the library (the
+// price catalog, the forecast model store, the batch results database): a connection, prepared
+// statements that reset themselves after use, and the mapping of SQLite result codes onto Status
+// codes with messages that name the database file. Not part of the public API (which has no
+// SQLite types).
 //
 // Thread-safety: a Connection and its statements belong to one thread at a time (PriceDatabase
-// serialises access with its mutex).
+// and ModelStore serialise access; a results database belongs to one thread).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -19,7 +21,7 @@
 
 #include "fleetcast/status.h"
 
-namespace fleetcast::pricing::sqlite {
+namespace fleetcast::sqlite {
 
 /// The Status for SQLite result code `rc` while doing `what` on database `file`: busy/locked ->
 /// unavailable, read-only/permission -> permission_denied, not a database/corrupt -> data_loss,
@@ -100,10 +102,16 @@ class StatementUse {
   Statement& statement_;
 };
 
+/// Opens `file` with SQLite's open `flags` (SQLITE_OPEN_READONLY, or READWRITE | CREATE), extended
+/// result codes on and a busy timeout; an error names the file and `what` ("opening the pricing
+/// database"), mapped as error() maps it.
+Result<Connection> open(const std::filesystem::path& file, int flags, std::chrono::milliseconds busy_timeout,
+                        std::string_view what);
+
 /// Runs one or more SQL statements without results (schema changes, transaction control).
 Status exec(sqlite3* db, const std::filesystem::path& file, const char* sql, std::string_view what);
 
 /// Prepares a statement for repeated use (SQLITE_PREPARE_PERSISTENT).
 Result<Statement> prepare(sqlite3* db, const std::filesystem::path& file, std::string_view sql);
 
-}  // namespace fleetcast::pricing::sqlite
+}  // namespace fleetcast::sqlite

@@ -1,13 +1,13 @@
 // The versioned LSTM model file: JSON with the layout contract, options, scaler, provenance,
 // metrics and the float32 parameters; on disk or as a row of the SQLite table forecast_models.
-#include <sqlite3.h>
-
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/csv.h"
 #include "core/json_text.h"
+#include "core/sqlite.h"
 #include "models/lstm_training.h"
 
 namespace fleetcast::forecast {
@@ -30,45 +30,6 @@ json layout_json(const models::LstmShape& shape) {
           {"quantiles", shape.quantiles},
           {"parameter_count", shape.parameter_count()}};
 }
-
-// Owns an sqlite3 handle and closes it on every path.
-class Database {
- public:
-  static Result<Database> open(const std::filesystem::path& path, int flags) {
-    sqlite3* handle = nullptr;
-    const int rc = sqlite3_open_v2(path.string().c_str(), &handle, flags, nullptr);
-    Database database(handle);
-    if (rc != SQLITE_OK) {
-      return unavailable_error(path.string() + ": cannot open SQLite database: " +
-                               (handle != nullptr ? sqlite3_errmsg(handle) : sqlite3_errstr(rc)));
-    }
-    return database;
-  }
-  Database(Database&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  Database& operator=(Database&&) = delete;
-  ~Database() { sqlite3_close(handle_); }
-
-  Status execute(const char* sql, const std::filesystem::path& path) const {
-    char* error = nullptr;
-    if (sqlite3_exec(handle_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-      Status status = internal_error(path.string() + ": " + (error != nullptr ? error : "SQLite error"));
-      sqlite3_free(error);
-      return status;
-    }
-    return {};
-  }
-  sqlite3* get() const { return handle_; }
-
- private:
-  explicit Database(sqlite3* handle) : handle_(handle) {}
-  sqlite3* handle_;
-};
-
-// Owns a prepared statement.
-struct Statement {
-  sqlite3_stmt* handle = nullptr;
-  ~Statement() { sqlite3_finalize(handle); }
-};
 
 constexpr const char* kCreateTable =
     "CREATE TABLE IF NOT EXISTS forecast_models ("
@@ -100,7 +61,7 @@ std::string model_to_json(const LstmModel& model) {
       {"metrics", {{"train_pinball", model.train_loss}, {"validation_pinball", model.validation_loss}}},
       {"calibration", model.calibration},
       {"parameters", model.parameters}};
-  return document.dump(1);
+  return json_text::dump(document, 1);
 }
 
 Result<LstmModel> model_from_json(std::string_view text, std::string_view source) {
@@ -190,40 +151,37 @@ Result<LstmModel> load_model(const std::filesystem::path& path) {
 }
 
 Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name) {
-  auto db = Database::open(database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  auto db = sqlite::open(database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, std::chrono::seconds(10),
+                         "opening the model store");
   if (!db.ok()) return db.status();
-  if (Status status = db->execute(kCreateTable, database); !status.ok()) return status;
-  Statement statement;
-  const char* sql =
-      "INSERT OR REPLACE INTO forecast_models (name, format_version, training_data_hash, model_json) "
-      "VALUES (?1, ?2, ?3, ?4)";
-  const std::string text = model_to_json(model);
-  if (sqlite3_prepare_v2(db->get(), sql, -1, &statement.handle, nullptr) != SQLITE_OK ||
-      sqlite3_bind_text(statement.handle, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT) != SQLITE_OK ||
-      sqlite3_bind_int(statement.handle, 2, LstmModel::kFileVersion) != SQLITE_OK ||
-      sqlite3_bind_text(statement.handle, 3, model.training_data_hash.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-      sqlite3_bind_text(statement.handle, 4, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT) != SQLITE_OK ||
-      sqlite3_step(statement.handle) != SQLITE_DONE) {
-    return internal_error(database.string() + ": cannot store model '" + std::string(name) + "': " +
-                          sqlite3_errmsg(db->get()));
+  if (Status status = sqlite::exec(db->get(), database, kCreateTable, "creating the forecast_models table");
+      !status.ok()) {
+    return status;
   }
-  return {};
+  auto statement = sqlite::prepare(db->get(), database,
+                                   "INSERT OR REPLACE INTO forecast_models (name, format_version, training_data_hash, "
+                                   "model_json) VALUES (?1, ?2, ?3, ?4)");
+  if (!statement.ok()) return statement.status();
+  const std::string text = model_to_json(model);
+  statement->bind(1, name)
+      .bind(2, std::int64_t{LstmModel::kFileVersion})
+      .bind(3, std::string_view(model.training_data_hash))
+      .bind(4, std::string_view(text));
+  return statement->run("storing model '" + std::string(name) + "'");
 }
 
 Result<LstmModel> load_model_from_database(const std::filesystem::path& database, std::string_view name) {
   if (!std::filesystem::exists(database)) return not_found_error(database.string() + ": no such SQLite database");
-  auto db = Database::open(database, SQLITE_OPEN_READONLY);
+  auto db = sqlite::open(database, SQLITE_OPEN_READONLY, std::chrono::seconds(10), "opening the model store");
   if (!db.ok()) return db.status();
-  Statement statement;
   const std::string where = database.string() + ": forecast_models['" + std::string(name) + "']";
-  if (sqlite3_prepare_v2(db->get(), "SELECT model_json FROM forecast_models WHERE name = ?1", -1, &statement.handle,
-                         nullptr) != SQLITE_OK ||
-      sqlite3_bind_text(statement.handle, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT) != SQLITE_OK) {
-    return not_found_error(where + ": cannot query the table: " + sqlite3_errmsg(db->get()));
-  }
-  if (sqlite3_step(statement.handle) != SQLITE_ROW) return not_found_error(where + ": no model of that name");
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement.handle, 0));
-  return model_from_json(text != nullptr ? text : "", where);
+  auto statement = sqlite::prepare(db->get(), database, "SELECT model_json FROM forecast_models WHERE name = ?1");
+  if (!statement.ok()) return not_found_error(where + ": cannot query the table: " + statement.status().message());
+  statement->bind(1, name);
+  auto row = statement->step("reading model '" + std::string(name) + "'");
+  if (!row.ok()) return row.status();
+  if (!*row) return not_found_error(where + ": no model of that name");
+  return model_from_json(statement->text(0), where);
 }
 
 }  // namespace fleetcast::forecast

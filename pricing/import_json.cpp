@@ -50,7 +50,7 @@ Result<double> number_member(const json& object, const std::string& key, const s
 // Prices come as strings ("3.06") in both formats; a plain JSON number is accepted too.
 Result<Money> price_value(const json& value, const std::string& where) {
   if (value.is_string()) return parse_price(value.get_ref<const std::string&>(), where, "price");
-  if (value.is_number()) return parse_price(value.dump(), where, "price");
+  if (value.is_number()) return parse_price(json_text::dump(value), where, "price");
   return type_error(where, "a price as a decimal string", value);
 }
 

@@ -13,17 +13,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
 #include "core/csv.h"
 #include "pricing/importers.h"
 #include "pricing/offer_selection.h"
 #include "pricing/schema.h"
-#include "pricing/sqlite.h"
+#include "core/sqlite.h"
 
 namespace fleetcast {
 namespace {
 
-using pricing::sqlite::Statement;
-using pricing::sqlite::StatementUse;
+using sqlite::Statement;
+using sqlite::StatementUse;
 
 constexpr std::string_view kBuiltinSource = "fleetcast built-in catalog";
 constexpr std::string_view kBuiltinHash = "builtin:2025-11-30";
@@ -159,7 +160,7 @@ void bind_pool(Statement& statement, const PoolKey& pool) {
 struct PriceDatabase::Impl {
   std::filesystem::path file;
   Options open_options;
-  pricing::sqlite::Connection connection;
+  sqlite::Connection connection;
   std::mutex mutex;  // guards the connection and the statement cache
   std::map<std::string_view, Statement> statements;
 
@@ -169,13 +170,13 @@ struct PriceDatabase::Impl {
   // length, which are stable). Caller holds `mutex`.
   Result<Statement*> statement(std::string_view sql) {
     if (auto it = statements.find(sql); it != statements.end()) return &it->second;
-    Result<Statement> prepared = pricing::sqlite::prepare(connection.get(), file, sql);
+    Result<Statement> prepared = sqlite::prepare(connection.get(), file, sql);
     if (!prepared.ok()) return prepared.status();
     return &statements.emplace(sql, std::move(prepared).value()).first->second;
   }
 
   Status exec(const char* sql, std::string_view what) {
-    return pricing::sqlite::exec(connection.get(), file, sql, what);
+    return sqlite::exec(connection.get(), file, sql, what);
   }
 
   // Runs `body` in one IMMEDIATE transaction: committed when it succeeds, rolled back otherwise.
@@ -432,14 +433,12 @@ Result<std::unique_ptr<PriceDatabase>> PriceDatabase::open(const std::filesystem
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) return permission_denied_error(file.parent_path().string() + ": cannot create directory: " + ec.message());
   }
-  sqlite3* raw = nullptr;
   const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                     SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(file.c_str(), &raw, flags, nullptr);
-  impl->connection.reset(raw);
-  if (rc != SQLITE_OK) return pricing::sqlite::error(rc, raw, file, "opening the pricing database");
-  sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, static_cast<int>(options.busy_timeout.count()));
+  auto connection = sqlite::open(file, flags, options.busy_timeout, "opening the pricing database");
+  if (!connection.ok()) return connection.status();
+  impl->connection = std::move(*connection);
+  sqlite3* raw = impl->connection.get();
   if (!read_only && sqlite3_db_readonly(raw, "main") == 1) {
     return permission_denied_error(file.string() +
                                    ": the pricing database is read-only (file permissions); open it read-only "
@@ -531,7 +530,7 @@ Result<std::vector<OfferRow>> PriceDatabase::offers(const OfferQuery& query) con
     if (query.regions.empty()) {
       select.bind_null(2);
     } else {
-      select.bind(2, nlohmann::json(query.regions).dump());
+      select.bind(2, json_text::dump(nlohmann::json(query.regions)));
     }
     select.bind(3, query.instance_type).bind(4, query.option ? purchase_option_name(*query.option) : "");
     select.bind(5, query.gpu_model).bind(6, std::int64_t{query.min_gpu_count}).bind(7, query.min_gpu_memory_gib);

@@ -3,7 +3,7 @@
 #include <array>
 #include <string>
 
-#include "pricing/sqlite.h"
+#include "core/sqlite.h"
 
 namespace fleetcast::pricing::schema {
 namespace {

@@ -13,6 +13,7 @@
 #include "engine/fleet_model.h"
 #include "engine/planner/hindsight_optimum.h"
 #include "engine/planner/plan_building.h"
+#include "core/json_text.h"
 
 namespace fleetcast {
 
@@ -231,7 +232,7 @@ std::string backtest_json(const BacktestResult& result) {
                                      {"planning_seconds", result.planning_seconds},
                                      {"forecasters", forecasters},
                                      {"commitments", result.plan.commitments.size()}};
-  return document.dump(2) + "\n";
+  return json_text::dump(document, 2) + "\n";
 }
 
 }  // namespace fleetcast

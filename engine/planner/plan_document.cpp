@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
 #include "core/hash.h"
 #include "fleetcast/plan.h"
 #include "scenarios/json_reader.h"
@@ -402,7 +403,7 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
 
 }  // namespace
 
-std::string plan_to_json(const Plan& plan) { return plan_document(plan).dump(2) + "\n"; }
+std::string plan_to_json(const Plan& plan) { return json_text::dump(plan_document(plan), 2) + "\n"; }
 
 Result<Plan> plan_from_json(std::string_view text, std::string_view source) {
   DiagnosticSink sink{std::string(source)};

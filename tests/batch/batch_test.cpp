@@ -2,6 +2,7 @@
 
 #include "fleetcast/plan.h"
 
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -10,12 +11,8 @@
 
 #include "core/csv.h"
 #include "fleetcast/simulation.h"
-#include "tools/batch/batch_plan.h"
-#include "tools/batch/batch_runner.h"
-#include "tools/batch/batch_summary.h"
-#include "tools/batch/results_database.h"
-#include "tools/batch/results_export.h"
-#include "tools/batch/run_executor.h"
+#include "batch/run_executor.h"
+#include "fleetcast/batch.h"
 
 using namespace fleetcast;
 using namespace fleetcast::batch;

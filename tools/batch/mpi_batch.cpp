@@ -14,7 +14,7 @@ namespace fleetcast::batch {
 namespace {
 
 constexpr int kWorkTag = 1;    // rank 0 -> worker: one int64 run index, or kStop
-constexpr int kResultTag = 2;  // worker -> rank 0: JSON {"run": index, "outcome": {...}} or {"run", "failure"}
+constexpr int kResultTag = 2;  // worker -> rank 0: JSON {"run": index, "outcome": "<outcome JSON text>"} or {"run", "failure"}
 constexpr std::int64_t kStop = -1;
 constexpr int kInFlightPerWorker = 4;
 
@@ -42,13 +42,13 @@ BatchOutcome work(const BatchPlan& plan, bool time_series) {
     Result<RunRecord> record = execute_planned_run(plan, static_cast<std::size_t>(index), time_series, nullptr);
     nlohmann::json message = {{"run", index}};
     if (record.ok()) {
-      message["outcome"] = outcome_to_json(record->outcome);
+      message["outcome"] = outcome_json_text(record->outcome);
       ++outcome.executed;
       if (record->outcome.error) ++outcome.failed;
     } else {
       message["failure"] = record.status().message();
     }
-    const std::string text = message.dump();
+    const std::string text = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, kResultTag, MPI_COMM_WORLD);
   }
   return outcome;
@@ -107,7 +107,8 @@ Result<BatchOutcome> coordinate(const MpiSession& session, const BatchPlan& plan
         failure = data_loss_error(rank + " sent a malformed result");
       } else if (message.contains("failure")) {
         failure = internal_error(rank + ": " + message["failure"].get<std::string>());
-      } else if (Result<RunOutcome> run_outcome = outcome_from_json(message["outcome"]); !run_outcome.ok()) {
+      } else if (Result<RunOutcome> run_outcome = outcome_from_json_text(message.value("outcome", std::string()));
+                 !run_outcome.ok()) {
         failure = run_outcome.status().with_context(rank);
       } else {
         const auto index = message["run"].get<std::size_t>();

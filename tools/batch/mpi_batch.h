@@ -8,7 +8,8 @@
 // outcome as JSON. A single rank runs the batch on its own threads instead. The database ends the
 // same whatever the number of ranks (only wall_seconds varies).
 //
-// Built only when MPI is found (FLEETCAST_MPI); nothing of it is in the library.
+// Built only when MPI is found (FLEETCAST_MPI); nothing of it is in the library, which it uses
+// through include/fleetcast/batch.h only.
 //
 // Thread-safety: MPI calls are made from the thread that created the MpiSession only.
 #pragma once
@@ -17,9 +18,7 @@
 #include <memory>
 
 #include "fleetcast/status.h"
-#include "tools/batch/batch_plan.h"
-#include "tools/batch/batch_runner.h"
-#include "tools/batch/results_database.h"
+#include "fleetcast/batch.h"
 
 namespace fleetcast::batch {
 

@@ -12,14 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/batch/batch_plan.h"
-#include "tools/batch/batch_runner.h"
-#include "tools/batch/batch_summary.h"
-#include "tools/batch/progress.h"
-#include "tools/batch/results_database.h"
-#include "tools/batch/results_export.h"
+#include "fleetcast/batch.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/output_file.h"
+#include "tools/cli/progress.h"
 #if FLEETCAST_HAVE_MPI
 #include "tools/batch/mpi_batch.h"
 #endif
@@ -101,7 +97,7 @@ template <typename Runner>
 int run_with_progress(const BatchArguments& arguments, const batch::BatchPlan& plan, batch::ResultsDatabase& database,
                       Runner run) {
   const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  std::optional<batch::ProgressMeter> meter;
+  std::optional<ProgressMeter> meter;
   batch::BatchOptions options;
   options.threads = arguments.threads;
   options.time_series = arguments.time_series;
@@ -160,7 +156,9 @@ int run_mpi(const BatchArguments& arguments) {
   if (root) database = open_for_batch(arguments.out, exit_code);
   if (!mpi.all(!root || database != nullptr)) return exit_code;
   if (!root) {
-    auto outcome = batch::run_batch_mpi(mpi, *plan, nullptr, {0, arguments.time_series, nullptr, {}});
+    batch::BatchOptions options;
+    options.time_series = arguments.time_series;
+    auto outcome = batch::run_batch_mpi(mpi, *plan, nullptr, options);
     return outcome.ok() ? kExitOk : kExitFailure;
   }
   return run_with_progress(arguments, *plan, *database, [&](const batch::BatchOptions& options) {

@@ -146,7 +146,8 @@ void add_predict(CLI::App& forecast_app, int& exit_code) {
         steps.push_back({{"timestamp", result.start_seconds + static_cast<std::int64_t>(h) * result.step.count()},
                          {"quantiles", quantiles}});
       }
-      std::cout << nlohmann::json{{"model", "lstm"}, {"backend", backend_json(ran)}, {"steps", steps}}.dump(2) << '\n';
+      const nlohmann::json document = {{"model", "lstm"}, {"backend", backend_json(ran)}, {"steps", steps}};
+      std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
       std::cout << "backend: " << describe(ran) << '\n' << "timestamp";
       for (double level : result.levels) std::cout << ",p" << level * 100;
@@ -199,7 +200,7 @@ void add_eval(CLI::App& forecast_app, int& exit_code) {
                                   {"backend", backend_json(registry.choice())},
                                   {"lstm_training_seconds", report->lstm_training_seconds},
                                   {"models", models}}
-                       .dump(2)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << '\n';
     } else {
       std::cout << "backend: " << describe(registry.choice()) << "; LSTM trained in " << std::fixed

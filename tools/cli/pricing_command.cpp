@@ -114,7 +114,7 @@ nlohmann::json offer_json(const OfferRow& row) {
 void print_json(std::ostream& out, const std::vector<OfferRow>& rows) {
   nlohmann::json array = nlohmann::json::array();
   for (const OfferRow& row : rows) array.push_back(offer_json(row));
-  out << array.dump(2) << '\n';
+  out << array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 // A plain text table, columns padded to their widest cell.

@@ -1,10 +1,10 @@
-#include "tools/batch/progress.h"
+#include "tools/cli/progress.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
-namespace fleetcast::batch {
+namespace fleetcast::cli {
 
 namespace {
 
@@ -70,4 +70,4 @@ void ProgressMeter::finish() {
   drawn_ = false;
 }
 
-}  // namespace fleetcast::batch
+}  // namespace fleetcast::cli

@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string>
 
-namespace fleetcast::batch {
+namespace fleetcast::cli {
 
 class ProgressMeter {
  public:
@@ -38,4 +38,4 @@ class ProgressMeter {
   bool drawn_ = false;
 };
 
-}  // namespace fleetcast::batch
+}  // namespace fleetcast::cli

@@ -1,13 +1,13 @@
 // `fleetcast run SCENARIO`: simulates a scenario's fleet and prints its cost and service levels,
-// as a readable summary or, with --json, as the report document. A scenario with a predictive
-// policy is planned first, and its plan simulated.
+// as a readable summary or, with --json, as the report document (run_scenario: a scenario with a
+// predictive policy is planned first, and its plan simulated).
 #include <cstdio>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
 
-#include "fleetcast/plan.h"
+#include "fleetcast/run.h"
 #include "fleetcast/scenario.h"
 #include "fleetcast/simulation.h"
 #include "tools/cli/commands.h"
@@ -94,38 +94,23 @@ int run(const RunArguments& arguments) {
     std::cerr << arguments.scenario << ": " << prices.status().message() << '\n';
     return kExitFailure;
   }
-  SimulationOptions options;
-  options.replicas = arguments.replicas;
-  options.threads = arguments.threads;
-  options.record_trace = !arguments.trace_file.empty();
-  // A predictive policy runs the plan fleetcast makes for the scenario, against its demand.
-  const auto simulate_scenario = [&]() -> Result<SimulationReport> {
-    if (scenario->policy.kind != PolicyKind::predictive) return simulate(*scenario, **prices, options);
-    PlanOptions planning;
-    planning.replicas = 0;
-    auto plan = make_plan(*scenario, **prices, planning);
-    if (!plan.ok()) return plan.status();
-    auto planned = simulate_plan(*scenario, *plan, **prices, options, PlanDemand::scenario);
-    if (!planned.ok()) return planned;
-    for (const WorkloadForecast& forecast : plan->forecasts) {
-      planned->notes.push_back("planned (predictive): " + forecast.workload + " forecast by " + forecast.forecaster);
-    }
-    planned->notes.push_back("planned (predictive): " + std::to_string(plan->commitments.size()) +
-                             " reservation line(s) bought at the horizon start; `fleetcast plan` shows the plan");
-    return planned;
-  };
-  auto report = simulate_scenario();
-  if (!report.ok()) {
-    std::cerr << arguments.scenario << ": " << report.status().message() << '\n';
-    return exit_code_for(report.status());
+  RunOptions options;
+  options.simulation.replicas = arguments.replicas;
+  options.simulation.threads = arguments.threads;
+  options.simulation.record_trace = !arguments.trace_file.empty();
+  auto run = run_scenario(*scenario, **prices, options);
+  if (!run.ok()) {
+    std::cerr << arguments.scenario << ": " << run.status().message() << '\n';
+    return exit_code_for(run.status());
   }
+  const SimulationReport& report = run->report;
   // The optional output files, each written whole or not at all.
   const std::pair<const std::string&, std::function<std::string()>> outputs[] = {
-      {arguments.intervals_csv, [&] { return simulation_intervals_csv(*report); }},
-      {arguments.ledger_csv, [&] { return simulation_ledger_csv(*report, scenario->horizon.start); }},
+      {arguments.intervals_csv, [&] { return simulation_intervals_csv(report); }},
+      {arguments.ledger_csv, [&] { return simulation_ledger_csv(report, scenario->horizon.start); }},
       {arguments.trace_file, [&] {
          std::string trace;
-         for (const auto& line : report->trace) trace += line + '\n';
+         for (const auto& line : report.trace) trace += line + '\n';
          return trace;
        }},
   };
@@ -137,9 +122,9 @@ int run(const RunArguments& arguments) {
     }
   }
   if (arguments.json) {
-    std::cout << simulation_report_json(*report);
+    std::cout << simulation_report_json(report);
   } else {
-    print_summary(std::cout, *scenario, *report);
+    print_summary(std::cout, *scenario, report);
   }
   return kExitOk;
 }
