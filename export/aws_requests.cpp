@@ -6,6 +6,7 @@
 #include "export/aws_documents.h"
 #include "export/aws_limits.h"
 #include "export/exporters.h"
+#include "core/json_text.h"
 
 namespace fleetcast::exporters {
 
@@ -79,7 +80,7 @@ ordered_json target_tracking_configuration(const AwsGroup& group) {
 
 namespace {
 
-std::string document(const ordered_json& value) { return value.dump(2) + "\n"; }
+std::string document(const ordered_json& value) { return json_text::dump(value, 2) + "\n"; }
 
 // "03-batch-put-scheduled-update-group-action-07.json": numbered from 1, so that the files sort in
 // the order they are applied.

@@ -12,6 +12,7 @@
 #include "export/aws_documents.h"
 #include "export/aws_limits.h"
 #include "export/exporters.h"
+#include "core/json_text.h"
 
 namespace fleetcast::exporters {
 
@@ -168,7 +169,7 @@ Result<FormatOutput> render_cloudformation(const Plan& plan, const ExportOptions
                             {"Resources", resources},
                             {"Outputs", outputs}};
     const std::string file = region + ".template.json";
-    files.push_back(ExportFile{file, body.dump(2) + "\n"});
+    files.push_back(ExportFile{file, json_text::dump(body, 2) + "\n"});
     if (files.back().contents.size() > kCloudFormationMaxTemplateBytes) {
       violations.add("template for region " + region, "template body", std::to_string(files.back().contents.size()) + " bytes",
                      "CloudFormation allows " + std::to_string(kCloudFormationMaxTemplateBytes) + " bytes (from S3)");

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export/exporters.h"
+#include "core/json_text.h"
 
 namespace fleetcast::exporters {
 
@@ -233,7 +234,7 @@ std::string export_summary_json(const RenderedExport& rendered, ExportFormat for
     };
     document["simulation"] = {{"plan", outcome(verification->plan)}, {"exported", outcome(verification->exported)}};
   }
-  return document.dump(2);
+  return json_text::dump(document, 2);
 }
 
 }  // namespace fleetcast::exporters

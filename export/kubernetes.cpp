@@ -19,6 +19,7 @@
 #include "export/aws_limits.h"
 #include "export/exporters.h"
 #include "export/keda.h"
+#include "core/json_text.h"
 
 namespace fleetcast::exporters {
 
@@ -584,7 +585,7 @@ std::vector<ExportFile> kubernetes_files(const Plan& plan, const std::vector<Kub
   const std::string hash = plan_hash(plan);
   std::vector<ExportFile> files;
   const auto add = [&](const std::filesystem::path& path, const ordered_json& manifest) {
-    files.push_back(ExportFile{path, manifest.dump(2) + "\n"});
+    files.push_back(ExportFile{path, json_text::dump(manifest, 2) + "\n"});
   };
   for (const KubernetesGroup& group : groups) {
     const std::filesystem::path folder = group.planned->name;

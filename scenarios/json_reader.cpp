@@ -40,9 +40,9 @@ std::string describe_value(const json& value) {
     case json::value_t::boolean: return value.get<bool>() ? "true" : "false";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "number " + value.dump();
+    case json::value_t::number_float: return "number " + json_text::dump(value);
     case json::value_t::string: {
-      std::string text = value.dump();
+      std::string text = json_text::dump(value);
       if (text.size() > 40) text = text.substr(0, 37) + "...\"";
       return "string " + text;
     }
@@ -121,7 +121,7 @@ namespace {
 std::string format_number(double x) {
   json j = x;
   if (x == std::floor(x) && std::abs(x) < 1e15) j = static_cast<std::int64_t>(x);
-  return j.dump();
+  return json_text::dump(j);
 }
 
 }  // namespace

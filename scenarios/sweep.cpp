@@ -128,7 +128,7 @@ std::optional<SeedRange> read_seeds(ObjectReader& root, DiagnosticSink& sink) {
 
 std::string parameter_set_text(const std::vector<std::pair<std::string, json>>& parameters) {
   std::string text;
-  for (const auto& [name, value] : parameters) text += (text.empty() ? "" : ", ") + name + " = " + value.dump();
+  for (const auto& [name, value] : parameters) text += (text.empty() ? "" : ", ") + name + " = " + json_text::dump(value);
   return text;
 }
 
@@ -139,7 +139,7 @@ std::optional<Scenario> validate_point(const json& document, const std::vector<s
                                        const std::vector<SweepParameter>& parameters,
                                        const std::vector<std::size_t>& value_index, const std::filesystem::path& base,
                                        DiagnosticSink& sink, std::set<std::string>& reported) {
-  ScenarioValidation validation = validate_scenario_json(document.dump(), base);
+  ScenarioValidation validation = validate_scenario_json(json_text::dump(document), base);
   if (validation.valid()) return std::move(*validation.scenario);
   for (const auto& diagnostic : validation.diagnostics) {
     std::string location = "/parameters";
@@ -279,7 +279,7 @@ Result<ExpandedScenario> read_scenario_for_batch(const std::filesystem::path& fi
 std::string canonical_scenario_text(const json& document, std::uint64_t seed) {
   json copy = document;
   copy["seed"] = seed;
-  return copy.dump();
+  return json_text::dump(copy);
 }
 
 }  // namespace fleetcast::scenarios

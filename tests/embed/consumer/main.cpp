@@ -1,46 +1,166 @@
-// An embedder's program, through the public API only: loads a scenario, plans it, and renders the
-// plan's AWS export in memory (nothing written), printing a summary line for each step.
+// A planning service's job, through the installed package's public API only: a scenario built in
+// code (no file), the built-in price catalog, a plan, the plan simulated against the scenario's
+// demand, the AWS export rendered in memory (nothing written), and eight plans made at once on
+// the service's own executor, which must all equal the one made alone. Prints one line per step;
+// exits non-zero on any failure.
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
 
+#include <fleetcast/executor.h>
 #include <fleetcast/export.h>
 #include <fleetcast/plan.h>
+#include <fleetcast/pricing.h>
+#include <fleetcast/run.h>
 #include <fleetcast/scenario.h>
 #include <fleetcast/version.h>
 
 namespace {
 
-int fail(const fleetcast::Status& status) {
-  std::fprintf(stderr, "%s\n", status.to_string().c_str());
+// The service's thread pool, lent to the library as its executor.
+class ServicePool final : public fleetcast::Executor {
+ public:
+  explicit ServicePool(int threads) {
+    for (int t = 0; t < threads; ++t) threads_.emplace_back([this] { serve(); });
+  }
+  ~ServicePool() override {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& thread : threads_) thread.join();
+  }
+  void submit(std::function<void()> task) override {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(std::move(task));
+    }
+    wake_.notify_one();
+  }
+  [[nodiscard]] int concurrency() const override { return static_cast<int>(threads_.size()); }
+
+ private:
+  void serve() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        task = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      task();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// An image-generation API on L40S and A10G GPUs in us-east-1 for three days, planned by fleetcast.
+fleetcast::Scenario service_scenario() {
+  using namespace std::chrono_literals;
+  fleetcast::Scenario scenario;
+  scenario.name = "embedded-image-api";
+  scenario.seed = 7;
+  scenario.horizon = {*fleetcast::parse_instant("2026-12-07T00:00:00Z"), std::chrono::hours(72), std::chrono::hours(1)};
+  scenario.pricing.provider = "aws";
+  scenario.pricing.regions = {"us-east-1"};
+  scenario.instance_types = {"g6e.xlarge", "g5.xlarge"};
+  scenario.purchase_options = {fleetcast::PurchaseOption::on_demand, fleetcast::PurchaseOption::spot};
+
+  fleetcast::DemandGenerator generator;
+  generator.base = 24;
+  generator.daily_amplitude = 0.4;
+  generator.peak_hour_utc = 16;
+  generator.noise = 0.05;
+  fleetcast::ServiceWorkload service;
+  service.demand = {fleetcast::DemandUnit::gpus, generator};
+  service.throughput_per_gpu = {{"L40S", 1.0}, {"A10G", 0.55}};
+  service.target_utilisation = 0.75;
+  service.max_unserved_fraction = 0.005;
+  fleetcast::Workload workload;
+  workload.name = "image-api";
+  workload.gpu.gpu_models = {"L40S", "A10G"};
+  workload.gpu.min_gpu_memory_gib = 24;
+  workload.spec = service;
+  scenario.workloads = {workload};
+
+  scenario.spot.max_share_per_pool_percent = 70;
+  scenario.policy.kind = fleetcast::PolicyKind::predictive;
+  scenario.policy.min_capacity = 8;
+  scenario.policy.max_capacity = 64;
+  scenario.policy.forecaster = "seasonal_naive";
+  return scenario;
+}
+
+int fail(const char* step, const fleetcast::Status& status) {
+  std::fprintf(stderr, "%s: %s\n", step, status.to_string().c_str());
   return 1;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: embed_consumer SCENARIO.json\n");
-    return 2;
-  }
-  fleetcast::Result<fleetcast::Scenario> scenario = fleetcast::load_scenario(argv[1]);
-  if (!scenario.ok()) return fail(scenario.status());
-  const auto& s = *scenario;
-  const std::size_t pools = s.instance_types.size() * s.pricing.regions.size() * s.purchase_options.size();
-  std::printf("fleetcast %s\n%s: %lld intervals of %s, %zu workload%s, %zu candidate pools\n",
-              fleetcast::library_version(), s.name.c_str(), static_cast<long long>(s.horizon.intervals()),
-              fleetcast::format_duration(s.horizon.step).c_str(), s.workloads.size(),
-              s.workloads.size() == 1 ? "" : "s", pools);
+int main() {
+  const fleetcast::Scenario scenario = service_scenario();
+  const auto prices = fleetcast::make_builtin_price_source();
+  std::printf("fleetcast %s\n%s: %lld intervals, %zu workload, built in code\n", fleetcast::library_version(),
+              scenario.name.c_str(), static_cast<long long>(scenario.horizon.intervals()), scenario.workloads.size());
 
-  auto prices = fleetcast::open_scenario_prices(s.pricing);
-  if (!prices.ok()) return fail(prices.status());
-  fleetcast::PlanOptions options;
-  options.replicas = 0;
-  auto plan = fleetcast::make_plan(s, **prices, options);
-  if (!plan.ok()) return fail(plan.status());
+  ServicePool pool(3);
+  fleetcast::PlanOptions planning;
+  planning.replicas = 4;
+  planning.executor = &pool;
+  auto plan = fleetcast::make_plan(scenario, *prices, planning);
+  if (!plan.ok()) return fail("plan", plan.status());
+  fleetcast::SimulationOptions simulation;
+  simulation.executor = &pool;
+  auto simulated = fleetcast::simulate_plan(scenario, *plan, *prices, simulation, fleetcast::PlanDemand::scenario);
+  if (!simulated.ok()) return fail("simulate", simulated.status());
+  std::printf("planned %zu group(s), %s; simulated against the scenario's demand: $%.2f, %.3f%% served\n",
+              plan->groups.size(), fleetcast::plan_hash(*plan).c_str(), simulated->cost_usd.mean,
+              simulated->served_fraction.mean * 100);
+
   auto rendered = fleetcast::exporters::render_export(*plan, fleetcast::exporters::ExportFormat::aws);
-  if (!rendered.ok()) return fail(rendered.status());
+  if (!rendered.ok()) return fail("export", rendered.status());
   std::size_t actions = 0;
   for (const auto& group : rendered->groups) actions += group.actions;
-  std::printf("planned %zu group%s; AWS export in memory: %zu files, %zu scheduled actions\n", plan->groups.size(),
-              plan->groups.size() == 1 ? "" : "s", rendered->files.size(), actions);
-  return 0;
+  std::printf("AWS export in memory: %zu files, %zu scheduled actions\n", rendered->files.size(), actions);
+
+  // Eight requests at once, each planned on a task of the service's pool and fanning its risk
+  // replicas out to the same pool.
+  constexpr int kConcurrent = 8;
+  std::vector<std::optional<fleetcast::Result<fleetcast::Plan>>> plans(kConcurrent);
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+  int done = 0;
+  for (int i = 0; i < kConcurrent; ++i) {
+    pool.submit([&, i] {
+      auto made = fleetcast::make_plan(scenario, *prices, planning);
+      std::lock_guard lock(done_mutex);
+      plans[static_cast<std::size_t>(i)].emplace(std::move(made));
+      if (++done == kConcurrent) done_cv.notify_one();
+    });
+  }
+  {
+    std::unique_lock lock(done_mutex);
+    done_cv.wait(lock, [&] { return done == kConcurrent; });
+  }
+  int identical = 0;
+  for (auto& made : plans) {
+    if (!made->ok()) return fail("concurrent plan", made->status());
+    if (fleetcast::plan_to_json(**made) == fleetcast::plan_to_json(*plan)) ++identical;
+  }
+  std::printf("%d concurrent plans on the service's executor, %d identical to the first\n", kConcurrent, identical);
+  return identical == kConcurrent ? 0 : 1;
 }
