@@ -263,7 +263,7 @@ std::string backtest_json(const BacktestResult& result) {
                                      {"planning_seconds", result.planning_seconds},
                                      {"forecasters", forecasters},
                                      {"commitments", result.plan.commitments.size()}};
-  return document.dump(2) + "\n";
+  return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace fleetcast

@@ -402,7 +402,10 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
 
 }  // namespace
 
-std::string plan_to_json(const Plan& plan) { return plan_document(plan).dump(2) + "\n"; }
+// Invalid UTF-8 in a name (from a file or a caller) is written as U+FFFD rather than thrown across the API.
+std::string plan_to_json(const Plan& plan) {
+  return plan_document(plan).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
 
 Result<Plan> plan_from_json(std::string_view text, std::string_view source) {
   DiagnosticSink sink{std::string(source)};

@@ -1,0 +1,102 @@
+// Writes one report of each kind into the folder given, for the browser test (check_reports.mjs):
+// plan.html (recsys_planned, with a plan simulated over a few replicas), run.html (quickstart, 8
+// replicas), backtest.html (recsys_planned cut three days into its horizon) and batch.html (a
+// summary of made-up parameter sets). The plan's scenario name is replaced by one holding
+// "</script>", an HTML comment opener and an invalid UTF-8 byte, which must not break the page.
+// Usage: make_reports SOURCE_DIR OUT_DIR; exit 0 written, 1 a step failed.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "fleetcast/plan.h"
+#include "fleetcast/report.h"
+#include "fleetcast/scenario.h"
+#include "fleetcast/simulation.h"
+
+namespace {
+
+bool write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+template <typename T>
+bool check(const fleetcast::Result<T>& result, const char* what) {
+  if (!result.ok()) std::cerr << "make_reports: " << what << ": " << result.status().to_string() << '\n';
+  return result.ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fleetcast;
+  if (argc != 3) {
+    std::cerr << "usage: make_reports SOURCE_DIR OUT_DIR\n";
+    return 1;
+  }
+  const std::filesystem::path examples = std::filesystem::path(argv[1]) / "scenarios" / "examples";
+  const std::filesystem::path out = argv[2];
+  std::filesystem::create_directories(out);
+  const ReportOptions options{.generated_by = "tests/report/make_reports"};
+
+  auto recsys = load_scenario(examples / "recsys_planned.json");
+  if (!check(recsys, "recsys_planned.json")) return 1;
+  auto recsys_prices = open_scenario_prices(recsys->pricing);
+  if (!check(recsys_prices, "recsys prices")) return 1;
+  PlanOptions planning;
+  planning.replicas = 8;
+  planning.forecaster = "holt_winters";
+  auto plan = make_plan(*recsys, **recsys_prices, planning);
+  if (!check(plan, "plan")) return 1;
+  Plan hostile = *plan;
+  hostile.scenario = "recsys </script><script>alert('x')</script> <!-- \xff";
+  hostile.notes.push_back("a note with </script> and <b>markup</b>");
+  if (!write(out / "plan.html", plan_report_html(hostile, &*recsys, options))) return 1;
+
+  auto quickstart = load_scenario(examples / "quickstart.json");
+  if (!check(quickstart, "quickstart.json")) return 1;
+  auto quickstart_prices = open_scenario_prices(quickstart->pricing);
+  if (!check(quickstart_prices, "quickstart prices")) return 1;
+  SimulationOptions simulation;
+  simulation.replicas = 8;
+  auto run = simulate(*quickstart, **quickstart_prices, simulation);
+  if (!check(run, "run")) return 1;
+  if (!write(out / "run.html", simulation_report_html(*run, &*quickstart, nullptr, options))) return 1;
+
+  PlanOptions cut_planning;
+  cut_planning.replicas = 0;
+  cut_planning.forecaster = "holt_winters";
+  auto cut = parse_instant("2026-12-18T00:00:00Z");
+  if (!check(cut, "cut")) return 1;
+  auto backtest = run_plan_backtest(*recsys, **recsys_prices, *cut, cut_planning, BacktestOptions{10});
+  if (!check(backtest, "backtest")) return 1;
+  if (!write(out / "backtest.html", backtest_report_html(*backtest, &*recsys, options))) return 1;
+
+  BatchSummary batch;
+  batch.title = "sweep.db";
+  const double risks[] = {0.5, 0.8, 0.9, 0.95, 0.99};
+  for (int spot = 0; spot <= 80; spot += 40) {
+    for (double risk : risks) {
+      // Made up, but shaped like a sweep: cost rises with the quantile served and falls with spot.
+      const double cost = 9000 + 12000 * risk - 20 * spot + (spot == 40 && risk == 0.9 ? 900 : 0);
+      const double served = 0.97 + 0.03 * risk - 0.0001 * spot;
+      batch.rows.push_back({"recsys", "risk=" + std::to_string(risk).substr(0, 4) + " spot_share=" + std::to_string(spot), 4, cost,
+                            cost * 1.04, served, false});
+    }
+  }
+  // The front, derived here: no other set costs less and serves at least as much.
+  for (auto& row : batch.rows) {
+    row.pareto = true;
+    for (const auto& other : batch.rows) {
+      if (&other != &row && other.cost_mean_usd <= row.cost_mean_usd && other.served_mean >= row.served_mean &&
+          (other.cost_mean_usd < row.cost_mean_usd || other.served_mean > row.served_mean)) {
+        row.pareto = false;
+      }
+    }
+  }
+  batch.notes.push_back("made-up rows for the browser test </script>");
+  if (!write(out / "batch.html", batch_report_html(batch, options))) return 1;
+  return 0;
+}
