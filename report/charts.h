@@ -32,8 +32,9 @@ Json timeline_chart(const Timeline& timeline);
 Json stacked_bars(const std::string& title, const std::string& subtitle, const std::string& value_title, Json rows,
                   bool time_categories);
 
-/// A histogram of rows {v} with vertical rules at rows {v, label} (a budget, an SLO).
-Json histogram(const std::string& title, const std::string& subtitle, const std::string& value_title, Json values,
+/// One tick per row {v} (a replica) on one axis, with vertical rules at rows {v, label} (a budget,
+/// an SLO).
+Json replica_ticks(const std::string& title, const std::string& subtitle, const std::string& value_title, Json values,
                Json rules, bool percent_axis);
 
 /// Points on one axis, with labels, and rules: for a distribution known only by its summary

@@ -616,9 +616,9 @@ std::string simulation_report_html(const SimulationReport& report, const Scenari
   if (plan != nullptr && plan->budget) budget.push_back({{"v", plan->budget->usd()}, {"label", "budget " + report::usd(plan->budget->usd())}});
   Json slo = Json::array();
   if (const auto level = served_slo(scenario)) slo.push_back({{"v", *level}, {"label", "SLO " + report::percent(*level, 2)}});
-  const std::string spread = std::to_string(report.replicas.size()) + " replicas";
-  page.chart(report::histogram("Cost per replica", spread, "USD", std::move(cost_values), std::move(budget), false));
-  page.chart(report::histogram("Served fraction per replica", spread, "served fraction of service demand", std::move(served_values),
+  const std::string spread = "one tick per replica, " + std::to_string(report.replicas.size()) + " replicas";
+  page.chart(report::replica_ticks("Cost per replica", spread, "USD", std::move(cost_values), std::move(budget), false));
+  page.chart(report::replica_ticks("Served fraction per replica", spread, "served fraction of service demand", std::move(served_values),
                                std::move(slo), true));
   if (plan != nullptr) {
     page.section("plan", "The plan simulated");

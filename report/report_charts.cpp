@@ -1,5 +1,8 @@
 #include "report/charts.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace fleetcast::report {
 
 namespace {
@@ -66,18 +69,36 @@ Json timeline_chart(const Timeline& timeline) {
     y["field"] = field;
     return y;
   };
+  // One colour scale for the demand side, fixed so that it never repeats the pools' pastel areas:
+  // the forecast in blues, the measured series in dark and warm colours.
+  Json domain = Json::array();
+  Json range = Json::array();
+  if (!timeline.band.empty()) {
+    domain.push_back("forecast p10-p90");
+    range.push_back("#9ecae1");
+    domain.push_back("forecast p50");
+    range.push_back("#08519c");
+  }
+  const char* measured[] = {"#252525", "#d94801", "#238b45", "#6a51a3", "#a50f15"};
+  std::size_t next = 0;
+  for (const Json& row : timeline.demand) {
+    if (std::find(domain.begin(), domain.end(), row["series"]) != domain.end()) continue;
+    domain.push_back(row["series"]);
+    range.push_back(measured[next++ % std::size(measured)]);
+  }
   const Json legend = {{"title", "demand"}};
+  const Json demand_scale = {{"domain", domain}, {"range", range}};
   if (!timeline.band.empty()) {
     demand_layers.push_back({{"data", {{"name", "band"}}},
                              {"mark", {{"type", "area"}, {"opacity", 0.3}}},
                              {"encoding",
                               {{"x", time_x()}, {"y", y_field("p10")}, {"y2", {{"field", "p90"}}},
-                               {"color", {{"datum", "forecast p10-p90"}, {"type", "nominal"}, {"legend", legend}}}}}});
+                               {"color", {{"datum", "forecast p10-p90"}, {"type", "nominal"}, {"legend", legend}, {"scale", demand_scale}}}}}});
     demand_layers.push_back({{"data", {{"name", "band"}}},
                              {"mark", {{"type", "line"}, {"strokeDash", {5, 3}}, {"strokeWidth", 1.5}}},
                              {"encoding",
                               {{"x", time_x()}, {"y", y_field("p50")},
-                               {"color", {{"datum", "forecast p50"}, {"type", "nominal"}, {"legend", legend}}}}}});
+                               {"color", {{"datum", "forecast p50"}, {"type", "nominal"}, {"legend", legend}, {"scale", demand_scale}}}}}});
   }
   if (!timeline.demand.empty()) {
     if (timeline.ranges) {
@@ -85,23 +106,23 @@ Json timeline_chart(const Timeline& timeline) {
                                {"mark", {{"type", "area"}, {"opacity", 0.18}}},
                                {"encoding",
                                 {{"x", time_x()}, {"y", y_field("lo")}, {"y2", {{"field", "hi"}}},
-                                 {"color", {{"field", "series"}, {"type", "nominal"}, {"legend", legend}}}}}});
+                                 {"color", {{"field", "series"}, {"type", "nominal"}, {"legend", legend}, {"scale", demand_scale}}}}}});
     }
     demand_layers.push_back({{"data", {{"name", "demand"}}},
                              {"mark", {{"type", "line"}, {"strokeWidth", 1.2}}},
                              {"encoding",
                               {{"x", time_x()}, {"y", y_field("v")},
-                               {"color", {{"field", "series"}, {"type", "nominal"}, {"legend", legend}}}}}});
+                               {"color", {{"field", "series"}, {"type", "nominal"}, {"legend", legend}, {"scale", demand_scale}}}}}});
   }
   Json layers = Json::array();
   if (!timeline.capacity.empty()) {
     layers.push_back({{"data", {{"name", "capacity"}}},
-                      {"mark", {{"type", "area"}, {"opacity", 0.45}, {"interpolate", "step-after"}}},
+                      {"mark", {{"type", "area"}, {"opacity", 0.55}, {"interpolate", "step-after"}}},
                       {"encoding",
                        {{"x", time_x()},
                         {"y", {{"field", "gpus"}, {"type", "quantitative"}, {"stack", "zero"}, {"title", timeline.capacity_title},
                                {"axis", {{"orient", "right"}}}}},
-                        {"color", {{"field", "pool"}, {"type", "nominal"}, {"title", "GPUs by pool"}, {"scale", {{"scheme", "tableau20"}}}}}}}});
+                        {"color", {{"field", "pool"}, {"type", "nominal"}, {"title", "GPUs by pool"}, {"scale", {{"scheme", "pastel1"}}}}}}}});
   }
   if (!demand_layers.empty()) layers.push_back({{"layer", demand_layers}});
   // The zoom lives on one unit view; the layers share its x scale.
@@ -128,22 +149,24 @@ Json stacked_bars(const std::string& title, const std::string& subtitle, const s
                         {"y", value},
                         {"color", color}};
   } else {
-    spec["encoding"] = {{"y", {{"field", "category"}, {"type", "nominal"}, {"sort", "-x"}, {"title", nullptr}}},
+    spec["encoding"] = {{"y", {{"field", "category"}, {"type", "nominal"}, {"sort", "-x"}, {"title", nullptr}, {"axis", {{"labelLimit", 360}}}}},
                         {"x", value},
                         {"color", color}};
   }
   return spec;
 }
 
-Json histogram(const std::string& title, const std::string& subtitle, const std::string& value_title, Json values,
-               Json rules, bool percent_axis) {
+Json replica_ticks(const std::string& title, const std::string& subtitle, const std::string& value_title, Json values,
+                   Json rules, bool percent_axis) {
+  // One tick per replica rather than a histogram: a budget or an SLO far from the replicas would
+  // squeeze a histogram's bins into a sliver; ticks stay readable on any axis.
   Json spec = base(title, subtitle);
-  spec["height"] = 180;
-  Json x = {{"field", "v"}, {"type", "quantitative"}, {"bin", {{"maxbins", 30}}}, {"title", value_title}};
-  if (percent_axis) x["axis"] = {{"format", ".2%"}};
+  spec["height"] = 60;
+  Json x = quantity("v", value_title, percent_axis);
+  x["scale"] = {{"zero", false}};
   Json layers = Json::array({{{"data", {{"values", std::move(values)}}},
-                              {"mark", {{"type", "bar"}, {"tooltip", true}}},
-                              {"encoding", {{"x", x}, {"y", {{"aggregate", "count"}, {"title", "replicas"}}}}}}});
+                              {"mark", {{"type", "tick"}, {"opacity", 0.6}, {"thickness", 2}, {"tooltip", true}}},
+                              {"encoding", {{"x", x}}}}});
   if (!rules.empty()) {
     for (Json& layer : rule_layers(rules, "x")) layers.push_back(std::move(layer));
   }
