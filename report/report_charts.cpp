@@ -117,7 +117,7 @@ Json timeline_chart(const Timeline& timeline) {
   Json layers = Json::array();
   if (!timeline.capacity.empty()) {
     layers.push_back({{"data", {{"name", "capacity"}}},
-                      {"mark", {{"type", "area"}, {"opacity", 0.55}, {"interpolate", "step-after"}}},
+                      {"mark", {{"type", "area"}, {"opacity", 0.8}, {"interpolate", "step-after"}}},
                       {"encoding",
                        {{"x", time_x()},
                         {"y", {{"field", "gpus"}, {"type", "quantitative"}, {"stack", "zero"}, {"title", timeline.capacity_title},
