@@ -56,6 +56,11 @@ Json rule_layers(const Json& rules, const std::string& channel) {
   return Json::array({rule, text});
 }
 
+void add_rules(Json& layers, const Json& rules, const std::string& channel) {
+  if (rules.empty()) return;
+  for (Json& layer : rule_layers(rules, channel)) layers.push_back(std::move(layer));
+}
+
 }  // namespace
 
 Json timeline_chart(const Timeline& timeline) {
@@ -167,9 +172,7 @@ Json replica_ticks(const std::string& title, const std::string& subtitle, const 
   Json layers = Json::array({{{"data", {{"values", std::move(values)}}},
                               {"mark", {{"type", "tick"}, {"opacity", 0.6}, {"thickness", 2}, {"tooltip", true}}},
                               {"encoding", {{"x", x}}}}});
-  if (!rules.empty()) {
-    for (Json& layer : rule_layers(rules, "x")) layers.push_back(std::move(layer));
-  }
+  add_rules(layers, rules, "x");
   spec["layer"] = layers;
   return spec;
 }
@@ -184,9 +187,7 @@ Json summary_strip(const std::string& title, const std::string& subtitle, const 
                                {{"x", quantity("v", value_title, percent_axis)},
                                 {"color", {{"field", "label"}, {"type", "nominal"}, {"title", nullptr}}}}}}});
   if (!percent_axis) layers[0]["encoding"]["x"]["scale"] = {{"zero", false}};
-  if (!rules.empty()) {
-    for (Json& layer : rule_layers(rules, "x")) layers.push_back(std::move(layer));
-  }
+  add_rules(layers, rules, "x");
   spec["layer"] = layers;
   return spec;
 }
@@ -202,9 +203,7 @@ Json bars_with_rule(const std::string& title, const std::string& value_title, Js
                               {"encoding",
                                {{"y", {{"field", "label"}, {"type", "nominal"}, {"sort", nullptr}, {"title", nullptr}}},
                                 {"x", quantity("v", value_title, percent_axis)}}}}});
-  if (reference) {
-    for (Json& layer : rule_layers(Json::array({{{"v", *reference}, {"label", reference_label}}}), "x")) layers.push_back(std::move(layer));
-  }
+  if (reference) add_rules(layers, Json::array({{{"v", *reference}, {"label", reference_label}}}), "x");
   spec["layer"] = layers;
   return spec;
 }
@@ -219,9 +218,7 @@ Json time_lines(const std::string& title, const std::string& subtitle, const std
                               {"mark", {{"type", "line"}, {"strokeWidth", 1.5}}},
                               {"encoding",
                                {{"x", time_x()}, {"y", y}, {"color", {{"field", "series"}, {"type", "nominal"}, {"title", nullptr}}}}}}});
-  if (!rules.empty()) {
-    for (Json& layer : rule_layers(rules, "y")) layers.push_back(std::move(layer));
-  }
+  add_rules(layers, rules, "y");
   spec["layer"] = layers;
   return spec;
 }

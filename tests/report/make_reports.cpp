@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "fleetcast/plan.h"
@@ -28,6 +30,19 @@ bool check(const fleetcast::Result<T>& result, const char* what) {
   return result.ok();
 }
 
+// A scenario of the examples and its prices, or nothing (the reason printed).
+struct Loaded {
+  fleetcast::Scenario scenario;
+  std::unique_ptr<fleetcast::PriceSource> prices;
+};
+std::optional<Loaded> load(const std::filesystem::path& file) {
+  auto scenario = fleetcast::load_scenario(file);
+  if (!check(scenario, "scenario")) return std::nullopt;
+  auto prices = fleetcast::open_scenario_prices(scenario->pricing);
+  if (!check(prices, "prices")) return std::nullopt;
+  return Loaded{std::move(*scenario), std::move(*prices)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,38 +56,34 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(out);
   const ReportOptions options{.generated_by = "tests/report/make_reports"};
 
-  auto recsys = load_scenario(examples / "recsys_planned.json");
-  if (!check(recsys, "recsys_planned.json")) return 1;
-  auto recsys_prices = open_scenario_prices(recsys->pricing);
-  if (!check(recsys_prices, "recsys prices")) return 1;
+  auto recsys = load(examples / "recsys_planned.json");
+  if (!recsys) return 1;
   PlanOptions planning;
   planning.replicas = 8;
   planning.forecaster = "holt_winters";
-  auto plan = make_plan(*recsys, **recsys_prices, planning);
+  auto plan = make_plan(recsys->scenario, *recsys->prices, planning);
   if (!check(plan, "plan")) return 1;
   Plan hostile = *plan;
   hostile.scenario = "recsys </script><script>alert('x')</script> <!-- \xff";
   hostile.notes.push_back("a note with </script> and <b>markup</b>");
-  if (!write(out / "plan.html", plan_report_html(hostile, &*recsys, options))) return 1;
+  if (!write(out / "plan.html", plan_report_html(hostile, &recsys->scenario, options))) return 1;
 
-  auto quickstart = load_scenario(examples / "quickstart.json");
-  if (!check(quickstart, "quickstart.json")) return 1;
-  auto quickstart_prices = open_scenario_prices(quickstart->pricing);
-  if (!check(quickstart_prices, "quickstart prices")) return 1;
+  auto quickstart = load(examples / "quickstart.json");
+  if (!quickstart) return 1;
   SimulationOptions simulation;
   simulation.replicas = 8;
-  auto run = simulate(*quickstart, **quickstart_prices, simulation);
+  auto run = simulate(quickstart->scenario, *quickstart->prices, simulation);
   if (!check(run, "run")) return 1;
-  if (!write(out / "run.html", simulation_report_html(*run, &*quickstart, nullptr, options))) return 1;
+  if (!write(out / "run.html", simulation_report_html(*run, &quickstart->scenario, nullptr, options))) return 1;
 
   PlanOptions cut_planning;
   cut_planning.replicas = 0;
   cut_planning.forecaster = "holt_winters";
   auto cut = parse_instant("2026-12-18T00:00:00Z");
   if (!check(cut, "cut")) return 1;
-  auto backtest = run_plan_backtest(*recsys, **recsys_prices, *cut, cut_planning, BacktestOptions{10});
+  auto backtest = run_plan_backtest(recsys->scenario, *recsys->prices, *cut, cut_planning, BacktestOptions{10});
   if (!check(backtest, "backtest")) return 1;
-  if (!write(out / "backtest.html", backtest_report_html(*backtest, &*recsys, options))) return 1;
+  if (!write(out / "backtest.html", backtest_report_html(*backtest, &recsys->scenario, options))) return 1;
 
   BatchSummary batch;
   batch.title = "sweep.db";
