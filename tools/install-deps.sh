@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages fleetcast builds and tests with, skipping those already present,
-# and the npm packages of the Kubernetes export's schema check (tests/export/k8s-schemas, pinned by
-# its package-lock.json), reinstalled only when the lockfile changed.
+# and two npm folders, each pinned by its package-lock.json and reinstalled only when the lockfile
+# changed: the HTML report's chart library (report/assets, inlined into libfleetcast at build time;
+# also puppeteer-core for the report's browser test) and the Kubernetes export's schema check
+# (tests/export/k8s-schemas).
 # Usage: tools/install-deps.sh   (as root, or with sudo available)
 set -euo pipefail
 
@@ -11,6 +13,7 @@ packages=(
   coinor-libcbc-dev coinor-libclp-dev
   sqlite3 python3 python3-jsonschema
   libopenmpi-dev openmpi-bin
+  chromium
 )
 # node and npm: the apt packages, unless a node is already installed (e.g. from NodeSource).
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
@@ -31,13 +34,18 @@ else
   run_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The schema packages: `npm ci` from the lockfile, skipped while node_modules was installed from
-# the same lockfile (a copy of it kept in node_modules).
-schemas="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/export/k8s-schemas"
-if cmp -s "$schemas/package-lock.json" "$schemas/node_modules/.fleetcast-lock.json"; then
-  echo "install-deps: k8s-schemas node_modules up to date"
-else
-  echo "install-deps: npm ci in $schemas"
-  npm ci --prefix "$schemas" --no-audit --no-fund --loglevel=error >/dev/null
-  cp "$schemas/package-lock.json" "$schemas/node_modules/.fleetcast-lock.json"
-fi
+# `npm ci` from a folder's lockfile, skipped while its node_modules was installed from the same
+# lockfile (a copy of it kept in node_modules).
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+npm_ci() {
+  local folder="$root/$1"
+  if cmp -s "$folder/package-lock.json" "$folder/node_modules/.fleetcast-lock.json"; then
+    echo "install-deps: $1 node_modules up to date"
+  else
+    echo "install-deps: npm ci in $folder"
+    npm ci --prefix "$folder" --no-audit --no-fund --loglevel=error >/dev/null
+    cp "$folder/package-lock.json" "$folder/node_modules/.fleetcast-lock.json"
+  fi
+}
+npm_ci report/assets
+npm_ci tests/export/k8s-schemas

@@ -89,6 +89,13 @@ Result<std::vector<CommitmentRecommendation>> hindsight_commitments(const Scenar
   return commitments;
 }
 
+std::vector<double> hourly_usd(const ReplicaOutcome& replica) {
+  std::vector<double> by_hour;
+  by_hour.reserve(replica.cost_by_hour.size());
+  for (Money cost : replica.cost_by_hour) by_hour.push_back(cost.usd());
+  return by_hour;
+}
+
 Result<StrategyOutcome> simulate_strategy(const Scenario& test, const Plan& plan, const PriceSource& prices, std::string name,
                                           std::string description) {
   SimulationOptions options;
@@ -96,7 +103,30 @@ Result<StrategyOutcome> simulate_strategy(const Scenario& test, const Plan& plan
   auto report = simulate_plan(test, plan, prices, options, PlanDemand::scenario);
   if (!report.ok()) return report.status().with_context("backtest strategy " + name);
   return StrategyOutcome{std::move(name), std::move(description), report->replicas.front().cost.total.usd(),
-                         report->replicas.front().served_fraction};
+                         report->replicas.front().served_fraction, hourly_usd(report->replicas.front())};
+}
+
+// The optimum's cost per hour of the held-out period: its on-demand and spot cost per interval
+// (cost_per_hour is a rate over the interval, spread over the hours the interval covers), plus the
+// rest of its total (the reservations, paid every hour whether used or not) spread evenly.
+std::vector<double> optimum_hourly_usd(const std::vector<double>& cost_per_hour, Seconds step, double total_usd) {
+  const auto hours = static_cast<std::size_t>((step.count() * static_cast<std::int64_t>(cost_per_hour.size()) + 3599) / 3600);
+  std::vector<double> by_hour(hours, 0.0);
+  if (hours == 0) return by_hour;
+  double variable = 0;
+  for (std::size_t k = 0; k < cost_per_hour.size(); ++k) {
+    // Interval k covers [k * step, (k + 1) * step) seconds; each hour it overlaps gets its share.
+    const std::int64_t begin = static_cast<std::int64_t>(k) * step.count();
+    const std::int64_t end = begin + step.count();
+    for (std::int64_t hour = begin / 3600; hour * 3600 < end && static_cast<std::size_t>(hour) < hours; ++hour) {
+      const std::int64_t overlap = std::min(end, (hour + 1) * 3600) - std::max(begin, hour * 3600);
+      by_hour[static_cast<std::size_t>(hour)] += cost_per_hour[k] * static_cast<double>(overlap) / 3600.0;
+    }
+    variable += cost_per_hour[k] * static_cast<double>(step.count()) / 3600.0;
+  }
+  const double fixed_per_hour = (total_usd - variable) / static_cast<double>(hours);
+  for (double& cost : by_hour) cost += fixed_per_hour;
+  return by_hour;
 }
 
 // A baseline as a plan: the fleetcast plan's frame with other instance counts and commitments.
@@ -174,7 +204,8 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   if (!reactive_report.ok()) return reactive_report.status().with_context("backtest strategy reactive");
   result.strategies.push_back(StrategyOutcome{"reactive", "target tracking only, with the scenario's distribution",
                                               reactive_report->replicas.front().cost.total.usd(),
-                                              reactive_report->replicas.front().served_fraction});
+                                              reactive_report->replicas.front().served_fraction,
+                                              hourly_usd(reactive_report->replicas.front())});
 
   const PlannedInstances following = on_demand_instances(*model, units, intervals, false);
   auto commitments = hindsight_commitments(test, prices, *model, following);
@@ -193,7 +224,8 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   result.strategies.push_back(StrategyOutcome{"hindsight_optimum",
                                               "the least cost of serving the demand that followed with perfect knowledge "
                                               "(exact MILP: reservations, on-demand and capped spot, whole instances)",
-                                              result.optimum.cost_usd, 1.0});
+                                              result.optimum.cost_usd, 1.0,
+                                              optimum_hourly_usd(optimum->instances.cost_per_hour, step, result.optimum.cost_usd)});
 
   const double fleetcast_cost = result.strategies[0].cost_usd;
   const double peak_cost = result.strategies[1].cost_usd;

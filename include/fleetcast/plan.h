@@ -201,6 +201,9 @@ struct StrategyOutcome {
   std::string description;
   double cost_usd = 0;              // replica 0 of the simulation against the actual demand (the optimum: its MILP cost)
   double served_fraction = 0;
+  /// Cost of hour k of the held-out period, k = 0 .. hours-1, summing to cost_usd (the optimum's
+  /// reservations spread evenly over the hours, as they are paid); for the report's cumulative cost.
+  std::vector<double> cost_by_hour_usd;
 };
 
 /// How the exact hindsight optimum was solved (see BacktestResult::optimum).

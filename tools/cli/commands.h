@@ -6,6 +6,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
 
 #include "fleetcast/status.h"
 
@@ -27,5 +29,12 @@ void add_plan_command(CLI::App& app, int& exit_code);
 void add_backtest_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
 void add_batch_command(CLI::App& app, int& exit_code);
+void add_report_command(CLI::App& app, int& exit_code);
+
+/// The `--html FILE` option of plan, run and backtest: writes `render()` to `path` atomically when
+/// `path` is not empty; prints why not and returns kExitFailure when it cannot, else kExitOk.
+int write_html_report(const std::string& path, const std::function<std::string()>& render);
+/// "fleetcast <version> <command>": the foot line of a report.
+std::string report_generated_by(const std::string& command);
 
 }  // namespace fleetcast::cli

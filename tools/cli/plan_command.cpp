@@ -9,6 +9,7 @@
 
 #include "fleetcast/forecast.h"
 #include "fleetcast/plan.h"
+#include "fleetcast/report.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/output_file.h"
 
@@ -27,6 +28,7 @@ struct PlanningArguments {
   int replicas = 16;
   int threads = 0;
   bool quiet = false;
+  std::string html_file;
 };
 
 void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
@@ -42,6 +44,7 @@ void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
       ->check(CLI::Range(0, 100000));
   command->add_option("--threads", arguments.threads, "Threads for the replicas (0: one per core)")->check(CLI::Range(0, 1024));
   command->add_flag("--quiet", arguments.quiet, "No progress lines on stderr");
+  command->add_option("--html", arguments.html_file, "Write a self-contained HTML report (charts, opens offline) to this file");
 }
 
 // Everything a planning run needs, owned: the scenario, its prices, the model, the options.
@@ -155,6 +158,12 @@ int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
       return kExitFailure;
     }
   }
+  if (int code = write_html_report(arguments.html_file, [&] {
+        return plan_report_html(*plan, &inputs.scenario, {.generated_by = report_generated_by("plan")});
+      });
+      code != kExitOk) {
+    return code;
+  }
   if (arguments.json) {
     std::cout << document;
   } else {
@@ -183,6 +192,12 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
       std::cerr << status.message() << '\n';
       return kExitFailure;
     }
+  }
+  if (int code = write_html_report(arguments.html_file, [&] {
+        return backtest_report_html(*result, &inputs.scenario, {.generated_by = report_generated_by("backtest")});
+      });
+      code != kExitOk) {
+    return code;
   }
   if (arguments.json) {
     std::cout << backtest_json(*result);

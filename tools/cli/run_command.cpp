@@ -5,8 +5,10 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "fleetcast/report.h"
 #include "fleetcast/run.h"
 #include "fleetcast/scenario.h"
 #include "fleetcast/simulation.h"
@@ -25,6 +27,7 @@ struct RunArguments {
   std::string intervals_csv;
   std::string ledger_csv;
   std::string trace_file;
+  std::string html_file;
 };
 
 std::string dollars(Money amount) {
@@ -121,6 +124,13 @@ int run(const RunArguments& arguments) {
       return kExitFailure;
     }
   }
+  if (int code = write_html_report(arguments.html_file, [&] {
+        return simulation_report_html(report, &*scenario, run->plan ? &*run->plan : nullptr,
+                                      {.generated_by = report_generated_by("run")});
+      });
+      code != kExitOk) {
+    return code;
+  }
   if (arguments.json) {
     std::cout << simulation_report_json(report);
   } else {
@@ -143,6 +153,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--intervals", arguments->intervals_csv, "Write replica 0's demand and capacity per interval to this CSV");
   command->add_option("--ledger", arguments->ledger_csv, "Write replica 0's cost by hour, pool and purchase option to this CSV");
   command->add_option("--trace", arguments->trace_file, "Write replica 0's event trace to this file");
+  command->add_option("--html", arguments->html_file, "Write a self-contained HTML report (charts, opens offline) to this file");
   command->footer("Exit status: 0 simulated, 2 the scenario is invalid or cannot run, 1 another failure.");
   command->callback([arguments, &exit_code] { exit_code = run(*arguments); });
 }
