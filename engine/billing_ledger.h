@@ -50,7 +50,7 @@ class BillingLedger {
     pools_[pool].price = hourly;
   }
   /// An instance of the pool stopped after running `ran`: the seconds the billing rule adds
-  /// (rounding, minimum) are billed now, at the pool's current price. Call after change_running().
+  /// (rounding, minimum) are billed in the current hour, at the pool's current price.
   void bill_termination(std::size_t pool, Seconds ran);
 
   /// Closes hour `hour` at `now` (its end, or the horizon's): reservations in force cover the

@@ -80,6 +80,7 @@ struct GroupRuntime {
   }
 };
 
+// The instances and groups, indexed as the model's groups; instance ids are slot indices.
 struct FleetState {
   std::vector<Instance> instances;                  // slots, live and free
   std::vector<std::uint32_t> free_instance_slots;   // terminated instances' slots, reused last-freed first

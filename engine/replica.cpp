@@ -25,6 +25,9 @@ namespace {
 
 std::size_t hours_in(const Horizon& horizon) { return static_cast<std::size_t>((horizon.duration.count() + 3599) / 3600); }
 
+// One run: the parts, wired to each other in construction order (each outlives those built after
+// it), and the handlers that pass each event to its part.
+// Thread-safety: built, run and dropped by run_replica() on one thread.
 class Replica {
  public:
   Replica(const FleetModel& model, const ReplicaOptions& options)

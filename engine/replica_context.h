@@ -34,6 +34,7 @@ using ReplicaEvent = std::variant<IntervalStart, PolicyTick, HourEnd, InstanceRe
                                   InstanceTerminated, SpotPriceChange, SpotCapacityChange, ScheduledActionFires,
                                   JobArrival, JobFinished>;
 
+// Owned by the Replica; its parts hold a reference to it.
 struct ReplicaContext {
   ReplicaContext(const FleetModel& fleet_model, const ReplicaOptions& replica_options)
       : model(fleet_model), scenario(*fleet_model.scenario), options(replica_options), end(scenario.horizon.duration) {}

@@ -73,13 +73,4 @@ ScalingDecision decide_scaling(const Policy& policy, const ScalingState& state, 
   return decision;
 }
 
-void remember_decision(ScalingState& state, const ScalingDecision& decision, const Policy& policy, Seconds now) {
-  state.desired_gpus = decision.desired_gpus;
-  if (decision.change == ScalingChange::scale_out) state.last_scale_out = now;
-  if (decision.change == ScalingChange::scale_in) state.last_scale_in = now;
-  if (!decision.wanted_gpus) return;
-  state.recent_wanted.push_back(WantedSample{now, *decision.wanted_gpus});
-  while (now - state.recent_wanted.front().at > policy.target_tracking.scale_in_cooldown) state.recent_wanted.pop_front();
-}
-
 }  // namespace fleetcast::engine

@@ -4,7 +4,8 @@
 // was set on them (fixed counts, scheduled actions, a plan), within the bounds.
 //
 // decide_scaling() is a pure function of its arguments; remember_decision() is the one place the
-// decision is written back. The replica calls both at every decision of every group.
+// decision is written back. The group reconciler calls both at each decision of a group that
+// follows the scenario's policy (not a plan, not fixed counts).
 //
 // Thread-safety: pure functions; ScalingState is a value type owned by its group.
 #pragma once
@@ -76,7 +77,15 @@ struct ScalingDecision {
 ScalingDecision decide_scaling(const Policy& policy, const ScalingState& state, const GroupMetrics& metrics, Seconds now);
 
 /// Writes the decision taken at `now` back: the desired capacity, the cooldown it starts, and what
-/// target tracking wanted (forgetting samples older than `policy`'s scale-in cooldown).
-void remember_decision(ScalingState& state, const ScalingDecision& decision, const Policy& policy, Seconds now);
+/// target tracking wanted (forgetting samples older than `policy`'s scale-in cooldown). Inline:
+/// it runs at every decision of every group.
+inline void remember_decision(ScalingState& state, const ScalingDecision& decision, const Policy& policy, Seconds now) {
+  state.desired_gpus = decision.desired_gpus;
+  if (decision.change == ScalingChange::scale_out) state.last_scale_out = now;
+  if (decision.change == ScalingChange::scale_in) state.last_scale_in = now;
+  if (!decision.wanted_gpus) return;
+  state.recent_wanted.push_back(WantedSample{now, *decision.wanted_gpus});
+  while (now - state.recent_wanted.front().at > policy.target_tracking.scale_in_cooldown) state.recent_wanted.pop_front();
+}
 
 }  // namespace fleetcast::engine

@@ -2,6 +2,8 @@
 // the comments (AWS target tracking and step scaling semantics: see engine/scaling_policy.h).
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "engine/scaling_policy.h"
 
 using namespace fleetcast;
