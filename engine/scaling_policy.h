@@ -68,8 +68,9 @@ struct ScalingDecision {
 ///   only to the most wanted over the last scale-in cooldown (AWS scales in after a sustained low),
 ///   when scale-in is enabled, the scale-in cooldown has passed and the last scale-out is older
 ///   than the instance warm-up;
-/// - step scaling: once the cooldown has passed since the last change, the first step whose
-///   [lower, upper) holds the metric minus the threshold adjusts the desired capacity (metric
+/// - step scaling: once the cooldown has passed since the last change, the first step with a
+///   non-zero adjustment whose [lower, upper) holds the metric minus the threshold adjusts the
+///   desired capacity, and starts the cooldown even where the bounds then undo it (metric
 ///   gpu_utilisation: 100 x demand / capacity, 100 when demand meets no capacity; otherwise demand
 ///   per running GPU, the demand itself when none runs);
 /// - static, scheduled, predictive: the desired capacity as it is.
