@@ -113,31 +113,45 @@ Status check_scheduled_actions(const Scenario& scenario) {
   return {};
 }
 
-}  // namespace
-
-Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource& prices) {
-  FleetModel model;
-  model.scenario = &scenario;
-  if (Status status = check_scheduled_actions(scenario); !status.ok()) return status;
+// The scenario's billing rule for its provider, else the catalog's.
+Result<BillingRule> billing_rule(const Scenario& scenario, const PriceSource& prices) {
   const std::string& provider = scenario.pricing.provider;
-
   if (auto it = scenario.billing.find(provider); it != scenario.billing.end()) {
-    model.billing = BillingRule{provider, it->second.granularity, it->second.minimum};
-  } else {
-    auto rule = prices.billing_rule(provider);
-    if (!rule.ok()) return rule.status();
-    model.billing = *rule;
+    return BillingRule{provider, it->second.granularity, it->second.minimum};
   }
-  model.interruption_notice = interruption_notice(provider);
+  return prices.billing_rule(provider);
+}
 
-  std::shared_ptr<const AvailabilityTrace> trace;
-  if (scenario.spot.interruption_model == InterruptionModel::trace) {
-    auto read = read_availability_trace(scenario.spot.interruption_trace);
-    if (!read.ok()) return read.status();
-    trace = std::make_shared<const AvailabilityTrace>(std::move(*read));
+// The availability trace spot pools replay, when the scenario's interruption model is one.
+Result<std::shared_ptr<const AvailabilityTrace>> availability_trace(const Scenario& scenario) {
+  if (scenario.spot.interruption_model != InterruptionModel::trace) return std::shared_ptr<const AvailabilityTrace>{};
+  auto read = read_availability_trace(scenario.spot.interruption_trace);
+  if (!read.ok()) return read.status();
+  return std::make_shared<const AvailabilityTrace>(std::move(*read));
+}
+
+// The spot pool of an instance type in a region, when the catalog has spot prices there (else a
+// note and no pool).
+Status add_spot_pool(FleetModel& model, const Scenario& scenario, const PriceSource& prices, PoolKey key,
+                     const InstanceType& type, Money on_demand, const std::shared_ptr<const AvailabilityTrace>& trace) {
+  key.option = PurchaseOption::spot;
+  auto market = spot_market(scenario, prices, key, on_demand, trace);
+  if (!market.ok()) return market.status();
+  if (!*market) {
+    model.notes.push_back(key.instance_type + " has no spot price in " + key.region + ": no spot pool there");
+    return {};
   }
+  model.notes.push_back(pool_name(key) + ": " + (*market)->description());
+  auto hazard = spot_hazard(prices, key, trace != nullptr);
+  if (!hazard.ok()) return hazard.status();
+  model.pools.push_back(PoolModel{key, type, on_demand, std::move(*market), pool_name(key), *hazard, median_launch_latency(type)});
+  return {};
+}
 
-  // Pools: every candidate type in every region, on-demand (also what reservations cover) and spot.
+// Pools: every candidate type in every region, on-demand (also what reservations cover) and spot.
+Status add_pools(FleetModel& model, const Scenario& scenario, const PriceSource& prices,
+                 const std::shared_ptr<const AvailabilityTrace>& trace) {
+  const std::string& provider = scenario.pricing.provider;
   const bool on_demand_allowed = allows(scenario, PurchaseOption::on_demand) || allows(scenario, PurchaseOption::reserved);
   const bool spot_allowed = allows(scenario, PurchaseOption::spot) && scenario.spot.allowed;
   for (const std::string& type_name : scenario.instance_types) {
@@ -145,34 +159,52 @@ Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource
     if (!type.ok()) return type.status();
     if (!*type) return failed_precondition_error("instance type '" + type_name + "' is not in the price catalog");
     for (const std::string& region : scenario.pricing.regions) {
-      PoolKey key{provider, region, "", type_name, PurchaseOption::on_demand};
+      const PoolKey key{provider, region, "", type_name, PurchaseOption::on_demand};
       auto rate = on_demand_rate(prices, key);
       if (!rate.ok()) {
         if (rate.status().code() != StatusCode::not_found) return rate.status();
         model.notes.push_back(type_name + " has no on-demand price in " + region + ": not used there");
         continue;
       }
-      if (on_demand_allowed) model.pools.push_back(PoolModel{key, **type, *rate, std::nullopt, pool_name(key), 0.0,
-                                                          median_launch_latency(**type)});
+      if (on_demand_allowed) {
+        model.pools.push_back(PoolModel{key, **type, *rate, std::nullopt, pool_name(key), 0.0, median_launch_latency(**type)});
+      }
       if (spot_allowed) {
-        key.option = PurchaseOption::spot;
-        auto market = spot_market(scenario, prices, key, *rate, trace);
-        if (!market.ok()) return market.status();
-        if (*market) {
-          model.notes.push_back(pool_name(key) + ": " + (*market)->description());
-          auto hazard = spot_hazard(prices, key, trace != nullptr);
-          if (!hazard.ok()) return hazard.status();
-          model.pools.push_back(PoolModel{key, **type, *rate, std::move(*market), pool_name(key), *hazard,
-                                          median_launch_latency(**type)});
-        } else {
-          model.notes.push_back(type_name + " has no spot price in " + region + ": no spot pool there");
-        }
+        if (Status status = add_spot_pool(model, scenario, prices, key, **type, *rate, trace); !status.ok()) return status;
       }
     }
   }
+  return {};
+}
 
-  // Groups: the pools each workload may use, on-demand cheapest first, spot in strategy order.
-  const SpotAllocationStrategy strategy = scenario.policy.distribution.spot_allocation_strategy;
+// Orders a group's pools: on-demand cheapest per unit served first; spot by the allocation
+// strategy, as AWS describes them: lowest-price takes the cheapest pools; capacity-optimized the
+// pools least likely to be interrupted; price-capacity-optimized weighs both, here as the price
+// times (1 + the expected interruptions of an instance over a 30-day month).
+void order_pools(GroupModel& group, const std::vector<PoolModel>& pools, SpotAllocationStrategy strategy) {
+  // Cost of one unit of demand served for an hour, the measure pools are compared by.
+  const auto unit_cost = [&](std::size_t p, Money price) {
+    return static_cast<double>(price.micro_usd()) / (pools[p].type.gpu_count * group.units_per_gpu[p]);
+  };
+  std::stable_sort(group.on_demand_pools.begin(), group.on_demand_pools.end(), [&](std::size_t a, std::size_t b) {
+    return unit_cost(a, pools[a].on_demand_rate) < unit_cost(b, pools[b].on_demand_rate);
+  });
+  const auto spot_score = [&](std::size_t p) {
+    const double price = unit_cost(p, pools[p].market->price_at(Seconds{0}));
+    const double monthly_interruptions = pools[p].interruption_hazard_per_hour * 720.0;
+    switch (strategy) {
+      case SpotAllocationStrategy::lowest_price: return price;
+      case SpotAllocationStrategy::capacity_optimized: return monthly_interruptions;
+      case SpotAllocationStrategy::price_capacity_optimized: return price * (1.0 + monthly_interruptions);
+    }
+    return price;
+  };
+  std::stable_sort(group.spot_pools.begin(), group.spot_pools.end(),
+                   [&](std::size_t a, std::size_t b) { return spot_score(a) < spot_score(b); });
+}
+
+// Groups: the pools each workload may use, on-demand cheapest first, spot in strategy order.
+Status add_groups(FleetModel& model, const Scenario& scenario) {
   for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
     const Workload& workload = scenario.workloads[w];
     GroupModel group;
@@ -191,35 +223,17 @@ Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource
           std::to_string(workload.gpu.min_gpus_per_instance) + "+ GPUs per instance, " +
           std::to_string(workload.gpu.min_gpu_memory_gib) + " GiB per GPU) in its regions with a price");
     }
-    // Cost of one unit of demand served for an hour, the measure pools are compared by.
-    const auto unit_cost = [&](std::size_t p, Money price) {
-      return static_cast<double>(price.micro_usd()) / (model.pools[p].type.gpu_count * group.units_per_gpu[p]);
-    };
-    std::stable_sort(group.on_demand_pools.begin(), group.on_demand_pools.end(), [&](std::size_t a, std::size_t b) {
-      return unit_cost(a, model.pools[a].on_demand_rate) < unit_cost(b, model.pools[b].on_demand_rate);
-    });
-    // The strategies, as AWS describes them: lowest-price takes the cheapest pools; capacity-optimized
-    // the pools least likely to be interrupted; price-capacity-optimized weighs both, here as the
-    // price times (1 + the expected interruptions of an instance over a 30-day month).
-    const auto spot_score = [&](std::size_t p) {
-      const double price = unit_cost(p, model.pools[p].market->price_at(Seconds{0}));
-      const double monthly_interruptions = model.pools[p].interruption_hazard_per_hour * 720.0;
-      switch (strategy) {
-        case SpotAllocationStrategy::lowest_price: return price;
-        case SpotAllocationStrategy::capacity_optimized: return monthly_interruptions;
-        case SpotAllocationStrategy::price_capacity_optimized: return price * (1.0 + monthly_interruptions);
-      }
-      return price;
-    };
-    std::stable_sort(group.spot_pools.begin(), group.spot_pools.end(),
-                     [&](std::size_t a, std::size_t b) { return spot_score(a) < spot_score(b); });
+    order_pools(group, model.pools, scenario.policy.distribution.spot_allocation_strategy);
     model.groups.push_back(std::move(group));
   }
+  return {};
+}
 
-  // Reservations owned: each covers the matching on-demand pool, if the scenario has it.
+// Reservations owned: each covers the matching on-demand pool, if the scenario has it.
+Status add_reservations(FleetModel& model, const Scenario& scenario, const PriceSource& prices) {
   const Seconds horizon_end = scenario.horizon.duration;
   for (const Commitment& commitment : scenario.commitments) {
-    auto rate = reservation_rate(prices, provider, commitment, model.notes);
+    auto rate = reservation_rate(prices, scenario.pricing.provider, commitment, model.notes);
     if (!rate.ok()) return rate.status();
     ReservationModel reservation;
     reservation.label = std::to_string(commitment.count) + " x " + commitment.instance_type + " " + commitment.region;
@@ -239,8 +253,11 @@ Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource
     }
     model.reservations.push_back(reservation);
   }
+  return {};
+}
 
-  // Static capacity: each entry goes to the first workload whose group can use that pool.
+// Static capacity: each entry goes to the first workload whose group can use that pool.
+Status place_static_capacity(FleetModel& model, const Scenario& scenario) {
   model.static_instances.resize(model.groups.size());
   for (const StaticCapacity& entry : scenario.policy.static_capacity) {
     const PurchaseOption running_option = entry.option == PurchaseOption::spot ? PurchaseOption::spot : PurchaseOption::on_demand;
@@ -261,9 +278,12 @@ Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource
                                        "): no workload can use that pool");
     }
   }
+  return {};
+}
 
-  // Scheduled actions: every firing within the horizon, and each action's last firing before it,
-  // which sets the group's state at the start; all in the order they happened.
+// Scheduled actions: every firing within the horizon, and each action's last firing before it,
+// which sets the group's state at the start; all in the order they happened.
+Status add_scheduled_firings(FleetModel& model, const Scenario& scenario) {
   const Instant start = scenario.horizon.start;
   const Instant end = start + scenario.horizon.duration;
   for (std::size_t a = 0; a < scenario.policy.scheduled_actions.size(); ++a) {
@@ -285,6 +305,26 @@ Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource
   }
   std::stable_sort(model.scheduled_firings.begin(), model.scheduled_firings.end(),
                    [](const ScheduledFiring& a, const ScheduledFiring& b) { return a.occurred < b.occurred; });
+  return {};
+}
+
+}  // namespace
+
+Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource& prices) {
+  FleetModel model;
+  model.scenario = &scenario;
+  if (Status status = check_scheduled_actions(scenario); !status.ok()) return status;
+  auto billing = billing_rule(scenario, prices);
+  if (!billing.ok()) return billing.status();
+  model.billing = *billing;
+  model.interruption_notice = interruption_notice(scenario.pricing.provider);
+  auto trace = availability_trace(scenario);
+  if (!trace.ok()) return trace.status();
+  if (Status status = add_pools(model, scenario, prices, *trace); !status.ok()) return status;
+  if (Status status = add_groups(model, scenario); !status.ok()) return status;
+  if (Status status = add_reservations(model, scenario, prices); !status.ok()) return status;
+  if (Status status = place_static_capacity(model, scenario); !status.ok()) return status;
+  if (Status status = add_scheduled_firings(model, scenario); !status.ok()) return status;
   return model;
 }
 

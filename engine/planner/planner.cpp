@@ -173,6 +173,125 @@ double expected_cost_usd(const Scenario& scenario, const FleetModel& model, cons
   return total / static_cast<double>(by_level.size());
 }
 
+// The cheapest reservation offer of every on-demand pool, and a copy of `setup` with each
+// reservable pool priced at its reservation's rate, where that is cheaper.
+struct ReservationPricing {
+  std::vector<std::optional<ReservationOffer>> offers;  // per model pool
+  PlacementSetup reserved_priced;
+};
+
+Result<ReservationPricing> price_reservations(const PriceSource& prices, const FleetModel& model, const PlacementSetup& setup,
+                                              CommitmentChoice& choice) {
+  ReservationPricing pricing{std::vector<std::optional<ReservationOffer>>(model.pools.size()), setup};
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    if (model.pools[p].market) continue;
+    auto offer = cheapest_reservation(prices, model.pools[p].key);
+    if (!offer.ok()) return offer.status();
+    pricing.offers[p] = *offer;
+    if (!*offer) continue;
+    choice.new_rates[p] = (*offer)->hourly.usd();
+    pricing.reserved_priced.pools[p].instance_cost = std::min(setup.pools[p].instance_cost, choice.new_rates[p]);
+  }
+  return pricing;
+}
+
+// The cheapest alternative to an instance of pool p, over the workloads that may use it: what
+// serves the same units on any of their options, with its interruption headroom.
+double cheapest_alternative(const PlacementSetup& setup, std::size_t p) {
+  double cheapest = setup.pools[p].instance_cost;
+  for (std::size_t w = 0; w < setup.options.size(); ++w) {
+    const auto own = std::find_if(setup.options[w].begin(), setup.options[w].end(),
+                                  [p](const placement::PlacementOption& o) { return o.pool == p; });
+    if (own == setup.options[w].end()) continue;
+    const double units = setup.pools[p].gpus_per_instance * own->units_per_gpu;
+    for (const placement::PlacementOption& option : setup.options[w]) {
+      const placement::PlacementPool& pool = setup.pools[option.pool];
+      cheapest = std::min(cheapest, pool.instance_cost * pool.headroom / (pool.gpus_per_instance * option.units_per_gpu) * units);
+    }
+  }
+  return cheapest;
+}
+
+// Per reservable pool: its usage beyond the reservations owned over the usage levels' placements,
+// its cheapest alternative, and the break-even levels against that alternative and on-demand.
+struct BreakEvenBounds {
+  std::vector<std::vector<int>> usage;  // [pool]: instances per interval, over every level
+  std::vector<double> cheapest;         // [pool]: USD per instance-hour
+  std::vector<int> low, high;           // [pool]: reservations that pay against each bound
+};
+
+BreakEvenBounds break_even_bounds(const PlacementSetup& setup, const std::vector<std::optional<ReservationOffer>>& offers,
+                                  const std::vector<double>& new_rates,
+                                  const std::vector<std::vector<std::vector<int>>>& preferred, std::size_t intervals) {
+  const std::size_t pools = setup.pools.size();
+  BreakEvenBounds bounds{std::vector<std::vector<int>>(pools), std::vector<double>(pools, 0.0), std::vector<int>(pools, 0),
+                         std::vector<int>(pools, 0)};
+  for (std::size_t p = 0; p < pools; ++p) {
+    if (!offers[p]) continue;
+    for (const std::vector<std::vector<int>>& pool_totals : preferred) {
+      for (std::size_t k = 0; k < intervals; ++k) {
+        bounds.usage[p].push_back(std::max(0, pool_totals[p][k] - setup.owned_reserved[p][k]));
+      }
+    }
+    bounds.cheapest[p] = cheapest_alternative(setup, p);
+    bounds.low[p] = break_even_level(bounds.usage[p], new_rates[p] / bounds.cheapest[p]);
+    bounds.high[p] = break_even_level(bounds.usage[p], new_rates[p] / setup.pools[p].instance_cost);
+  }
+  return bounds;
+}
+
+// Among none and the levels stepped from `low` to `high`, the one of least expected cost.
+std::vector<int> least_cost_level(const Scenario& scenario, const FleetModel& model, const std::vector<PlacementSetup>& by_level,
+                                  const BreakEvenBounds& bounds, const std::vector<double>& new_rates) {
+  std::vector<int> best(model.pools.size(), 0);
+  double best_cost = expected_cost_usd(scenario, model, by_level, best, new_rates);
+  for (int step = 0; step <= kCandidateSteps; ++step) {
+    std::vector<int> candidate(model.pools.size(), 0);
+    for (std::size_t p = 0; p < candidate.size(); ++p) {
+      const int span = bounds.high[p] - bounds.low[p];
+      candidate[p] = bounds.low[p] + static_cast<int>(std::lround(span * static_cast<double>(step) / kCandidateSteps));
+    }
+    if (candidate == best) continue;
+    const double cost = expected_cost_usd(scenario, model, by_level, candidate, new_rates);
+    if (cost < best_cost) {
+      best = std::move(candidate);
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+// The recommendation to buy `count` reservations of pool p, with its expected use and the reason.
+CommitmentRecommendation recommend(const Scenario& scenario, const FleetModel& model, const PlacementSetup& setup,
+                                   const ReservationOffer& offer, const BreakEvenBounds& bounds, double rate, std::size_t p,
+                                   int count) {
+  const double hours = static_cast<double>(scenario.horizon.duration.count()) / 3600.0;
+  const std::vector<int>& usage = bounds.usage[p];
+  double used_intervals = 0;
+  for (int u : usage) used_intervals += std::min(u, count);
+  const double utilisation = used_intervals / (static_cast<double>(count) * static_cast<double>(usage.size()));
+  const double on_demand = setup.pools[p].instance_cost;
+  CommitmentRecommendation recommendation;
+  recommendation.instance_type = model.pools[p].key.instance_type;
+  recommendation.region = model.pools[p].key.region;
+  recommendation.count = count;
+  recommendation.terms = offer.terms;
+  recommendation.hourly_cost = offer.hourly;
+  recommendation.upfront_per_instance = offer.upfront;
+  recommendation.expected_utilisation = utilisation;
+  recommendation.break_even_utilisation = rate / on_demand;
+  recommendation.expected_saving = Money::from_usd(count * hours * (utilisation * on_demand - rate));
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "expected busy %.1f%% of the hours against a break-even of %.1f%% with on-demand ($%.4f/h) and "
+                "%.1f%% with the cheapest alternative ($%.4f/h); %d to %d pay by the rule, %d cost least over the "
+                "expected demand",
+                100 * utilisation, 100 * rate / on_demand, on_demand, 100 * rate / bounds.cheapest[p], bounds.cheapest[p],
+                bounds.low[p], bounds.high[p], count);
+  recommendation.reason = text;
+  return recommendation;
+}
+
 // Reservations to buy, by the break-even rule: the r-th reservation of a pool pays when r or more
 // of its instances would run in more than (reserved rate / alternative rate) of the hours. The
 // usage profile pools placements at evenly spread demand levels (so each level of usage gets its
@@ -189,94 +308,26 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
   choice.new_reserved.assign(model.pools.size(), 0);
   choice.new_rates.assign(model.pools.size(), 0.0);
   if (!allows(scenario, PurchaseOption::reserved)) return choice;
-  std::vector<std::optional<ReservationOffer>> offers(model.pools.size());
-  PlacementSetup reserved_priced = setup;
-  for (std::size_t p = 0; p < model.pools.size(); ++p) {
-    if (model.pools[p].market) continue;
-    auto offer = cheapest_reservation(prices, model.pools[p].key);
-    if (!offer.ok()) return offer.status();
-    offers[p] = *offer;
-    if (!*offer) continue;
-    choice.new_rates[p] = (*offer)->hourly.usd();
-    reserved_priced.pools[p].instance_cost = std::min(setup.pools[p].instance_cost, choice.new_rates[p]);
-  }
+  auto pricing = price_reservations(prices, model, setup, choice);
+  if (!pricing.ok()) return pricing.status();
   const std::vector<int> none(model.pools.size(), 0);
   std::vector<PlacementSetup> by_level;
   std::vector<std::vector<std::vector<int>>> preferred;  // per level: instances per pool and interval
   for (double level : kUsageLevels) {
     by_level.push_back(setup);
     by_level.back().units = placement_setup(model, scenario, demand, level).units;
-    PlacementSetup priced = reserved_priced;
+    PlacementSetup priced = pricing->reserved_priced;
     priced.units = by_level.back().units;
     preferred.push_back(place_horizon_pool_totals(priced, scenario, none));
   }
   const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
-  std::vector<std::vector<int>> usage(model.pools.size());
-  std::vector<int> low(model.pools.size(), 0), high(model.pools.size(), 0);
-  std::vector<double> cheapest(model.pools.size(), 0.0);
+  const BreakEvenBounds bounds = break_even_bounds(setup, pricing->offers, choice.new_rates, preferred, intervals);
+  const std::vector<int> best = least_cost_level(scenario, model, by_level, bounds, choice.new_rates);
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
-    if (!offers[p]) continue;
-    for (const std::vector<std::vector<int>>& pool_totals : preferred) {
-      for (std::size_t k = 0; k < intervals; ++k) usage[p].push_back(std::max(0, pool_totals[p][k] - setup.owned_reserved[p][k]));
-    }
-    // The cheapest alternative per instance of this pool, over the workloads that may use it.
-    cheapest[p] = setup.pools[p].instance_cost;
-    for (std::size_t w = 0; w < setup.options.size(); ++w) {
-      const auto own = std::find_if(setup.options[w].begin(), setup.options[w].end(),
-                                    [p](const placement::PlacementOption& o) { return o.pool == p; });
-      if (own == setup.options[w].end()) continue;
-      const double units = setup.pools[p].gpus_per_instance * own->units_per_gpu;
-      for (const placement::PlacementOption& option : setup.options[w]) {
-        const placement::PlacementPool& pool = setup.pools[option.pool];
-        cheapest[p] = std::min(cheapest[p], pool.instance_cost * pool.headroom / (pool.gpus_per_instance * option.units_per_gpu) * units);
-      }
-    }
-    low[p] = break_even_level(usage[p], choice.new_rates[p] / cheapest[p]);
-    high[p] = break_even_level(usage[p], choice.new_rates[p] / setup.pools[p].instance_cost);
-  }
-  std::vector<int> best = none;
-  double best_cost = expected_cost_usd(scenario, model, by_level, none, choice.new_rates);
-  for (int step = 0; step <= kCandidateSteps; ++step) {
-    std::vector<int> candidate(model.pools.size(), 0);
-    for (std::size_t p = 0; p < candidate.size(); ++p) {
-      candidate[p] = low[p] + static_cast<int>(std::lround((high[p] - low[p]) * static_cast<double>(step) / kCandidateSteps));
-    }
-    if (candidate == best) continue;
-    const double cost = expected_cost_usd(scenario, model, by_level, candidate, choice.new_rates);
-    if (cost < best_cost) {
-      best = std::move(candidate);
-      best_cost = cost;
-    }
-  }
-  const double hours = static_cast<double>(scenario.horizon.duration.count()) / 3600.0;
-  for (std::size_t p = 0; p < model.pools.size(); ++p) {
-    const int count = best[p];
-    if (count == 0) continue;
-    double used_intervals = 0;
-    for (int u : usage[p]) used_intervals += std::min(u, count);
-    const double utilisation = used_intervals / (static_cast<double>(count) * static_cast<double>(usage[p].size()));
-    const double rate = choice.new_rates[p];
-    const double on_demand = setup.pools[p].instance_cost;
-    choice.new_reserved[p] = count;
-    CommitmentRecommendation recommendation;
-    recommendation.instance_type = model.pools[p].key.instance_type;
-    recommendation.region = model.pools[p].key.region;
-    recommendation.count = count;
-    recommendation.terms = offers[p]->terms;
-    recommendation.hourly_cost = offers[p]->hourly;
-    recommendation.upfront_per_instance = offers[p]->upfront;
-    recommendation.expected_utilisation = utilisation;
-    recommendation.break_even_utilisation = rate / on_demand;
-    recommendation.expected_saving = Money::from_usd(count * hours * (utilisation * on_demand - rate));
-    char text[400];
-    std::snprintf(text, sizeof text,
-                  "expected busy %.1f%% of the hours against a break-even of %.1f%% with on-demand ($%.4f/h) and "
-                  "%.1f%% with the cheapest alternative ($%.4f/h); %d to %d pay by the rule, %d cost least over the "
-                  "expected demand",
-                  100 * utilisation, 100 * rate / on_demand, on_demand, 100 * rate / cheapest[p], cheapest[p], low[p],
-                  high[p], count);
-    recommendation.reason = text;
-    choice.recommendations.push_back(std::move(recommendation));
+    if (best[p] == 0) continue;
+    choice.new_reserved[p] = best[p];
+    choice.recommendations.push_back(
+        recommend(scenario, model, setup, *pricing->offers[p], bounds, choice.new_rates[p], p, best[p]));
   }
   return choice;
 }

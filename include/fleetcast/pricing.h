@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -169,6 +170,12 @@ struct OfferRow {
   InstanceType instance_type;
   friend bool operator==(const OfferRow&, const OfferRow&) = default;
 };
+
+/// The rows as a JSON array, one object per offer: provider, instance_type, region, zone, option,
+/// term, class, payment (null where they do not apply), hourly_usd, upfront_usd,
+/// hourly_is_effective, effective_hourly_usd, valid_from, gpu_model, gpu_count, gpu_memory_gib,
+/// vcpus, memory_gib. What `fleetcast pricing list --json` prints.
+std::string offers_json(std::span<const OfferRow> rows);
 
 /// The hourly cost of an offer with any upfront payment spread evenly over the term's hours
 /// (rounded to the nearest micro-USD, halves away from zero).

@@ -5,7 +5,7 @@
 #include <string>
 #include <thread>
 
-#include "engine/billing.h"
+#include "engine/billing_ledger.h"
 #include "fleetcast/simulation.h"
 #include "tests/engine/test_catalog.h"
 

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "core/text.h"
 #include "fleetcast/pricing.h"
@@ -66,9 +65,6 @@ std::string display_usd(Money amount) {
   return text;
 }
 
-std::string terms_text(const Offer& offer, std::string (*pick)(const ReservationTerms&)) {
-  return offer.reservation ? pick(*offer.reservation) : std::string{};
-}
 std::string term_of(const ReservationTerms& terms) { return std::string(reservation_term_name(terms.term)); }
 std::string class_of(const ReservationTerms& terms) {
   return std::string(reservation_class_name(terms.reservation_class));
@@ -85,36 +81,6 @@ std::string gpu_text(const InstanceType& type) {
   }
   out << "x " << type.gpu_model;
   return out.str();
-}
-
-nlohmann::json offer_json(const OfferRow& row) {
-  const Offer& offer = row.offer;
-  const auto optional_text = [](const std::string& text) { return text.empty() ? nlohmann::json() : nlohmann::json(text); };
-  return {{"provider", offer.pool.provider},
-          {"instance_type", offer.pool.instance_type},
-          {"region", offer.pool.region},
-          {"zone", optional_text(offer.pool.zone)},
-          {"option", purchase_option_name(offer.pool.option)},
-          {"term", optional_text(terms_text(offer, term_of))},
-          {"class", optional_text(terms_text(offer, class_of))},
-          {"payment", optional_text(terms_text(offer, payment_of))},
-          {"hourly_usd", offer.hourly.usd()},
-          {"upfront_usd", offer.upfront.usd()},
-          {"hourly_is_effective", offer.hourly_is_effective},
-          {"effective_hourly_usd", effective_hourly_cost(offer).usd()},
-          {"valid_from", format_instant(offer.valid_from)},
-          {"gpu_model", row.instance_type.gpu_model},
-          {"gpu_count", row.instance_type.gpu_fraction > 0 ? nlohmann::json(row.instance_type.gpu_fraction)
-                                                           : nlohmann::json(row.instance_type.gpu_count)},
-          {"gpu_memory_gib", row.instance_type.gpu_memory_gib},
-          {"vcpus", row.instance_type.vcpus},
-          {"memory_gib", row.instance_type.memory_gib}};
-}
-
-void print_json(std::ostream& out, const std::vector<OfferRow>& rows) {
-  nlohmann::json array = nlohmann::json::array();
-  for (const OfferRow& row : rows) array.push_back(offer_json(row));
-  out << array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 // A plain text table, columns padded to their widest cell.
@@ -186,7 +152,7 @@ int run_list(const ListOptions& options) {
   Result<std::vector<OfferRow>> rows = (*db)->offers(query);
   if (!rows.ok()) return report(rows.status());
   if (options.json) {
-    print_json(std::cout, *rows);
+    std::cout << offers_json(*rows);
   } else if (rows->empty()) {
     std::cout << "no offers match\n";
   } else {
@@ -245,7 +211,7 @@ int run_show(const ShowOptions& options) {
                                   text::did_you_mean(instance_type, names)));
   }
   if (options.json) {
-    print_json(std::cout, *rows);
+    std::cout << offers_json(*rows);
     return kExitOk;
   }
   std::set<std::pair<std::string, std::string>> described;

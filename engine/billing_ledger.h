@@ -1,0 +1,107 @@
+// The bill of one replica's fleet: per pool, the instance-seconds that ran at each price, charged
+// hour by hour with each provider's billing rule, and the reservations owned, which are paid every
+// hour and cover matching on-demand seconds first.
+//
+// Units: time in integer seconds since the horizon start, money in integer micro-USD. Seconds are
+// summed exactly as (micro-USD per hour) x seconds and rounded once per pool and hour.
+//
+// Thread-safety: BillingLedger is owned by one replica and used from its thread only;
+// billed_duration() is a pure function.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/fleet_model.h"
+#include "fleetcast/pricing.h"
+#include "fleetcast/simulation.h"
+#include "fleetcast/time.h"
+
+namespace fleetcast::engine {
+
+/// The billed length of a run: rounded up to the rule's granularity, and at least its minimum
+/// (AWS Linux on-demand and spot: 1 s granularity, 60 s minimum; an hourly provider: 3600 s both).
+inline Seconds billed_duration(Seconds run_time, const BillingRule& rule) {
+  const std::int64_t granularity = std::max<std::int64_t>(1, rule.granularity.count());
+  const std::int64_t rounded = (run_time.count() + granularity - 1) / granularity * granularity;
+  return Seconds{std::max(rounded, rule.minimum.count())};
+}
+
+class BillingLedger {
+ public:
+  /// A ledger for `model`'s pools and reservations over `hours` hours, every pool at its price at
+  /// the start; `keep_entries` keeps the hour-by-hour lines (entries()). `model` must outlive it.
+  BillingLedger(const FleetModel& model, std::size_t hours, bool keep_entries);
+
+  /// Instances billed and serving in the pool (running or noticed).
+  [[nodiscard]] int running(std::size_t pool) const { return pools_[pool].running; }
+
+  /// Bills the pool up to `now`, then changes its running instances by `delta`.
+  void change_running(std::size_t pool, int delta, Seconds now) {
+    accrue(pool, now);
+    pools_[pool].running += delta;
+  }
+  /// Bills the pool up to `now` at its old price, then sets the new one (micro-USD per hour).
+  void change_price(std::size_t pool, Money hourly, Seconds now) {
+    accrue(pool, now);
+    pools_[pool].price = hourly;
+  }
+  /// An instance of the pool stopped after running `ran`: the seconds the billing rule adds
+  /// (rounding, minimum) are billed in the current hour, at the pool's current price.
+  void bill_termination(std::size_t pool, Seconds ran);
+
+  /// Closes hour `hour` at `now` (its end, or the horizon's): reservations in force cover the
+  /// matching pool's seconds first and are charged whole; the rest of each pool is charged at the
+  /// prices it ran at. Adds the charges to cost(), cost_by_pool(), cost_by_hour() and entries().
+  void close_hour(std::int64_t hour, Seconds now);
+
+  /// The pool's GPU-seconds since the last call (or the start), billed up to `now`.
+  std::int64_t take_interval_gpu_seconds(std::size_t pool, Seconds now);
+
+  /// The totals so far; `total` is the sum of the parts.
+  [[nodiscard]] CostBreakdown cost() const;
+  [[nodiscard]] const std::vector<Money>& cost_by_pool() const { return cost_by_pool_; }
+  [[nodiscard]] const std::vector<Money>& cost_by_hour() const { return cost_by_hour_; }
+  /// Non-zero charges, hour by hour; empty unless the ledger keeps entries.
+  [[nodiscard]] const std::vector<LedgerEntry>& entries() const { return entries_; }
+
+  /// Moves the totals and entries into a replica's results.
+  void move_into(ReplicaOutcome& outcome, std::vector<LedgerEntry>& entries);
+
+ private:
+  // One pool's running instances and the current hour's accumulators.
+  struct PoolBill {
+    int running = 0;
+    Money price;                          // per hour
+    Seconds last_accrual{0};
+    std::int64_t instance_seconds = 0;    // this hour
+    std::int64_t price_seconds = 0;       // this hour: (micro-USD per hour) x seconds
+    std::int64_t gpu_seconds_interval = 0;  // since take_interval_gpu_seconds()
+  };
+
+  void accrue(std::size_t pool, Seconds now) {
+    PoolBill& bill = pools_[pool];
+    const std::int64_t seconds = (now - bill.last_accrual).count() * bill.running;
+    bill.instance_seconds += seconds;
+    bill.price_seconds += seconds * bill.price.micro_usd();
+    bill.gpu_seconds_interval += seconds * model_.pools[pool].type.gpu_count;
+    bill.last_accrual = now;
+  }
+  void charge_reservations(std::int64_t hour, Seconds now);
+  // Adds a charge to the hour, to the pool when it has one, and to the entries.
+  void charge(std::int64_t hour, std::optional<std::size_t> pool, const std::string& name, PurchaseOption option,
+              Money cost);
+
+  const FleetModel& model_;
+  bool keep_entries_;
+  std::vector<PoolBill> pools_;
+  CostBreakdown cost_;
+  std::vector<Money> cost_by_pool_;
+  std::vector<Money> cost_by_hour_;
+  std::vector<LedgerEntry> entries_;
+};
+
+}  // namespace fleetcast::engine

@@ -1,0 +1,76 @@
+#include "engine/scaling_policy.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fleetcast::engine {
+
+namespace {
+
+ScalingDecision track_target(const TargetTracking& tracking, const ScalingState& state, const GroupMetrics& metrics,
+                             Seconds now) {
+  const double units_per_gpu = metrics.running_gpus > 0 ? metrics.capacity_units / metrics.running_gpus
+                                                        : metrics.preferred_units_per_gpu;
+  const double per_gpu = tracking.metric == "gpu_utilisation" ? units_per_gpu * tracking.target_value / 100.0
+                                                               : tracking.target_value;
+  const int wanted = static_cast<int>(std::ceil(metrics.demand / per_gpu - 1e-9));
+  int sustained = std::max(0, wanted);
+  for (const WantedSample& sample : state.recent_wanted) {
+    if (now - sample.at <= tracking.scale_in_cooldown) sustained = std::max(sustained, sample.gpus);
+  }
+  ScalingDecision decision{state.desired_gpus, ScalingChange::none, wanted};
+  if (wanted > state.desired_gpus && now - state.last_scale_out >= tracking.scale_out_cooldown) {
+    decision.desired_gpus = wanted;
+    decision.change = ScalingChange::scale_out;
+  } else if (sustained < state.desired_gpus && !tracking.disable_scale_in &&
+             now - state.last_scale_in >= tracking.scale_in_cooldown &&
+             now - state.last_scale_out >= tracking.instance_warmup) {
+    decision.desired_gpus = sustained;
+    decision.change = ScalingChange::scale_in;
+  }
+  return decision;
+}
+
+double step_metric(const StepScaling& scaling, const GroupMetrics& metrics) {
+  if (scaling.metric == "gpu_utilisation") {
+    return metrics.capacity_units > 0 ? 100.0 * metrics.demand / metrics.capacity_units : 100.0 * (metrics.demand > 0);
+  }
+  return metrics.running_gpus > 0 ? metrics.demand / metrics.running_gpus : metrics.demand;
+}
+
+ScalingDecision scale_by_steps(const StepScaling& scaling, const ScalingState& state, const GroupMetrics& metrics,
+                               Seconds now) {
+  ScalingDecision decision{state.desired_gpus, ScalingChange::none, std::nullopt};
+  const Seconds last_change = std::max(state.last_scale_out, state.last_scale_in);
+  if (now - last_change < scaling.cooldown) return decision;
+  const double breach = step_metric(scaling, metrics) - scaling.threshold;
+  for (const ScalingStep& step : scaling.steps) {
+    const bool above_lower = !step.lower || breach >= *step.lower;
+    const bool below_upper = !step.upper || breach < *step.upper;
+    if (above_lower && below_upper && step.adjustment != 0) {
+      decision.desired_gpus += step.adjustment;
+      decision.change = step.adjustment > 0 ? ScalingChange::scale_out : ScalingChange::scale_in;
+      break;
+    }
+  }
+  return decision;
+}
+
+}  // namespace
+
+ScalingDecision decide_scaling(const Policy& policy, const ScalingState& state, const GroupMetrics& metrics, Seconds now) {
+  ScalingDecision decision{state.desired_gpus, ScalingChange::none, std::nullopt};
+  switch (policy.kind) {
+    case PolicyKind::target_tracking: decision = track_target(policy.target_tracking, state, metrics, now); break;
+    case PolicyKind::step_scaling: decision = scale_by_steps(policy.step_scaling, state, metrics, now); break;
+    case PolicyKind::scheduled:
+    case PolicyKind::static_capacity:
+    case PolicyKind::predictive:  // runs only with a plan, which the replica follows instead
+      break;  // set by scheduled actions / fixed counts
+  }
+  decision.desired_gpus =
+      std::clamp(decision.desired_gpus, state.min_capacity, std::max(state.min_capacity, state.max_capacity));
+  return decision;
+}
+
+}  // namespace fleetcast::engine
