@@ -26,7 +26,7 @@ Json zoom() {
 Json quantity(const std::string& field, const std::string& title, bool percent_axis) {
   Json out = {{"field", field}, {"type", "quantitative"}, {"title", title}};
   if (percent_axis) {
-    out["axis"] = {{"format", ".2%"}};
+    out["axis"] = {{"format", ".3~%"}};
     out["scale"] = {{"zero", false}};
   }
   return out;
@@ -230,7 +230,7 @@ Json pareto_chart(const std::string& title, Json rows) {
   spec["data"] = {{"values", std::move(rows)}};
   const Json cost = {{"field", "cost"}, {"type", "quantitative"}, {"title", "cost per run, mean (USD)"}, {"scale", {{"zero", false}}}};
   const Json served = {{"field", "served"}, {"type", "quantitative"}, {"title", "served fraction, mean"},
-                       {"axis", {{"format", ".2%"}}}, {"scale", {{"zero", false}}}};
+                       {"axis", {{"format", ".3~%"}}}, {"scale", {{"zero", false}}}};
   const Json tooltip = Json::array({{{"field", "scenario"}}, {{"field", "parameters"}},
                                     {{"field", "cost"}, {"format", "$,.2f"}, {"title", "cost mean"}},
                                     {{"field", "p95"}, {"format", "$,.2f"}, {"title", "cost p95"}},
