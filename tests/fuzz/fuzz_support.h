@@ -45,6 +45,14 @@ void no_escape(Body&& body) {
   }
 }
 
+/// Prints why the library refused an input when FLEETCAST_FUZZ_VERBOSE is set, for triage (a
+/// regression replay or `fuzz_<harness> FILE`); silent otherwise, as the fuzzer runs millions.
+inline void explain(std::string_view message) {
+  if (std::getenv("FLEETCAST_FUZZ_VERBOSE") != nullptr) {
+    std::fprintf(stderr, "refused: %.*s\n", static_cast<int>(message.size()), message.data());
+  }
+}
+
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }

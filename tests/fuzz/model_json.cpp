@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text = fuzz::as_text(data, size);
   fuzz::no_escape([&] {
     auto model = forecast::model_from_json(text, "model.json");
-    if (!model.ok()) return;
+    if (!model.ok()) return fuzz::explain(model.status().message());
     const std::string written = forecast::model_to_json(*model);
     auto again = forecast::model_from_json(written, "model.json (written back)");
     fuzz::expect(again.ok(), "a model read from a file is refused once written back: " +

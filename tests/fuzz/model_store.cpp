@@ -15,7 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::filesystem::remove(fuzz::scratch_dir() / "models.db-shm");
     std::filesystem::remove(fuzz::scratch_dir() / "models.db-journal");
     fuzz::write_file(file, fuzz::as_text(data, size));
-    (void)forecast::load_model_from_database(file, "demand");
+    if (auto model = forecast::load_model_from_database(file, "demand"); !model.ok()) {
+      fuzz::explain(model.status().message());
+    }
   });
   return 0;
 }

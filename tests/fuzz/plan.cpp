@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text = fuzz::as_text(data, size);
   fuzz::no_escape([&] {
     auto plan = plan_from_json(text, "plan.json");
-    if (!plan.ok()) return;
+    if (!plan.ok()) return fuzz::explain(plan.status().message());
     const std::string written = plan_to_json(*plan);
     auto again = plan_from_json(written, "plan.json (written back)");
     fuzz::expect(again.ok(), "a plan read from a file is refused once written back: " +

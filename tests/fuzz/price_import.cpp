@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.provider = "aws";
     options.valid_from = Instant{Seconds{1'764'460'800}};  // 2025-11-30T00:00:00Z
     auto catalog = pricing::parse_price_text(ImportFormat::FLEETCAST_FUZZ_FORMAT, text, "prices", options);
-    if (!catalog.ok()) return;
+    if (!catalog.ok()) return fuzz::explain(catalog.status().message());
     for (const InstanceType& type : catalog->instance_types) {
       fuzz::expect(type.vcpus >= 0 && type.vcpus <= 100'000 && type.gpu_count >= 0 && type.gpu_count <= 100'000,
                    "an instance type outside the documented vCPU/GPU limits: " + type.name);

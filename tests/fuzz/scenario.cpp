@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::expect(validation.valid() == validation.diagnostics.empty(),
                  "a scenario is valid with diagnostics, or invalid without any");
     for (const Diagnostic& diagnostic : validation.diagnostics) {
+      fuzz::explain(diagnostic.to_string());
       fuzz::expect(!diagnostic.message.empty(), "a diagnostic without a message");
     }
   });

@@ -12,7 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::filesystem::path& dir = fuzz::scratch_dir();
     fuzz::write_file(dir / "base.json", parts[1]);
     fuzz::write_file(dir / "demand.csv", parts[2]);
-    if (auto sweep = scenarios::read_sweep_json(parts[0], dir / "sweep.json"); sweep.ok()) {
+    auto sweep = scenarios::read_sweep_json(parts[0], dir / "sweep.json");
+    if (!sweep.ok()) fuzz::explain(sweep.status().message());
+    if (sweep.ok()) {
       fuzz::expect(!sweep->points.empty(), "a sweep expanded to no points");
       fuzz::expect(sweep->points.size() <= scenarios::kMaxSweepPoints, "a sweep expanded past kMaxSweepPoints");
     }
