@@ -269,6 +269,12 @@ const Result<csv::CsvTable>& ScenarioFiles::table(const std::filesystem::path& f
   return it->second;
 }
 
+const Result<std::unique_ptr<PriceSource>>& ScenarioFiles::prices(const PricingSettings& pricing) {
+  auto it = prices_.find(pricing.database);
+  if (it == prices_.end()) it = prices_.emplace(pricing.database, open_scenario_prices(pricing)).first;
+  return it->second;
+}
+
 void check_scenario(Scenario& scenario, const PriceSource& catalog, ScenarioFiles& files, DiagnosticSink& sink) {
   const CatalogView view = view_catalog(scenario, catalog, sink);
   check_pricing(scenario, view, sink);

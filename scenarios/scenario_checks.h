@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 
 #include "core/csv.h"
 #include "fleetcast/pricing.h"
@@ -16,18 +18,22 @@
 
 namespace fleetcast::scenarios {
 
-/// The files scenarios name (demand CSVs, spot traces), each read once however many documents
-/// name it: a sweep validates up to kMaxSweepPoints documents that name the same CSVs, and reading
-/// them again for every point made a small sweep over a long history take minutes. Files are
-/// assumed not to change while it lives. Thread-safety: none; one per validation or expansion.
+/// The files scenarios name (demand CSVs, spot traces, the price catalog), each read or opened
+/// once however many documents name it: a sweep validates up to kMaxSweepPoints documents that
+/// name the same files, and reading them again for every point made a small sweep over a long
+/// history take minutes. Files are assumed not to change while it lives. Thread-safety: none; one
+/// per validation or expansion.
 class ScenarioFiles {
  public:
   const Result<TimeSeries>& time_series(const std::filesystem::path& file);
   const Result<csv::CsvTable>& table(const std::filesystem::path& file);
+  /// open_scenario_prices(pricing), which depends on pricing.database alone.
+  const Result<std::unique_ptr<PriceSource>>& prices(const PricingSettings& pricing);
 
  private:
   std::map<std::filesystem::path, Result<TimeSeries>> series_;
   std::map<std::filesystem::path, Result<csv::CsvTable>> tables_;
+  std::map<std::optional<std::filesystem::path>, Result<std::unique_ptr<PriceSource>>> prices_;
 };
 
 /// validate_scenario_json reading the files the document names through `files`.

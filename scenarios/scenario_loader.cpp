@@ -40,12 +40,10 @@ ScenarioValidation scenarios::validate_scenario_with_files(std::string_view json
     sink.error("", json_text::describe_exception(error) + "; expected a scenario as scenario.schema.json describes");
   }
   if (sink.empty()) {
-    std::unique_ptr<PriceSource> owned_catalog;
     if (catalog == nullptr) {
-      auto opened = open_scenario_prices(scenario.pricing);
+      const auto& opened = files.prices(scenario.pricing);
       if (opened.ok()) {
-        owned_catalog = std::move(*opened);
-        catalog = owned_catalog.get();
+        catalog = opened->get();
       } else {
         sink.error(scenario.pricing.database ? "/pricing/database" : "/pricing", opened.status().message());
       }
