@@ -1,6 +1,7 @@
 #include "scenarios/scenario_checks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -135,7 +136,17 @@ void check_demand(Scenario& scenario, Workload& workload, ServiceWorkload& servi
                                     " at timestamp " + std::to_string(series->time_of(i)) + "; expected values >= 0");
         return;
       }
+      const double value = series->values[i];
       series->values[i] *= trace->scale;
+      // A finite value times a scale up to 1e9 can still overflow to infinity, which no reader of
+      // demand expects (capacity = demand / throughput becomes a count of instances).
+      if (!std::isfinite(series->values[i])) {
+        sink.error(pointer + "/demand/scale",
+                   trace->file.string() + ": demand " + nlohmann::json(value).dump() +
+                       " at timestamp " + std::to_string(series->time_of(i)) + " times scale " +
+                       nlohmann::json(trace->scale).dump() + " is not a finite number");
+        return;
+      }
     }
     trace->series = std::move(*series);
   }
