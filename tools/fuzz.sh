@@ -41,7 +41,7 @@ for harness in "${harnesses[@]}"; do
     failed+=("$harness")
     tail -n 40 "$artifacts/log.txt" >&2
   fi
-  grep -E '^#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb' "$artifacts/log.txt" || true
+  grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb' "$artifacts/log.txt" || true
 done
 
 if ((${#failed[@]} > 0)); then

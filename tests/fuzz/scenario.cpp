@@ -1,7 +1,6 @@
 // Scenario files with the CSVs they name: the input is the scenario JSON, then (after a
 // "\n--8<--\n" line) the text of `demand.csv`, then that of `trace.csv`, both written next to the
 // scenario so that "csv": "demand.csv" and "trace": "trace.csv" reach the demand and trace checks.
-// A valid scenario is validated a second time as the file it came from, which must agree.
 #include <cmath>
 
 #include "fleetcast/scenario.h"
