@@ -75,6 +75,12 @@ Result<AvailabilityTrace> read_availability_trace(const std::filesystem::path& f
       return invalid_argument_error(table->where(row) + ": t_seconds '" + std::string(time_field) +
                                     "' is not an integer number of seconds");
     }
+    // Within kMaxDuration of zero, like every duration a user writes, so that the shift to the
+    // first tick and the last tick's length below stay far from int64 overflow.
+    if (*seconds < -kMaxDuration.count() || *seconds > kMaxDuration.count()) {
+      return invalid_argument_error(table->where(row) + ": t_seconds " + std::to_string(*seconds) +
+                                    " is more than 10,000 years from 0; expected seconds since the trace start");
+    }
     const auto available = text::parse_int64(available_field);
     if (!available || *available < 0 || *available > std::numeric_limits<int>::max()) {
       return invalid_argument_error(table->where(row) + ": available '" + std::string(available_field) +

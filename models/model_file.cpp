@@ -1,7 +1,10 @@
 // The versioned LSTM model file: JSON with the layout contract, options, scaler, provenance,
 // metrics and the float32 parameters; on disk or as a row of the SQLite table forecast_models.
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -29,6 +32,49 @@ json layout_json(const models::LstmShape& shape) {
           {"hidden", shape.hidden},
           {"quantiles", shape.quantiles},
           {"parameter_count", shape.parameter_count()}};
+}
+
+// A member that is not what the model file needs, with its JSON pointer; thrown by the readers
+// below and turned into an error value by model_from_json, as nlohmann's own exceptions are.
+struct BadMember {
+  std::string message;
+};
+
+// The integer member `key` of `object`, exactly: a JSON integer that fits T. nlohmann's get<int>()
+// would convert 1e300 (undefined behaviour), 1.7 (to 1) or -1 for an unsigned T (wrapping).
+template <typename T>
+T integer_member(const json& object, const char* key, std::string_view pointer) {
+  const json& value = object.at(key);
+  bool fits = false;
+  if (value.is_number_unsigned()) {
+    fits = value.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+  } else if (value.is_number_integer()) {
+    const std::int64_t x = value.get<std::int64_t>();
+    fits = x >= 0 ? static_cast<std::uint64_t>(x) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                  : std::numeric_limits<T>::is_signed && x >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+  }
+  if (!fits) {
+    throw BadMember{std::string(pointer) + "/" + key + ": expected an integer from " +
+                    std::to_string(std::numeric_limits<T>::min()) + " to " +
+                    std::to_string(std::numeric_limits<T>::max()) + ", found " + value.dump()};
+  }
+  return value.is_number_unsigned() ? static_cast<T>(value.get<std::uint64_t>()) : static_cast<T>(value.get<std::int64_t>());
+}
+
+// The parameters as float32, each within float's range (a double beyond it would become an
+// infinity, or be undefined behaviour to convert).
+std::vector<float> float_parameters(const json& array) {
+  std::vector<float> values;
+  if (!array.is_array()) throw BadMember{"/parameters: expected an array of numbers, found " + std::string(array.type_name())};
+  values.reserve(array.size());
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const json& element = array[i];
+    if (!element.is_number() || !(std::abs(element.get<double>()) <= std::numeric_limits<float>::max())) {
+      throw BadMember{"/parameters/" + std::to_string(i) + ": expected a float32 number, found " + element.dump()};
+    }
+    values.push_back(static_cast<float>(element.get<double>()));
+  }
+  return values;
 }
 
 constexpr const char* kCreateTable =
@@ -75,7 +121,7 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     if (!document.is_object() || document.value("format", std::string()) != kFormat) {
       return invalid_argument_error(where + ": not a fleetcast LSTM model file (expected \"format\": \"" + kFormat + "\")");
     }
-    const int version = document.at("version").get<int>();
+    const int version = integer_member<int>(document, "version", "");
     if (version != LstmModel::kFileVersion) {
       return invalid_argument_error(where + ": model file version " + std::to_string(version) +
                                     ", this build reads version " + std::to_string(LstmModel::kFileVersion) +
@@ -84,29 +130,29 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     LstmModel model;
     const json& o = document.at("options");
     LstmOptions& options = model.options;
-    options.layers = o.at("layers").get<int>();
-    options.hidden = o.at("hidden").get<int>();
-    options.context = o.at("context").get<int>();
-    options.horizon = o.at("horizon").get<int>();
+    options.layers = integer_member<int>(o, "layers", "/options");
+    options.hidden = integer_member<int>(o, "hidden", "/options");
+    options.context = integer_member<int>(o, "context", "/options");
+    options.horizon = integer_member<int>(o, "horizon", "/options");
     options.quantiles = o.at("quantiles").get<std::vector<double>>();
-    options.max_epochs = o.at("max_epochs").get<int>();
-    options.patience = o.at("patience").get<int>();
-    options.batch_size = o.at("batch_size").get<int>();
+    options.max_epochs = integer_member<int>(o, "max_epochs", "/options");
+    options.patience = integer_member<int>(o, "patience", "/options");
+    options.batch_size = integer_member<int>(o, "batch_size", "/options");
     options.learning_rate = o.at("learning_rate").get<double>();
     options.gradient_clip = o.at("gradient_clip").get<double>();
     options.validation_fraction = o.at("validation_fraction").get<double>();
-    options.seed = o.at("seed").get<std::uint64_t>();
+    options.seed = integer_member<std::uint64_t>(o, "seed", "/options");
     if (Status status = check_lstm_options(options); !status.ok()) return status.with_context(where + ": /options");
     if (document.at("layout") != layout_json(shape_of(options))) {
       return invalid_argument_error(where + ": /layout " + document.at("layout").dump() +
                                     " does not match this build's contract " + layout_json(shape_of(options)).dump());
     }
-    model.step_seconds = document.at("series").at("step_seconds").get<std::int64_t>();
-    model.season = document.at("series").at("season_steps").get<int>();
+    model.step_seconds = integer_member<std::int64_t>(document.at("series"), "step_seconds", "/series");
+    model.season = integer_member<int>(document.at("series"), "season_steps", "/series");
     model.scaler.scale = document.at("scaler").at("scale").get<double>();
-    model.scaler.level_steps = document.at("scaler").at("level_steps").get<int>();
+    model.scaler.level_steps = integer_member<int>(document.at("scaler"), "level_steps", "/scaler");
     model.scaler.step_change = document.at("scaler").at("step_change").get<double>();
-    model.scaler.change_steps = document.at("scaler").at("change_steps").get<int>();
+    model.scaler.change_steps = integer_member<int>(document.at("scaler"), "change_steps", "/scaler");
     if (model.step_seconds <= 0 || model.season < 1 || !(model.scaler.scale > 0) || model.scaler.level_steps < 1 ||
         !(model.scaler.step_change > 0) || model.scaler.change_steps < 1) {
       return invalid_argument_error(
@@ -114,8 +160,8 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     }
     const json& training = document.at("training");
     model.training_data_hash = training.at("data_hash").get<std::string>();
-    model.training_samples = training.at("samples").get<std::size_t>();
-    model.epochs_run = training.at("epochs_run").get<int>();
+    model.training_samples = integer_member<std::size_t>(training, "samples", "/training");
+    model.epochs_run = integer_member<int>(training, "epochs_run", "/training");
     model.training_seconds = training.at("seconds").get<double>();
     model.train_loss = document.at("metrics").at("train_pinball").get<double>();
     model.validation_loss = document.at("metrics").at("validation_pinball").get<double>();
@@ -124,7 +170,7 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
       return invalid_argument_error(where + ": /calibration has " + std::to_string(model.calibration.size()) +
                                     " values, expected one per quantile (" + std::to_string(options.quantiles.size()) + ")");
     }
-    model.parameters = document.at("parameters").get<std::vector<float>>();
+    model.parameters = float_parameters(document.at("parameters"));
     if (model.parameters.size() != shape_of(options).parameter_count()) {
       return invalid_argument_error(where + ": /parameters has " + std::to_string(model.parameters.size()) +
                                     " values, the layout needs " + std::to_string(shape_of(options).parameter_count()));
@@ -132,6 +178,8 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     return model;
   } catch (const json::exception& error) {
     return invalid_argument_error(where + ": invalid model file: " + json_text::describe_exception(error));
+  } catch (const BadMember& bad) {
+    return invalid_argument_error(where + ": invalid model file: " + bad.message);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "scenarios/scenario_checks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -97,7 +98,7 @@ bool offers_option(const Scenario& scenario, PurchaseOption option) {
 }
 
 void check_demand(Scenario& scenario, Workload& workload, ServiceWorkload& service, const std::string& pointer,
-                  const CatalogView& view, DiagnosticSink& sink) {
+                  const CatalogView& view, ScenarioFiles& files, DiagnosticSink& sink) {
   // Which GPU models the workload may run on: its own list, or every candidate's model.
   std::vector<std::string> models = workload.gpu.gpu_models;
   if (models.empty()) {
@@ -124,7 +125,7 @@ void check_demand(Scenario& scenario, Workload& workload, ServiceWorkload& servi
   if (auto* trace = std::get_if<DemandTrace>(&service.demand.source)) {
     const std::string csv_pointer = pointer + "/demand/csv";
     if (trace->origin == Instant{}) trace->origin = scenario.horizon.start;
-    auto series = read_time_series_csv(trace->file);
+    Result<TimeSeries> series = files.time_series(trace->file);  // a copy: scaled below
     if (!series.ok()) {
       sink.error(csv_pointer, series.status().message());
       return;
@@ -135,13 +136,23 @@ void check_demand(Scenario& scenario, Workload& workload, ServiceWorkload& servi
                                     " at timestamp " + std::to_string(series->time_of(i)) + "; expected values >= 0");
         return;
       }
+      const double value = series->values[i];
       series->values[i] *= trace->scale;
+      // A finite value times a scale up to 1e9 can still overflow to infinity, which no reader of
+      // demand expects (capacity = demand / throughput becomes a count of instances).
+      if (!std::isfinite(series->values[i])) {
+        sink.error(pointer + "/demand/scale",
+                   trace->file.string() + ": demand " + nlohmann::json(value).dump() +
+                       " at timestamp " + std::to_string(series->time_of(i)) + " times scale " +
+                       nlohmann::json(trace->scale).dump() + " is not a finite number");
+        return;
+      }
     }
     trace->series = std::move(*series);
   }
 }
 
-void check_workloads(Scenario& scenario, const CatalogView& view, DiagnosticSink& sink) {
+void check_workloads(Scenario& scenario, const CatalogView& view, ScenarioFiles& files, DiagnosticSink& sink) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < scenario.workloads.size(); ++i) {
     Workload& workload = scenario.workloads[i];
@@ -165,7 +176,7 @@ void check_workloads(Scenario& scenario, const CatalogView& view, DiagnosticSink
       }
     }
     if (auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
-      check_demand(scenario, workload, *service, pointer, view, sink);
+      check_demand(scenario, workload, *service, pointer, view, files, sink);
     }
   }
 }
@@ -188,12 +199,12 @@ void check_commitments(const Scenario& scenario, const CatalogView& view, Diagno
   }
 }
 
-void check_spot(const Scenario& scenario, DiagnosticSink& sink) {
+void check_spot(const Scenario& scenario, ScenarioFiles& files, DiagnosticSink& sink) {
   if (offers_option(scenario, PurchaseOption::spot) && !scenario.spot.allowed) {
     sink.error("/spot/allowed", "spot is listed in purchase_options but spot.allowed is false; remove one of them");
   }
   if (scenario.spot.interruption_model != InterruptionModel::trace) return;
-  auto table = csv::read_file(scenario.spot.interruption_trace);
+  const Result<csv::CsvTable>& table = files.table(scenario.spot.interruption_trace);
   if (!table.ok()) {
     sink.error("/spot/interruption/trace", table.status().message());
   } else if (!table->column("t_seconds") || !table->column("available")) {
@@ -257,12 +268,30 @@ void check_policy(const Scenario& scenario, DiagnosticSink& sink) {
 
 }  // namespace
 
-void check_scenario(Scenario& scenario, const PriceSource& catalog, DiagnosticSink& sink) {
+const Result<TimeSeries>& ScenarioFiles::time_series(const std::filesystem::path& file) {
+  auto it = series_.find(file);
+  if (it == series_.end()) it = series_.emplace(file, read_time_series_csv(file)).first;
+  return it->second;
+}
+
+const Result<csv::CsvTable>& ScenarioFiles::table(const std::filesystem::path& file) {
+  auto it = tables_.find(file);
+  if (it == tables_.end()) it = tables_.emplace(file, csv::read_file(file)).first;
+  return it->second;
+}
+
+const Result<std::unique_ptr<PriceSource>>& ScenarioFiles::prices(const PricingSettings& pricing) {
+  auto it = prices_.find(pricing.database);
+  if (it == prices_.end()) it = prices_.emplace(pricing.database, open_scenario_prices(pricing)).first;
+  return it->second;
+}
+
+void check_scenario(Scenario& scenario, const PriceSource& catalog, ScenarioFiles& files, DiagnosticSink& sink) {
   const CatalogView view = view_catalog(scenario, catalog, sink);
   check_pricing(scenario, view, sink);
-  check_workloads(scenario, view, sink);
+  check_workloads(scenario, view, files, sink);
   check_commitments(scenario, view, sink);
-  check_spot(scenario, sink);
+  check_spot(scenario, files, sink);
   check_policy(scenario, sink);
 }
 

@@ -5,14 +5,43 @@
 // Thread-safety: pure functions (they read files and the catalog).
 #pragma once
 
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "core/csv.h"
 #include "fleetcast/pricing.h"
 #include "fleetcast/scenario.h"
+#include "fleetcast/time_series.h"
 #include "scenarios/json_reader.h"
 
 namespace fleetcast::scenarios {
 
+/// The files scenarios name (demand CSVs, spot traces, the price catalog), each read or opened
+/// once however many documents name it: a sweep validates up to kMaxSweepPoints documents that
+/// name the same files, and reading them again for every point made a small sweep over a long
+/// history take minutes. Files are assumed not to change while it lives. Thread-safety: none; one
+/// per validation or expansion.
+class ScenarioFiles {
+ public:
+  const Result<TimeSeries>& time_series(const std::filesystem::path& file);
+  const Result<csv::CsvTable>& table(const std::filesystem::path& file);
+  /// open_scenario_prices(pricing), which depends on pricing.database alone.
+  const Result<std::unique_ptr<PriceSource>>& prices(const PricingSettings& pricing);
+
+ private:
+  std::map<std::filesystem::path, Result<TimeSeries>> series_;
+  std::map<std::filesystem::path, Result<csv::CsvTable>> tables_;
+  std::map<std::optional<std::filesystem::path>, Result<std::unique_ptr<PriceSource>>> prices_;
+};
+
+/// validate_scenario_json reading the files the document names through `files`.
+ScenarioValidation validate_scenario_with_files(std::string_view json_text, const std::filesystem::path& file,
+                                                const PriceSource* catalog, ScenarioFiles& files);
+
 /// Checks `scenario` (parsed without errors) against itself and `catalog`; reads the demand CSVs
 /// into the scenario. Reports every problem to `sink` at the JSON pointer of the value concerned.
-void check_scenario(Scenario& scenario, const PriceSource& catalog, DiagnosticSink& sink);
+void check_scenario(Scenario& scenario, const PriceSource& catalog, ScenarioFiles& files, DiagnosticSink& sink);
 
 }  // namespace fleetcast::scenarios

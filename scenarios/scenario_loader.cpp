@@ -22,8 +22,8 @@ Result<std::unique_ptr<PriceSource>> open_scenario_prices(const PricingSettings&
   return std::unique_ptr<PriceSource>(std::move(*database));
 }
 
-ScenarioValidation validate_scenario_json(std::string_view json_text, const std::filesystem::path& file,
-                                          const PriceSource* catalog) {
+ScenarioValidation scenarios::validate_scenario_with_files(std::string_view json_text, const std::filesystem::path& file,
+                                                           const PriceSource* catalog, ScenarioFiles& files) {
   ScenarioValidation validation;
   scenarios::DiagnosticSink sink(file.string());
   const std::optional<nlohmann::json> document = scenarios::parse_json_document(json_text, sink);
@@ -40,17 +40,15 @@ ScenarioValidation validate_scenario_json(std::string_view json_text, const std:
     sink.error("", json_text::describe_exception(error) + "; expected a scenario as scenario.schema.json describes");
   }
   if (sink.empty()) {
-    std::unique_ptr<PriceSource> owned_catalog;
     if (catalog == nullptr) {
-      auto opened = open_scenario_prices(scenario.pricing);
+      const auto& opened = files.prices(scenario.pricing);
       if (opened.ok()) {
-        owned_catalog = std::move(*opened);
-        catalog = owned_catalog.get();
+        catalog = opened->get();
       } else {
         sink.error(scenario.pricing.database ? "/pricing/database" : "/pricing", opened.status().message());
       }
     }
-    if (catalog != nullptr) scenarios::check_scenario(scenario, *catalog, sink);
+    if (catalog != nullptr) scenarios::check_scenario(scenario, *catalog, files, sink);
   }
   if (sink.empty()) {
     scenario.source_file = file;
@@ -58,6 +56,12 @@ ScenarioValidation validate_scenario_json(std::string_view json_text, const std:
   }
   validation.diagnostics = std::move(sink.diagnostics());
   return validation;
+}
+
+ScenarioValidation validate_scenario_json(std::string_view json_text, const std::filesystem::path& file,
+                                          const PriceSource* catalog) {
+  scenarios::ScenarioFiles files;
+  return scenarios::validate_scenario_with_files(json_text, file, catalog, files);
 }
 
 ScenarioValidation validate_scenario_file(const std::filesystem::path& file, const PriceSource* catalog) {

@@ -9,6 +9,7 @@
 #include "core/csv.h"
 #include "core/json_text.h"
 #include "scenarios/json_reader.h"
+#include "scenarios/scenario_checks.h"
 
 namespace fleetcast::scenarios {
 
@@ -138,8 +139,8 @@ std::string parameter_set_text(const std::vector<std::pair<std::string, json>>& 
 std::optional<Scenario> validate_point(const json& document, const std::vector<std::pair<std::string, json>>& point,
                                        const std::vector<SweepParameter>& parameters,
                                        const std::vector<std::size_t>& value_index, const std::filesystem::path& base,
-                                       DiagnosticSink& sink, std::set<std::string>& reported) {
-  ScenarioValidation validation = validate_scenario_json(json_text::dump(document), base);
+                                       ScenarioFiles& files, DiagnosticSink& sink, std::set<std::string>& reported) {
+  ScenarioValidation validation = validate_scenario_with_files(json_text::dump(document), base, nullptr, files);
   if (validation.valid()) return std::move(*validation.scenario);
   for (const auto& diagnostic : validation.diagnostics) {
     std::string location = "/parameters";
@@ -166,6 +167,7 @@ Result<Sweep> expand_points(Sweep sweep, const json& base_document, std::uint64_
   // The cartesian product as an odometer, the last parameter turning fastest.
   std::vector<std::size_t> value_index(sweep.parameters.size(), 0);
   std::set<std::string> reported;
+  ScenarioFiles files;  // the points name the same CSVs: each is read once
   for (std::uint64_t p = 0; p < points; ++p) {
     ExpandedScenario point;
     point.source = sweep.file;
@@ -177,7 +179,7 @@ Result<Sweep> expand_points(Sweep sweep, const json& base_document, std::uint64_
     }
     if (sweep.seeds) point.document["seed"] = sweep.seeds->first;
     if (auto scenario = validate_point(point.document, point.parameters, sweep.parameters, value_index, sweep.base,
-                                       sink, reported)) {
+                                       files, sink, reported)) {
       point.scenario = std::move(*scenario);
       sweep.points.push_back(std::move(point));
     }

@@ -14,6 +14,7 @@ packages=(
   sqlite3 python3 python3-jsonschema
   libopenmpi-dev openmpi-bin
   chromium
+  clang-14 libfuzzer-14-dev  # the `fuzz` preset and tools/fuzz.sh
 )
 # node and npm: the apt packages, unless a node is already installed (e.g. from NodeSource).
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi

@@ -257,6 +257,15 @@ TEST_CASE("engine::read_availability_trace names the file and line of bad input"
   check_error("negative.csv", "t_seconds,available\n0,1\n60,-1\n", "negative.csv:3");
   check_error("fraction.csv", "t_seconds,available\n0,1\n60,0.5\n", "fraction.csv:3");
   check_error("one_row.csv", "t_seconds,available\n0,1\n", "at least two ticks");
+  // 10,000 years is 315,360,000,000 s: one second more is refused, whatever the sign, so that
+  // neither the shift to the first tick nor the last tick's length overflows.
+  check_error("far_future.csv", "t_seconds,available\n-5,1\n315360000001,1\n", "far_future.csv:3");
+  check_error("far_past.csv", "t_seconds,available\n-315360000001,1\n0,1\n", "far_past.csv:2");
+  check_error("int64_max.csv", "t_seconds,available\n0,1\n9223372036854775806,1\n9223372036854775807,1\n",
+              "int64_max.csv:3");
+  CHECK(engine::read_availability_trace(
+            write_file("widest.csv", "t_seconds,available\n-315360000000,1\n315360000000,2\n"))
+            ->length == Seconds{4 * 315'360'000'000});
   auto missing = engine::read_availability_trace(write_file("x", "") / "missing.csv");
   CHECK_FALSE(missing.ok());
 }

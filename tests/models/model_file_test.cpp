@@ -99,6 +99,24 @@ TEST_CASE("forecast::model_from_json refuses another version, layout or paramete
     CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
                Catch::Contains("/parameters has"));
   }
+  SECTION("counts that are not exact integers of their type, and parameters beyond float32") {
+    // nlohmann would convert these with undefined behaviour (1e300 to int), truncation (1.5) or
+    // wrap-around (-1 to an unsigned seed); each is refused at its pointer.
+    const auto refused = [&](const char* pointer, const nlohmann::json& value, const std::string& expected) {
+      nlohmann::json changed = document;
+      changed[nlohmann::json::json_pointer(pointer)] = value;
+      auto model = fc::model_from_json(changed.dump(), "m.json");
+      REQUIRE_FALSE(model.ok());
+      CHECK_THAT(model.status().message(), Catch::Contains(std::string(pointer) + ": " + expected));
+    };
+    refused("/version", 1e300, "expected an integer from -2147483648 to 2147483647, found 1e+300");
+    refused("/options/layers", 1.5, "expected an integer");
+    refused("/options/seed", -1, "expected an integer from 0 to 18446744073709551615, found -1");
+    refused("/training/samples", -3, "expected an integer from 0");
+    refused("/series/season_steps", 4294967296LL, "expected an integer from -2147483648 to 2147483647");
+    refused("/parameters/0", 1e300, "expected a float32 number, found 1e+300");
+    refused("/parameters/1", "x", "expected a float32 number");
+  }
   SECTION("not a model") {
     CHECK_THAT(fc::model_from_json("{\"a\": 1}", "m.json").status().message(),
                Catch::Contains("not a fleetcast LSTM model file"));

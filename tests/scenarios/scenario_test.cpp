@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "fleetcast/scenario.h"
+#include "scenarios/scenario_checks.h"
 
 using namespace fleetcast;
 
@@ -111,4 +112,31 @@ TEST_CASE("scenarios: load_scenario returns every diagnostic in its error", "[sc
   auto missing = load_scenario(std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / "nope.json");
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.status().message(), Catch::EndsWith("nope.json: no such file"));
+}
+
+TEST_CASE("scenarios::ScenarioFiles reads each CSV once for all the documents that name it", "[scenarios]") {
+  // A sweep validates thousands of points that name the same demand CSV; they share one read. The
+  // file is rewritten between two validations: the second still sees the first content, which
+  // only a single read explains.
+  const std::filesystem::path dir = std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / "scenario_files";
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const std::string& text) { std::ofstream(dir / "demand.csv") << text; };
+  std::string scenario = kMinimal;
+  scenario.replace(scenario.find(R"("generator": {"base": 3})"), 24, R"("csv": "demand.csv")");
+
+  scenarios::ScenarioFiles files;
+  write("timestamp,value\n0,1\n1800,2\n");
+  const auto first = scenarios::validate_scenario_with_files(scenario, dir / "a.json", nullptr, files);
+  REQUIRE(first.valid());
+  write("timestamp,value\n0,5\n1800,6\n3600,7\n");
+  const auto second = scenarios::validate_scenario_with_files(scenario, dir / "b.json", nullptr, files);
+  REQUIRE(second.valid());
+  const auto& series = std::get<DemandTrace>(
+      std::get<ServiceWorkload>(second.scenario->workloads.at(0).spec).demand.source).series;
+  CHECK(series.values == std::vector<double>{1, 2});
+  // Without the shared reads, the new content.
+  const auto fresh = validate_scenario_json(scenario, dir / "c.json");
+  REQUIRE(fresh.valid());
+  CHECK(std::get<DemandTrace>(std::get<ServiceWorkload>(fresh.scenario->workloads.at(0).spec).demand.source)
+            .series.values == std::vector<double>{5, 6, 7});
 }
