@@ -4,13 +4,12 @@
 // before the call returns.
 #include <catch2/catch.hpp>
 
-#include <condition_variable>
-#include <deque>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "fleetcast/batch.h"
@@ -23,54 +22,21 @@
 namespace fleetcast {
 namespace {
 
-// A host's pool: `threads` threads over one queue; counts the tasks it was given.
+// A host's executor: its own pool (here the library's make_thread_pool) behind an interface of the
+// host's, counting the tasks it was given.
 class HostPool final : public Executor {
  public:
-  explicit HostPool(int threads) {
-    for (int t = 0; t < threads; ++t) threads_.emplace_back([this] { serve(); });
-  }
-  ~HostPool() override {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    for (auto& thread : threads_) thread.join();
-  }
+  explicit HostPool(int threads) : pool_(make_thread_pool(threads)) {}
   void submit(std::function<void()> task) override {
-    {
-      std::lock_guard lock(mutex_);
-      queue_.push_back(std::move(task));
-      ++submitted_;
-    }
-    wake_.notify_one();
+    submitted_.fetch_add(1);
+    pool_->submit(std::move(task));
   }
-  [[nodiscard]] int concurrency() const override { return static_cast<int>(threads_.size()); }
-  [[nodiscard]] int submitted() {
-    std::lock_guard lock(mutex_);
-    return submitted_;
-  }
+  [[nodiscard]] int concurrency() const override { return pool_->concurrency(); }
+  [[nodiscard]] int submitted() const { return submitted_.load(); }
 
  private:
-  void serve() {
-    for (;;) {
-      std::function<void()> task;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        task = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      task();
-    }
-  }
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
-  int submitted_ = 0;
-  std::vector<std::thread> threads_;
+  std::unique_ptr<Executor> pool_;
+  std::atomic<int> submitted_{0};
 };
 
 // Runs every task inside submit().

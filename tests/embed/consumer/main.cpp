@@ -5,7 +5,6 @@
 // exits non-zero on any failure.
 #include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -23,48 +22,32 @@
 
 namespace {
 
-// The service's thread pool, lent to the library as its executor.
-class ServicePool final : public fleetcast::Executor {
+// The service's executor, lent to the library: a thread per task (the service's own policy),
+// joined when the executor goes.
+class ThreadPerTask final : public fleetcast::Executor {
  public:
-  explicit ServicePool(int threads) {
-    for (int t = 0; t < threads; ++t) threads_.emplace_back([this] { serve(); });
-  }
-  ~ServicePool() override {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    for (auto& thread : threads_) thread.join();
-  }
   void submit(std::function<void()> task) override {
-    {
-      std::lock_guard lock(mutex_);
-      queue_.push_back(std::move(task));
-    }
-    wake_.notify_one();
+    std::lock_guard lock(mutex_);
+    threads_.emplace_back(std::move(task));
   }
-  [[nodiscard]] int concurrency() const override { return static_cast<int>(threads_.size()); }
+  [[nodiscard]] int concurrency() const override { return 3; }
+  ~ThreadPerTask() override { join_all(); }
+
+  /// Waits for every task, including those submitted by tasks meanwhile.
+  void join_all() {
+    for (;;) {
+      std::vector<std::jthread> finishing;
+      {
+        std::lock_guard lock(mutex_);
+        if (threads_.empty()) return;
+        finishing.swap(threads_);
+      }
+    }
+  }
 
  private:
-  void serve() {
-    for (;;) {
-      std::function<void()> task;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        task = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      task();
-    }
-  }
   std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
+  std::vector<std::jthread> threads_;
 };
 
 // An image-generation API on L40S and A10G GPUs in us-east-1 for three days, planned by fleetcast.
@@ -117,7 +100,7 @@ int main() {
   std::printf("fleetcast %s\n%s: %lld intervals, %zu workload, built in code\n", fleetcast::library_version(),
               scenario.name.c_str(), static_cast<long long>(scenario.horizon.intervals()), scenario.workloads.size());
 
-  ServicePool pool(3);
+  ThreadPerTask pool;
   fleetcast::PlanOptions planning;
   planning.replicas = 4;
   planning.executor = &pool;
@@ -156,6 +139,7 @@ int main() {
     std::unique_lock lock(done_mutex);
     done_cv.wait(lock, [&] { return done == kConcurrent; });
   }
+  pool.join_all();  // the tasks' threads may still be leaving the lambdas above
   int identical = 0;
   for (auto& made : plans) {
     if (!made->ok()) return fail("concurrent plan", made->status());
