@@ -226,6 +226,15 @@ struct BacktestReport {
 Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOptions& options,
                                     const BackendRegistry& registry);
 
+/// A forecast as the JSON `fleetcast forecast predict --json` prints: {"model": "lstm", "backend":
+/// {"name", "reason"}, "steps": [{"timestamp" (epoch seconds), "quantiles": {"p10": ..., ...}}]}.
+std::string quantile_forecast_json(const QuantileForecast& forecast, const BackendChoice& backend);
+
+/// A backtest as the JSON `fleetcast forecast eval --json` prints: {"series", "backend",
+/// "lstm_training_seconds", "models": {name: {"mase", "smape", "pinball", "coverage_p10_p90",
+/// "points", "backend"}}}; `series` names the history (its file).
+std::string backtest_report_json(const BacktestReport& report, std::string_view series, const BackendChoice& backend);
+
 /// Scores forecasts against actuals. `actuals[i]` are the values at the steps of `forecasts[i]`;
 /// `scale` is the MASE denominator (> 0).
 ForecastMetrics score_forecasts(std::span<const QuantileForecast> forecasts,

@@ -5,7 +5,6 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "fleetcast/forecast.h"
@@ -27,10 +26,6 @@ int report_error(const Status& status) {
 
 std::string describe(const BackendChoice& choice) {
   return choice.reason.empty() ? choice.name : choice.name + " (" + choice.reason + ")";
-}
-
-nlohmann::json backend_json(const BackendChoice& choice) {
-  return {{"name", choice.name}, {"reason", choice.reason}};
 }
 
 struct BackendFlag {
@@ -135,19 +130,7 @@ void add_predict(CLI::App& forecast_app, int& exit_code) {
     if (!forecasts.ok()) return void(exit_code = report_error(forecasts.status()));
     const forecast::QuantileForecast& result = forecasts->front();
     if (*json) {
-      nlohmann::json steps = nlohmann::json::array();
-      for (std::size_t h = 0; h < result.horizon(); ++h) {
-        nlohmann::json quantiles = nlohmann::json::object();
-        for (std::size_t q = 0; q < result.levels.size(); ++q) {
-          char level[16];
-          std::snprintf(level, sizeof level, "p%g", result.levels[q] * 100);
-          quantiles[level] = result.values[q][h];
-        }
-        steps.push_back({{"timestamp", result.start_seconds + static_cast<std::int64_t>(h) * result.step.count()},
-                         {"quantiles", quantiles}});
-      }
-      const nlohmann::json document = {{"model", "lstm"}, {"backend", backend_json(ran)}, {"steps", steps}};
-      std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      std::cout << forecast::quantile_forecast_json(result, ran);
     } else {
       std::cout << "backend: " << describe(ran) << '\n' << "timestamp";
       for (double level : result.levels) std::cout << ",p" << level * 100;
@@ -187,21 +170,7 @@ void add_eval(CLI::App& forecast_app, int& exit_code) {
     auto report = forecast::run_backtest(*data, settings, registry);
     if (!report.ok()) return void(exit_code = report_error(report.status()));
     if (*json) {
-      nlohmann::json models = nlohmann::json::object();
-      for (const auto& score : report->scores) {
-        models[score.model] = {{"mase", score.metrics.mase},
-                               {"smape", score.metrics.smape},
-                               {"pinball", score.metrics.pinball},
-                               {"coverage_p10_p90", score.metrics.coverage_p10_p90},
-                               {"points", score.metrics.points},
-                               {"backend", score.backend}};
-      }
-      std::cout << nlohmann::json{{"series", *series},
-                                  {"backend", backend_json(registry.choice())},
-                                  {"lstm_training_seconds", report->lstm_training_seconds},
-                                  {"models", models}}
-                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-                << '\n';
+      std::cout << forecast::backtest_report_json(*report, *series, registry.choice());
     } else {
       std::cout << "backend: " << describe(registry.choice()) << "; LSTM trained in " << std::fixed
                 << std::setprecision(1) << report->lstm_training_seconds << " s on " << report->training_samples
