@@ -1,5 +1,9 @@
 #include "batch/run_record_json.h"
 
+#include <variant>
+
+#include "core/json_text.h"
+
 namespace fleetcast::batch {
 
 using nlohmann::json;
@@ -12,7 +16,7 @@ std::string parameters_json(const std::vector<std::pair<std::string, std::string
     auto parsed = nlohmann::ordered_json::parse(value, nullptr, false);
     object[name] = parsed.is_discarded() ? nlohmann::ordered_json(value) : std::move(parsed);
   }
-  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text::dump(object);
 }
 
 json outcome_to_json(const RunOutcome& outcome) {
@@ -73,13 +77,16 @@ Result<RunOutcome> outcome_from_json(const json& value) {
 }
 
 std::string outcome_json_text(const RunOutcome& outcome) {
-  return outcome_to_json(outcome).dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_text::dump(outcome_to_json(outcome));
 }
 
 Result<RunOutcome> outcome_from_json_text(std::string_view text) {
-  const json value = json::parse(text, nullptr, false);
-  if (value.is_discarded()) return data_loss_error("a run's outcome is not JSON text");
-  return outcome_from_json(value);
+  // The shared reader of JSON text: its bounds on depth and numbers hold here too.
+  auto parsed = json_text::parse(text);
+  if (const auto* error = std::get_if<json_text::JsonTextError>(&parsed)) {
+    return data_loss_error("a run's outcome is not valid JSON text: " + error->to_string());
+  }
+  return outcome_from_json(std::get<json>(parsed));
 }
 
 }  // namespace fleetcast::batch

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/json_text.h"
 #include "report/chart_library.h"
 
 namespace fleetcast::report {
@@ -199,7 +200,7 @@ std::string Page::render(const ReportOptions& options) const {
   html += "</footer>\n";
   html += chart_library_html();
   // '<' as \u003c: the JSON cannot end its <script> element nor open a comment, whatever it holds.
-  std::string specs = specs_.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string specs = json_text::dump(specs_);
   std::string escaped;
   escaped.reserve(specs.size());
   for (char c : specs) {
