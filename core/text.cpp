@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <vector>
 
@@ -66,6 +67,13 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
   auto match = closest_match(word, candidates);
   return match ? " (did you mean '" + *match + "'?)" : std::string{};
+}
+
+std::string format_gibibytes(std::int64_t bytes) {
+  const double gib = std::max(0.1, static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f GiB", gib);
+  return buffer;
 }
 
 }  // namespace fleetcast::text

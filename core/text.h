@@ -1,5 +1,5 @@
 // Small text helpers shared by the parsers: exact number parsing (locale-independent, whole
-// string only), trimming, and edit distance for "did you mean" suggestions.
+// string only), trimming, edit distance for "did you mean" suggestions, and sizes in messages.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -29,5 +29,8 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
 
 /// " (did you mean 'x'?)" when closest_match finds one, else "".
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
+
+/// A byte count for a message, in GiB with one decimal ("1.5 GiB"; "0.1 GiB" at least).
+std::string format_gibibytes(std::int64_t bytes);
 
 }  // namespace fleetcast::text

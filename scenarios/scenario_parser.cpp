@@ -385,6 +385,26 @@ Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
   return policy;
 }
 
+// Refuses more workloads, or more workload-intervals, than the planner and the simulator are
+// built for (see kMaxWorkloads), with the memory the scenario would take.
+void check_workload_count(ObjectReader& root, const Scenario& scenario) {
+  const auto workloads = static_cast<std::int64_t>(scenario.workloads.size());
+  if (workloads > kMaxWorkloads) {
+    root.error("workloads", "found " + std::to_string(workloads) + " workloads, more than the limit of " +
+                                std::to_string(kMaxWorkloads) + "; split the scenario");
+    return;
+  }
+  if (scenario.horizon.step.count() <= 0) return;  // the horizon's own error is reported
+  const std::int64_t cells = workloads * scenario.horizon.intervals();
+  if (cells > kMaxWorkloadIntervals) {
+    root.error("workloads", std::to_string(workloads) + " workloads over " + std::to_string(scenario.horizon.intervals()) +
+                                " intervals are " + std::to_string(cells) + " workload-intervals, more than the limit of " +
+                                std::to_string(kMaxWorkloadIntervals) + " (they would need at least " +
+                                text::format_gibibytes(cells * kBytesPerWorkloadInterval) +
+                                " of memory); use a longer step or split the scenario");
+  }
+}
+
 }  // namespace
 
 Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink) {
@@ -410,6 +430,11 @@ Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink) {
                                format_duration(*duration) + "); expected a step such that duration / step is whole");
     } else if (step->count() % 60 != 0) {
       reader.error("step", "expected a step of whole minutes, found " + format_duration(*step));
+    } else if (const std::int64_t intervals = *duration / *step; intervals > kMaxIntervals) {
+      reader.error("step", "the horizon has " + std::to_string(intervals) + " intervals of " + format_duration(*step) +
+                               ", more than the limit of " + std::to_string(kMaxIntervals) +
+                               " (10 years at 5 minutes); each workload would need at least " +
+                               text::format_gibibytes(intervals * kBytesPerWorkloadInterval) + " of memory; use a longer step");
     }
   }
   assign(horizon.duration, duration);
@@ -493,6 +518,7 @@ Scenario parse_scenario(const json& document, const std::filesystem::path& base_
     scenario.workloads.push_back(parse_workload(value, pointer, base_dir, sink));
   });
   if (has_workloads && scenario.workloads.empty()) root.error("workloads", "expected at least one workload");
+  check_workload_count(root, scenario);
   root.array("commitments", Presence::optional, [&](const json& value, const std::string& pointer) {
     scenario.commitments.push_back(parse_commitment(value, pointer, sink));
   });

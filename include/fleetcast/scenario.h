@@ -31,6 +31,18 @@ inline constexpr int kScenarioFormatVersion = 1;
 /// The longest horizon a scenario or plan may have (10 years): three times the longest reservation
 /// term, and a bound that keeps start + duration and the interval count far from overflow.
 inline constexpr Seconds kMaxHorizon = kYear * 10;
+/// The most intervals a horizon may have: ten years at a 5-minute step (the finest step the
+/// planner and the simulator are measured at over a year). Every per-interval array (demand, its
+/// forecast quantiles, the plan's counts) is sized by it, so a finer step over a long horizon is
+/// refused up front with the memory it would take instead of being attempted.
+inline constexpr std::int64_t kMaxIntervals = 10 * 366 * 288;
+/// The most workloads in one scenario, and the most workload-intervals (workloads x intervals): the
+/// planner and the simulator hold at least kBytesPerWorkloadInterval per workload and interval.
+inline constexpr std::int64_t kMaxWorkloads = 10'000;
+inline constexpr std::int64_t kMaxWorkloadIntervals = 50'000'000;
+/// A lower bound of the memory per workload-interval: the demand, the forecast's three quantiles
+/// and the planned GPUs, 8 bytes each.
+inline constexpr std::int64_t kBytesPerWorkloadInterval = 40;
 
 struct Horizon {
   Instant start;
