@@ -82,6 +82,13 @@ Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules
     if (on_demand_pool) cost += extra_cost(exported, group, *on_demand_pool, add_instances(exported, group, *on_demand_pool, on_demand));
     if (spot_pool) cost += extra_cost(exported, group, *spot_pool, add_instances(exported, group, *spot_pool, spot));
     summary[g].extra_cost = cost;
+    // The formats write each change at its interval's start; rises are not shifted by the plan's
+    // launch lead, so the exported plan is re-simulated without one.
+    if (group.launch_lead > Seconds{0}) {
+      group.launch_lead_reason = "none in the export: its scheduled actions fire at the interval starts, not " +
+                                 format_duration(group.launch_lead) + " ahead of rises as planned";
+      group.launch_lead = Seconds{0};
+    }
     group.schedule.clear();
     for (std::size_t k = 0; k < schedule.capacity.size(); ++k) {
       if (k > 0 && schedule.capacity[k] == schedule.capacity[k - 1]) continue;
