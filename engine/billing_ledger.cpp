@@ -17,6 +17,17 @@ void BillingLedger::bill_termination(std::size_t pool, Seconds ran) {
   pools_[pool].price_seconds += extra * pools_[pool].price.micro_usd();
 }
 
+void BillingLedger::bill_interruption(std::size_t pool, Seconds ran, std::int64_t integral_at_start, Seconds now) {
+  const PoolModel& model = model_.pools[pool];
+  const bool first_hour_free = model.market && model.key.provider == "aws" && ran < Seconds{3600};
+  if (!first_hour_free) {
+    bill_termination(pool, ran);
+    return;
+  }
+  pools_[pool].instance_seconds -= ran.count();
+  pools_[pool].price_seconds -= price_integral(pool, now) - integral_at_start;
+}
+
 void BillingLedger::close_hour(std::int64_t hour, Seconds now) {
   for (std::size_t p = 0; p < pools_.size(); ++p) accrue(p, now);
   charge_reservations(hour, now);

@@ -2,6 +2,13 @@
 // hour by hour with each provider's billing rule, and the reservations owned, which are paid every
 // hour and cover matching on-demand seconds first.
 //
+// Interrupted spot instances, as the EC2 User Guide's "Billing for interrupted Spot Instances"
+// states it (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/billing-for-interrupted-spot-instances.html,
+// checked 2026-11): when Amazon EC2 interrupts a Linux or Windows Spot Instance (SUSE aside) in its
+// first hour there is no charge; interrupted in any later hour, the seconds used are charged. An
+// instance the user stops or terminates is charged for the seconds used either way. The rule is
+// applied to AWS pools only; other providers' interrupted instances are billed like any other.
+//
 // Units: time in integer seconds since the horizon start, money in integer micro-USD. Seconds are
 // summed exactly as (micro-USD per hour) x seconds and rounded once per pool and hour.
 //
@@ -52,6 +59,18 @@ class BillingLedger {
   /// An instance of the pool stopped after running `ran`: the seconds the billing rule adds
   /// (rounding, minimum) are billed in the current hour, at the pool's current price.
   void bill_termination(std::size_t pool, Seconds ran);
+  /// The provider interrupted a spot instance of the pool at `now` after it ran `ran`, since the
+  /// pool's price_integral() stood at `integral_at_start`. An AWS instance interrupted in its first
+  /// hour is free (see above): what it was billed, at the prices it ran at, is credited in the
+  /// current hour (which may make that pool-hour negative when the run began in an earlier hour).
+  /// Otherwise it is billed as bill_termination(). Call after change_running(pool, -1, now).
+  void bill_interruption(std::size_t pool, Seconds ran, std::int64_t integral_at_start, Seconds now);
+  /// The pool's price integrated over time since the start, in (micro-USD per hour) x seconds: the
+  /// difference of two readings is what one instance running between them is billed.
+  [[nodiscard]] std::int64_t price_integral(std::size_t pool, Seconds now) const {
+    const PoolBill& bill = pools_[pool];
+    return bill.price_time + (now - bill.last_accrual).count() * bill.price.micro_usd();
+  }
 
   /// Closes hour `hour` at `now` (its end, or the horizon's): reservations in force cover the
   /// matching pool's seconds first and are charged whole; the rest of each pool is charged at the
@@ -80,6 +99,7 @@ class BillingLedger {
     std::int64_t instance_seconds = 0;    // this hour
     std::int64_t price_seconds = 0;       // this hour: (micro-USD per hour) x seconds
     std::int64_t gpu_seconds_interval = 0;  // since take_interval_gpu_seconds()
+    std::int64_t price_time = 0;          // since the start, up to last_accrual: see price_integral()
   };
 
   void accrue(std::size_t pool, Seconds now) {
@@ -88,6 +108,7 @@ class BillingLedger {
     bill.instance_seconds += seconds;
     bill.price_seconds += seconds * bill.price.micro_usd();
     bill.gpu_seconds_interval += seconds * model_.pools[pool].type.gpu_count;
+    bill.price_time += (now - bill.last_accrual).count() * bill.price.micro_usd();
     bill.last_accrual = now;
   }
   void charge_reservations(std::int64_t hour, Seconds now);

@@ -64,10 +64,13 @@ struct DemandBands {
 
 /// A plan's capacity, followed instead of the scenario's policy: per group and interval, the
 /// instances desired in each pool. On top of it each group tracks its target utilisation on its
-/// cheapest on-demand pool (the reactive part) when demand exceeds the planned capacity.
+/// cheapest on-demand pool (the reactive part) when demand exceeds the planned capacity. A rise
+/// in interval k is launched `launch_lead` before the interval starts, so that it is ready by then;
+/// a fall waits for the interval's start.
 struct PlannedCapacity {
   std::vector<std::vector<std::vector<std::pair<std::size_t, int>>>> instances;  // [group][interval] -> (pool, count)
   std::vector<double> target_utilisation;  // per group, in (0, 1]; the reactive part's target
+  std::vector<Seconds> launch_lead;        // per group (empty: none)
 };
 
 struct FleetModel {

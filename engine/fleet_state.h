@@ -19,6 +19,9 @@ namespace fleetcast::engine {
 
 enum class InstanceState { pending, running, noticed, terminated };
 
+/// Instance::covers_spot_pool of an instance that counts towards its own pool.
+inline constexpr std::int32_t kOwnPool = -1;
+
 // An instance's slot is reused after it terminates, so that memory follows the live fleet rather
 // than every instance launched over the horizon; `serial` names the instance in the trace.
 struct Instance {
@@ -27,6 +30,10 @@ struct Instance {
   std::uint32_t group = 0;
   InstanceState state = InstanceState::pending;
   Seconds running_since{0};
+  std::int64_t price_integral_at_ready = 0;  // the ledger's price_integral() of its pool when it became ready
+  /// A planned group's on-demand instance launched in place of a refused spot launch: the spot
+  /// pool it stands in for, kOwnPool otherwise (see GroupReconciler).
+  std::int32_t covers_spot_pool = kOwnPool;
   EventId next_event;  // ready (pending) or termination (noticed)
   int free_gpus = 0;   // batch: GPUs not held by a job
   std::vector<std::uint32_t> jobs;  // batch: jobs holding some of its GPUs

@@ -10,7 +10,8 @@ namespace fleetcast::engine {
 
 GroupReconciler::GroupReconciler(ReplicaContext& context, FleetState& fleet, const SpotCapacity& spot,
                                  InstanceLifecycle& lifecycle)
-    : context_(context), fleet_(fleet), spot_(spot), lifecycle_(lifecycle) {}
+    : context_(context), fleet_(fleet), spot_(spot), lifecycle_(lifecycle),
+      awaiting_ready_(context.model.groups.size(), false) {}
 
 void GroupReconciler::decide(std::size_t g) {
   const FleetModel& model = context_.model;
@@ -18,7 +19,10 @@ void GroupReconciler::decide(std::size_t g) {
   std::vector<int>& target = target_scratch_;
   if (model.planned) {
     planned_targets(g);
-  } else if (policy.kind == PolicyKind::static_capacity) {
+    follow_plan(g, target);
+    return;
+  }
+  if (policy.kind == PolicyKind::static_capacity) {
     // Fixed counts, restored after interruptions like a group with a fixed desired capacity.
     target.assign(model.pools.size(), 0);
     for (const auto& [pool, count] : model.static_instances[g]) target[pool] += count;
@@ -78,21 +82,31 @@ void GroupReconciler::mixed_instances_targets(std::size_t g, int desired) {
   }
 }
 
-// When demand needs more GPUs at the target utilisation than the plan runs, the difference goes on
-// the cheapest on-demand pool (or spot pool, for a group without on-demand), as target tracking on
-// top of a schedule does.
+// The plan of every interval from the current one to the last whose launch lead has begun, pool by
+// pool the highest. When demand needs more than that at the target utilisation, the difference
+// goes on the cheapest on-demand pool (or spot pool, for a group without on-demand), as target
+// tracking on top of a schedule does.
 void GroupReconciler::planned_targets(std::size_t g) {
   const FleetModel& model = context_.model;
   const GroupModel& group_model = model.groups[g];
   const PlannedCapacity& plan = *model.planned;
   std::vector<int>& target = target_scratch_;
+  std::vector<int>& interval = interval_scratch_;
   target.assign(model.pools.size(), 0);
+  const auto& intervals = plan.instances[g];
+  const Seconds lead = g < plan.launch_lead.size() ? plan.launch_lead[g] : Seconds{0};
+  const Seconds step = context_.scenario.horizon.step;
+  for (auto k = static_cast<std::size_t>(context_.current_interval); k < intervals.size(); ++k) {
+    if (k > static_cast<std::size_t>(context_.current_interval) && step * static_cast<std::int64_t>(k) - lead > context_.now) break;
+    interval.assign(model.pools.size(), 0);
+    for (const auto& [pool, count] : intervals[k]) interval[pool] += count;
+    for (std::size_t p = 0; p < target.size(); ++p) target[p] = std::max(target[p], interval[p]);
+  }
   double planned_units = 0;
   int planned_gpus = 0;
-  for (const auto& [pool, count] : plan.instances[g][static_cast<std::size_t>(context_.current_interval)]) {
-    target[pool] += count;
-    planned_units += count * context_.gpus_of(pool) * context_.units_per_gpu(g, pool);
-    planned_gpus += count * context_.gpus_of(pool);
+  for (std::size_t p = 0; p < target.size(); ++p) {
+    planned_units += target[p] * instance_units(g, p);
+    planned_gpus += target[p] * context_.gpus_of(p);
   }
   const std::size_t reactive_pool =
       group_model.on_demand_pools.empty() ? group_model.spot_pools.front() : group_model.on_demand_pools.front();
@@ -100,10 +114,108 @@ void GroupReconciler::planned_targets(std::size_t g) {
   const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
   const double shortfall = group.demand / utilisation - planned_units;
   if (shortfall > 1e-9) {
-    const double per_instance = context_.gpus_of(reactive_pool) * context_.units_per_gpu(g, reactive_pool);
-    target[reactive_pool] += static_cast<int>(std::ceil(shortfall / per_instance - 1e-9));
+    target[reactive_pool] += static_cast<int>(std::ceil(shortfall / instance_units(g, reactive_pool) - 1e-9));
   }
   group.scaling.desired_gpus = planned_gpus;
+}
+
+double GroupReconciler::instance_units(std::size_t g, std::size_t p) const {
+  return context_.gpus_of(p) * (fleet_.groups[g].batch ? 1.0 : context_.units_per_gpu(g, p));
+}
+
+void GroupReconciler::count_plan_instances(std::size_t g) {
+  const std::size_t pools = context_.model.pools.size();
+  PlanCounts& counts = counts_;
+  counts.own_active.assign(pools, 0);
+  counts.own_serving.assign(pools, 0);
+  counts.cover_units.assign(pools, 0.0);
+  counts.serving_units = 0;
+  for (std::size_t p = 0; p < pools; ++p) {
+    for (std::uint32_t id : fleet_.groups[g].instances_by_pool[p]) {
+      const Instance& instance = fleet_.instances[id];
+      if (instance.state == InstanceState::noticed) continue;
+      const bool running = instance.state == InstanceState::running;
+      if (running) counts.serving_units += instance_units(g, p);
+      if (instance.covers_spot_pool != kOwnPool) {
+        counts.cover_units[static_cast<std::size_t>(instance.covers_spot_pool)] += instance_units(g, p);
+        continue;
+      }
+      ++counts.own_active[p];
+      counts.own_serving[p] += running ? 1 : 0;
+    }
+  }
+}
+
+// Launches first (below-plan pools, refused spot covered on demand), then releases what is above
+// the plan as far as the ready capacity allows; what it holds back waits for launches to be ready.
+void GroupReconciler::follow_plan(std::size_t g, const std::vector<int>& target) {
+  count_plan_instances(g);
+  PlanCounts& counts = counts_;
+  const bool has_on_demand = !context_.model.groups[g].on_demand_pools.empty();
+  double planned_units = 0;
+  for (std::size_t p = 0; p < target.size(); ++p) {
+    planned_units += target[p] * instance_units(g, p);
+    while (counts.own_active[p] < target[p] && lifecycle_.launch_in(g, p)) ++counts.own_active[p];
+    const double refused_units = (target[p] - counts.own_active[p]) * instance_units(g, p) - counts.cover_units[p];
+    if (refused_units > 1e-9 && has_on_demand) cover_refused_spot(g, p, refused_units);
+  }
+  awaiting_ready_[g] = false;
+  for (std::size_t p = 0; p < target.size(); ++p) {
+    const int planned = target[p];
+    const double units = instance_units(g, p);
+    release(g, p, kOwnPool, planned_units, [&] { return counts.own_active[p] > planned; });
+    if (counts.cover_units[p] <= 0) continue;
+    // Stand-ins for a spot pool go once its own ready instances cover what they stood in for.
+    const double uncovered = std::max(0, target[p] - counts.own_serving[p]) * units;
+    for (std::size_t r : context_.model.groups[g].on_demand_pools) {
+      release(g, r, static_cast<std::int32_t>(p), planned_units,
+              [&, r] { return counts.cover_units[p] - instance_units(g, r) >= uncovered - 1e-9; });
+    }
+    // Stand-ins still needed while the pool's own launches are pending: release them when ready.
+    if (counts.cover_units[p] > 1e-9 && counts.own_active[p] > counts.own_serving[p]) awaiting_ready_[g] = true;
+  }
+}
+
+void GroupReconciler::cover_refused_spot(std::size_t g, std::size_t spot_pool, double units) {
+  const FleetModel& model = context_.model;
+  std::size_t best = 0;
+  int best_count = 0;
+  std::int64_t best_cost = 0;
+  for (std::size_t r : model.groups[g].on_demand_pools) {
+    const int count = static_cast<int>(std::ceil(units / instance_units(g, r) - 1e-9));
+    const std::int64_t cost = count * model.pools[r].on_demand_rate.micro_usd();
+    if (best_count == 0 || cost < best_cost) {
+      best = r;
+      best_count = count;
+      best_cost = cost;
+    }
+  }
+  for (int i = 0; i < best_count && lifecycle_.launch_in(g, best, static_cast<std::int32_t>(spot_pool)); ++i) {
+    counts_.cover_units[spot_pool] += instance_units(g, best);
+  }
+}
+
+template <typename AbovePlan>
+void GroupReconciler::release(std::size_t g, std::size_t p, std::int32_t covers, double planned_units, AbovePlan above_plan) {
+  PlanCounts& counts = counts_;
+  while (above_plan()) {
+    const std::optional<std::uint32_t> id = lifecycle_.newest_idle(g, p, covers);
+    if (!id) return;
+    const double units = instance_units(g, p);
+    if (fleet_.instances[*id].state == InstanceState::running) {
+      if (counts.serving_units - units < planned_units - 1e-9) {
+        awaiting_ready_[g] = true;  // launches under way will be ready: decide again then
+        return;
+      }
+      counts.serving_units -= units;
+    }
+    lifecycle_.terminate(*id);
+    if (covers == kOwnPool) {
+      --counts.own_active[p];
+    } else {
+      counts.cover_units[static_cast<std::size_t>(covers)] -= units;
+    }
+  }
 }
 
 // Brings the group to the target like an Auto Scaling group: it launches only while the group is

@@ -2,10 +2,18 @@
 // counts, or its scaling policy spread by the mixed-instances distribution), and the launches and
 // terminations that bring the group there as an AWS Auto Scaling group would.
 //
+// A planned group follows its plan pool by pool: each pool is brought to its planned count, rises
+// from launch_lead before their interval, and capacity is compared in demand units (a GPU of each
+// pool serves its own throughput), launching before terminating: an instance above the plan goes
+// only when the ready capacity without it still covers the planned capacity. A refused spot launch
+// is covered by the cheapest fitting on-demand option, which is released once the spot pool's own
+// instances are ready again.
+//
 // Thread-safety: owned by one replica and used from its thread only.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "engine/fleet_state.h"
@@ -22,15 +30,39 @@ class GroupReconciler {
 
   /// Decides the group's capacity now and reconciles its instances to it.
   void decide(std::size_t group);
+  /// Whether a planned group holds instances above its plan until launched ones are ready: the
+  /// replica decides again when one of its instances becomes ready.
+  [[nodiscard]] bool awaits_ready(std::size_t group) const { return awaiting_ready_[group]; }
 
  private:
   /// The scaling policy's desired GPUs, spread over pools as AWS applies a mixed-instances
   /// distribution: the on-demand base first, then the on-demand percentage of what is above it
   /// (rounded up in favour of on-demand), spot the rest, each spot pool capped at its share.
   void mixed_instances_targets(std::size_t group, int desired_gpus);
-  /// The plan's instances for the current interval, plus the reactive part.
+  /// The plan's instances for the current interval, raised to those of later intervals whose launch
+  /// lead has begun, plus the reactive part.
   void planned_targets(std::size_t group);
   void reconcile(std::size_t group, const std::vector<int>& target_instances);
+
+  // A planned group's live instances, counted for follow_plan (not leaving: pending or running
+  // without an interruption notice).
+  struct PlanCounts {
+    std::vector<int> own_active;      // per pool: instances that count for their own pool
+    std::vector<int> own_serving;     // per pool: of those, the running ones
+    std::vector<double> cover_units;  // per spot pool: units of on-demand instances standing in for it
+    double serving_units = 0;         // every running instance's units
+  };
+  [[nodiscard]] double instance_units(std::size_t group, std::size_t pool) const;
+  void count_plan_instances(std::size_t group);
+  void follow_plan(std::size_t group, const std::vector<int>& target_instances);
+  /// Launches on-demand instances for `units` of a refused spot pool's capacity: the on-demand pool
+  /// where covering them costs least per hour.
+  void cover_refused_spot(std::size_t group, std::size_t spot_pool, double units);
+  /// Terminates the pool's idle instances standing in for `covers`, newest first, while
+  /// `above_plan()` holds; a running one only when the ready capacity without it stays at least
+  /// `planned_units` (else it waits: awaits_ready()).
+  template <typename AbovePlan>
+  void release(std::size_t group, std::size_t pool, std::int32_t covers, double planned_units, AbovePlan above_plan);
 
   ReplicaContext& context_;
   FleetState& fleet_;
@@ -38,6 +70,9 @@ class GroupReconciler {
   InstanceLifecycle& lifecycle_;
   std::vector<int> target_scratch_;     // per-pool targets, reused to avoid allocations
   std::vector<bool> refused_scratch_;   // reconcile()'s pools refused in this pass, likewise
+  std::vector<int> interval_scratch_;   // planned_targets()'s one interval's plan per pool, likewise
+  PlanCounts counts_;                   // follow_plan()'s, likewise
+  std::vector<bool> awaiting_ready_;    // per group: see awaits_ready()
 };
 
 }  // namespace fleetcast::engine

@@ -1,5 +1,5 @@
 // The life of one replica's instances: launch (after the pool's launch latency; a refused spot
-// launch falls back to the group's first on-demand pool), ready, interruption notice and
+// launch falls back to the group's first on-demand pool, or is left to the caller), ready, interruption notice and
 // termination, scale-in of idle instances, and spot capacity withdrawn by a trace. Every change of
 // the running fleet is billed (BillingLedger) and accrued to its group's service levels; jobs on
 // an instance that goes are preempted (BatchScheduler).
@@ -26,10 +26,19 @@ class InstanceLifecycle {
                     BatchScheduler& batch);
 
   /// Launches one instance for the group in `pool`, or in its first on-demand pool when spot is
-  /// refused; returns the pool launched in, nullopt when nothing could be launched.
+  /// refused (a mixed-instances group's fallback); returns the pool launched in, nullopt when
+  /// nothing could be launched.
   std::optional<std::size_t> launch(std::size_t group, std::size_t pool);
-  /// Terminates the group's newest idle instance in the pool (pending ones are cancelled);
-  /// false when there is none.
+  /// Launches one instance in exactly `pool`, standing in for spot pool `covers` (kOwnPool: for
+  /// itself); false when a spot launch is refused.
+  bool launch_in(std::size_t group, std::size_t pool, std::int32_t covers = kOwnPool);
+  /// The group's newest instance in the pool that scale-in may take (not leaving, no job on it),
+  /// among those standing in for `covers`; nullopt when there is none.
+  [[nodiscard]] std::optional<std::uint32_t> newest_idle(std::size_t group, std::size_t pool,
+                                                         std::int32_t covers = kOwnPool) const;
+  /// Terminates an instance newest_idle() named (a pending one is cancelled).
+  void terminate(std::uint32_t instance);
+  /// Terminates the group's newest idle instance in the pool; false when there is none.
   bool terminate_newest(std::size_t group, std::size_t pool);
 
   void on_ready(std::uint32_t instance);
@@ -37,9 +46,10 @@ class InstanceLifecycle {
   /// instance is another one, or no longer running).
   bool on_notice(std::uint32_t instance, std::uint32_t serial);
   void on_terminated(std::uint32_t instance);
-  /// Spot capacity withdrawn: interrupts up to `count` of the pool's newest running instances,
-  /// group by group.
-  void reclaim_newest_running(std::size_t pool, int count);
+  /// Spot capacity withdrawn to `capacity` instances: interrupts the pool's newest running
+  /// instances, group by group, until at most `capacity` run without an interruption notice
+  /// (those already under notice are leaving and do not count again).
+  void reclaim_above(std::size_t pool, int capacity);
 
  private:
   void begin_interruption(std::uint32_t instance);

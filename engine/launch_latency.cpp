@@ -42,6 +42,15 @@ Seconds median_launch_latency(const InstanceType& type) {
   return median_by_gpu_count(type.gpu_count);
 }
 
+Seconds launch_lead(Seconds median, PurchaseOption option) {
+  constexpr double kZ99 = 2.3263478740408408;  // the standard normal's 0.99 quantile
+  static_assert(kLaunchLeadQuantile == 0.99, "kZ99 is the quantile's z");
+  const double quantile = static_cast<double>(median.count()) * std::exp(kLaunchLatencySigma * kZ99);
+  std::int64_t seconds = static_cast<std::int64_t>(std::ceil(quantile));
+  if (option == PurchaseOption::spot) seconds += kSpotRequestDelay.count();
+  return Seconds{(seconds + 59) / 60 * 60};
+}
+
 Seconds sample_launch_latency(const InstanceType& type, PurchaseOption option, RandomStream& launch_delays) {
   return sample_launch_latency(median_launch_latency(type), option, launch_delays);
 }

@@ -32,6 +32,15 @@ inline constexpr Seconds kDefaultBootToReady{180};
 /// The median request-to-running time of an on-demand or reserved launch (see the table above).
 Seconds median_launch_latency(const InstanceType& type);
 
+/// The quantile of the launch latency a plan's lead time covers (see launch_lead).
+inline constexpr double kLaunchLeadQuantile = 0.99;
+
+/// How long before an interval a planned rise is launched so that it is running by the interval's
+/// start: the kLaunchLeadQuantile quantile of sample_launch_latency()'s distribution around
+/// `median` (median * exp(sigma * z), plus kSpotRequestDelay for spot), rounded up to whole
+/// minutes because AWS scheduled actions fire on whole minutes. 75 s on-demand: 3 min.
+Seconds launch_lead(Seconds median, PurchaseOption option);
+
 /// One launch's request-to-running time: median * exp(sigma * N(0,1)) rounded to whole seconds,
 /// at least 1 s, plus kSpotRequestDelay for spot. Draws one normal from `launch_delays`.
 Seconds sample_launch_latency(const InstanceType& type, PurchaseOption option, RandomStream& launch_delays);

@@ -47,10 +47,12 @@ class Replica {
   void schedule_market_changes();
   Status add_groups();
   void schedule_clock_events();
+  void schedule_planned_rises();
   void handle(const Fired& fired);
   void on_interval_start(std::int64_t interval);
   void on_policy_tick();
   void on_hour_end(std::int64_t hour);
+  void on_ready(std::uint32_t instance);
   void on_notice(std::uint32_t instance, std::uint32_t serial);
   void on_capacity_change(std::uint32_t pool);
   void on_scheduled_action(std::uint32_t firing);
@@ -178,6 +180,29 @@ void Replica::schedule_clock_events() {
   for (std::size_t f = 0; f < firings.size(); ++f) {
     queue.schedule(firings[f].at, Phase::decision, ScheduledActionFires{static_cast<std::uint32_t>(f)});
   }
+  schedule_planned_rises();
+}
+
+// A decision at start(k) - lead for each interval k > 0 where a pool's planned count rises (earlier
+// intervals' rises are launched by the first decision).
+void Replica::schedule_planned_rises() {
+  if (!context_.model.planned) return;
+  const PlannedCapacity& plan = *context_.model.planned;
+  const Seconds step = context_.scenario.horizon.step;
+  for (std::size_t g = 0; g < plan.launch_lead.size() && g < plan.instances.size(); ++g) {
+    const Seconds lead = plan.launch_lead[g];
+    const auto& intervals = plan.instances[g];
+    for (std::size_t k = 1; k < intervals.size(); ++k) {
+      const Seconds due = step * static_cast<std::int64_t>(k) - lead;
+      if (lead <= Seconds{0} || due <= Seconds{0}) continue;
+      const bool rises = std::any_of(intervals[k].begin(), intervals[k].end(), [&](const auto& planned) {
+        int before = 0;
+        for (const auto& [pool, count] : intervals[k - 1]) before += pool == planned.first ? count : 0;
+        return planned.second > before;
+      });
+      if (rises) context_.queue.schedule(due, Phase::decision, PlannedRiseDue{static_cast<std::uint32_t>(g)});
+    }
+  }
 }
 
 void Replica::handle(const Fired& fired) {
@@ -187,7 +212,7 @@ void Replica::handle(const Fired& fired) {
         if constexpr (std::is_same_v<T, IntervalStart>) on_interval_start(event.interval);
         if constexpr (std::is_same_v<T, PolicyTick>) on_policy_tick();
         if constexpr (std::is_same_v<T, HourEnd>) on_hour_end(event.hour);
-        if constexpr (std::is_same_v<T, InstanceReady>) lifecycle_.on_ready(event.instance);
+        if constexpr (std::is_same_v<T, InstanceReady>) on_ready(event.instance);
         if constexpr (std::is_same_v<T, InterruptionNotice>) on_notice(event.instance, event.serial);
         if constexpr (std::is_same_v<T, InstanceTerminated>) lifecycle_.on_terminated(event.instance);
         if constexpr (std::is_same_v<T, SpotPriceChange>) ledger_.change_price(event.pool, event.price, context_.now);
@@ -195,6 +220,7 @@ void Replica::handle(const Fired& fired) {
         if constexpr (std::is_same_v<T, ScheduledActionFires>) on_scheduled_action(event.firing);
         if constexpr (std::is_same_v<T, JobArrival>) batch_.on_job_arrival(event.job);
         if constexpr (std::is_same_v<T, JobFinished>) batch_.on_job_finished(event.job);
+        if constexpr (std::is_same_v<T, PlannedRiseDue>) reconciler_.decide(event.group);
       },
       fired.payload);
 }
@@ -244,6 +270,13 @@ void Replica::on_policy_tick() {
   for (std::size_t g = 0; g < fleet_.groups.size(); ++g) reconciler_.decide(g);
 }
 
+// A planned group holding instances above its plan until launches are ready decides again.
+void Replica::on_ready(std::uint32_t id) {
+  lifecycle_.on_ready(id);
+  const std::uint32_t group = fleet_.instances[id].group;
+  if (context_.model.planned && reconciler_.awaits_ready(group)) reconciler_.decide(group);
+}
+
 void Replica::on_notice(std::uint32_t id, std::uint32_t serial) {
   if (!lifecycle_.on_notice(id, serial)) return;
   // Capacity rebalancing: the group replaces the instance now instead of at its next decision.
@@ -252,8 +285,7 @@ void Replica::on_notice(std::uint32_t id, std::uint32_t serial) {
 
 // Trace replay: the newest running instances above the capacity now available are reclaimed.
 void Replica::on_capacity_change(std::uint32_t p) {
-  const int capacity = spot_.refresh_capacity(p, context_.now);
-  lifecycle_.reclaim_newest_running(p, ledger_.running(p) - capacity);
+  lifecycle_.reclaim_above(p, spot_.refresh_capacity(p, context_.now));
 }
 
 // A scheduled action sets the bounds and desired capacity of every group, as on an AWS group.

@@ -30,9 +30,11 @@ struct SpotCapacityChange { std::uint32_t pool; };        // Phase::prices
 struct ScheduledActionFires { std::uint32_t firing; };    // Phase::decision
 struct JobArrival { std::uint32_t job; };                 // Phase::demand
 struct JobFinished { std::uint32_t job; };                // Phase::demand
+// A planned group's rise is due: its launch lead before the interval that rises.
+struct PlannedRiseDue { std::uint32_t group; };           // Phase::decision
 using ReplicaEvent = std::variant<IntervalStart, PolicyTick, HourEnd, InstanceReady, InterruptionNotice,
                                   InstanceTerminated, SpotPriceChange, SpotCapacityChange, ScheduledActionFires,
-                                  JobArrival, JobFinished>;
+                                  JobArrival, JobFinished, PlannedRiseDue>;
 
 // Owned by the Replica; its parts hold a reference to it.
 struct ReplicaContext {

@@ -64,6 +64,15 @@ Money extra_cost(const Plan& plan, const PlannedGroup& group, std::size_t index,
   return Money::from_micro_usd(static_cast<std::int64_t>(std::ceil(hours * rate * std::max(1, pool.gpus_per_instance))));
 }
 
+// The formats write each change at its interval's start: rises are not shifted by the plan's launch
+// lead, so what an export runs is simulated without one.
+void drop_launch_lead(PlannedGroup& group) {
+  if (group.launch_lead <= Seconds{0}) return;
+  group.launch_lead_reason = "none in the export: its scheduled actions fire at the interval starts, not " +
+                             format_duration(group.launch_lead) + " ahead of rises as planned";
+  group.launch_lead = Seconds{0};
+}
+
 // Raises each group of `plan` to what the format exported; fills the summary's costs.
 Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules, std::vector<GroupExportSummary>& summary) {
   Plan exported = plan;
@@ -82,6 +91,7 @@ Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules
     if (on_demand_pool) cost += extra_cost(exported, group, *on_demand_pool, add_instances(exported, group, *on_demand_pool, on_demand));
     if (spot_pool) cost += extra_cost(exported, group, *spot_pool, add_instances(exported, group, *spot_pool, spot));
     summary[g].extra_cost = cost;
+    drop_launch_lead(group);
     group.schedule.clear();
     for (std::size_t k = 0; k < schedule.capacity.size(); ++k) {
       if (k > 0 && schedule.capacity[k] == schedule.capacity[k - 1]) continue;
@@ -200,7 +210,10 @@ Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, cons
 Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSource& prices, const Plan& plan,
                                          const RenderedExport& rendered, const SimulationOptions& options,
                                          PlanDemand demand) {
-  const Plan compared = plan_prefix(plan, static_cast<std::size_t>(rendered.exported.horizon.intervals()));
+  // The plan at the export's timing (no launch lead), so that the two differ only by what the
+  // export compressed.
+  Plan compared = plan_prefix(plan, static_cast<std::size_t>(rendered.exported.horizon.intervals()));
+  for (PlannedGroup& group : compared.groups) drop_launch_lead(group);
   auto planned = simulate_plan(scenario, compared, prices, options, demand);
   if (!planned.ok()) return planned.status();
   auto exported = simulate_plan(scenario, rendered.exported, prices, options, demand);

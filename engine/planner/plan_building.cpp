@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <map>
 
+#include "engine/launch_latency.h"
+
 namespace fleetcast::engine::planner {
 
 Result<std::vector<ReservationOffer>> reservation_offers(const PriceSource& prices, const PoolKey& pool) {
@@ -129,6 +131,14 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
         }
         if (!pool.market) reserved_gpus += reserved[p] * gpus;
         warmup = std::max(warmup, pool.median_launch_latency);
+        const Seconds lead = launch_lead(pool.median_launch_latency, pool.key.option);
+        if (lead > group.launch_lead) {
+          group.launch_lead = lead;
+          group.launch_lead_reason = "the launch latency of " + pool.name + " at its " +
+                                     std::to_string(static_cast<int>(std::lround(100 * kLaunchLeadQuantile))) +
+                                     "th percentile (median " + format_duration(pool.median_launch_latency) +
+                                     "), rounded up to whole minutes: rises are launched this long before their interval";
+        }
         for (std::size_t k = 0; k < intervals; ++k) {
           desired[k] += row[k] * gpus;
           if (!pool.market) on_demand[k] += row[k] * gpus;

@@ -54,7 +54,7 @@ ordered_json group_json(const PlannedGroup& group) {
                         {"max_capacity", change.max_capacity},
                         {"desired_capacity", change.desired_capacity}});
   }
-  return ordered_json{{"name", group.name},
+  ordered_json document{{"name", group.name},
                       {"workload", group.workload},
                       {"workload_kind", group.workload_kind == WorkloadKind::service ? "service" : "batch"},
                       {"region", group.region},
@@ -67,6 +67,10 @@ ordered_json group_json(const PlannedGroup& group) {
                       {"target_tracking", target_tracking_json(group.target_tracking)},
                       {"schedule", schedule},
                       {"instances", group.instances}};
+  // Left out when there is none (the reader takes only positive durations and non-empty texts).
+  if (group.launch_lead > Seconds{0}) document["launch_lead"] = format_duration(group.launch_lead);
+  if (!group.launch_lead_reason.empty()) document["launch_lead_reason"] = group.launch_lead_reason;
+  return document;
 }
 
 ordered_json plan_document(const Plan& plan) {
@@ -283,7 +287,8 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   PlannedGroup group;
   ObjectReader reader(sink, value, pointer,
                       {"name", "workload", "workload_kind", "region", "gpu_model", "instance_types", "pools",
-                       "min_capacity", "max_capacity", "distribution", "target_tracking", "schedule", "instances"});
+                       "min_capacity", "max_capacity", "distribution", "target_tracking", "schedule", "instances",
+                       "launch_lead", "launch_lead_reason"});
   assign(group.name, reader.string("name", Presence::required));
   assign(group.workload, reader.string("workload", Presence::required));
   if (auto kind = reader.choice("workload_kind", Presence::required, {"service", "batch"})) {
@@ -322,6 +327,8 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   reader.array("instances", Presence::optional, [&](const json& row, const std::string& row_pointer) {
     group.instances.push_back(read_count_row(sink, row, row_pointer));
   });
+  if (auto lead = reader.duration("launch_lead", Presence::optional)) group.launch_lead = *lead;
+  assign(group.launch_lead_reason, reader.string("launch_lead_reason", Presence::optional));
   if (!group.instances.empty() && group.instances.size() != group.pools.size()) {
     reader.error("instances", "expected one row of instance counts per pool of the group (" +
                                   std::to_string(group.pools.size()) + "), found " + std::to_string(group.instances.size()));

@@ -495,6 +495,7 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
   const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
   engine::PlannedCapacity capacity;
   capacity.instances.assign(scenario.workloads.size(), std::vector<std::vector<std::pair<std::size_t, int>>>(intervals));
+  capacity.launch_lead.assign(scenario.workloads.size(), Seconds{0});
   for (const PlannedGroup& group : plan.groups) {
     const auto workload = std::find_if(scenario.workloads.begin(), scenario.workloads.end(),
                                        [&](const Workload& w) { return w.name == group.workload; });
@@ -506,6 +507,7 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
       return invalid_argument_error("plan group '" + group.name + "' has no instance counts per pool: it cannot be simulated");
     }
     const auto w = static_cast<std::size_t>(workload - scenario.workloads.begin());
+    capacity.launch_lead[w] = std::max(capacity.launch_lead[w], group.launch_lead);
     for (std::size_t i = 0; i < group.pools.size(); ++i) {
       const std::string& name = plan.pools.at(group.pools[i]).name;
       const auto pool = std::find_if(model->pools.begin(), model->pools.end(), [&](const engine::PoolModel& p) { return p.name == name; });

@@ -168,7 +168,9 @@ struct ExportVerification {
   SimulationReport exported;
 };
 
-/// Simulates `plan` and `rendered.exported` with the same options against `demand`. Errors as
+/// Simulates `plan` and `rendered.exported` with the same options against `demand`, both without
+/// the groups' launch lead: the exported actions fire at the interval starts (rises are not shifted
+/// by the lead yet), so the two differ only by what the export compressed. Errors as
 /// simulate_plan's.
 Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSource& prices, const Plan& plan,
                                          const RenderedExport& rendered, const SimulationOptions& options,

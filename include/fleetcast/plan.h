@@ -115,6 +115,12 @@ struct PlannedGroup {
   /// instances[i][k]: instances of pools[i] this group runs in interval k (Plan::instances sums
   /// them over groups).
   std::vector<std::vector<int>> instances;
+  /// A rise of the group's capacity is launched this long before the interval it is planned for,
+  /// so that it is running when the interval starts; a fall happens at the interval's start. The
+  /// slowest of the group's pools' launch latency at a high quantile, in whole minutes (AWS
+  /// scheduled actions fire on whole minutes); zero in a document that has none.
+  Seconds launch_lead{0};
+  std::string launch_lead_reason;   // how the lead was set, for a reader to check
   friend bool operator==(const PlannedGroup&, const PlannedGroup&) = default;
 };
 

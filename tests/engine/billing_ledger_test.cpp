@@ -118,3 +118,82 @@ TEST_CASE("engine::BillingLedger counts GPU-seconds per interval", "[engine]") {
   CHECK(ledger.take_interval_gpu_seconds(0, Seconds{900}) == 7200);
   CHECK(ledger.take_interval_gpu_seconds(0, Seconds{1800}) == 7200);
 }
+
+namespace {
+
+// One spot pool of `provider` at a constant $3.60 an hour ($0.001 a second), per-second billing.
+engine::FleetModel one_spot_pool(const std::string& provider) {
+  engine::FleetModel model = one_pool();
+  engine::PoolModel& pool = model.pools.front();
+  pool.key = PoolKey{provider, "r1", "", "four.gpu", PurchaseOption::spot};
+  Horizon horizon;
+  horizon.duration = Seconds{4 * 3600};
+  horizon.step = Seconds{3600};
+  auto market = engine::SpotMarket::with_advisor(pool.key, horizon, {}, usd(3.6), std::nullopt);
+  REQUIRE(market.ok());
+  pool.market = std::move(*market);
+  return model;
+}
+
+}  // namespace
+
+// EC2 User Guide, "Billing for interrupted Spot Instances": interrupted by Amazon EC2 in the first
+// hour, no charge; in any later hour, the seconds used; stopped or terminated by the user, the
+// seconds used either way.
+TEST_CASE("engine::BillingLedger does not charge an AWS spot instance interrupted in its first hour", "[engine]") {
+  const engine::FleetModel model = one_spot_pool("aws");
+  BillingLedger ledger(model, 2, false);
+  ledger.change_running(0, +3, Seconds{0});  // A, B and C all ready at 0
+  const std::int64_t at_start = ledger.price_integral(0, Seconds{0});
+  // A: interrupted at 1,800 s, in its first hour: free.
+  ledger.change_running(0, -1, Seconds{1800});
+  ledger.bill_interruption(0, Seconds{1800}, at_start, Seconds{1800});
+  // B: terminated by the user at 600 s: charged 600 s, $0.60 (not an interruption).
+  ledger.change_running(0, -1, Seconds{600});
+  ledger.bill_termination(0, Seconds{600});
+  ledger.close_hour(0, Seconds{3600});
+  // C: interrupted at 4,000 s, after its first hour: charged 3,600 s ($3.60) then 400 s ($0.40).
+  ledger.change_running(0, -1, Seconds{4000});
+  ledger.bill_interruption(0, Seconds{4000}, at_start, Seconds{4000});
+  ledger.close_hour(1, Seconds{7200});
+  CHECK(ledger.cost_by_hour() == std::vector<Money>{usd(4.2), usd(0.4)});
+  CHECK(ledger.cost().spot == usd(4.6));
+}
+
+TEST_CASE("engine::BillingLedger credits an interrupted first hour at the prices it ran at", "[engine]") {
+  const engine::FleetModel model = one_spot_pool("aws");
+  BillingLedger ledger(model, 2, false);
+  // D runs 0 to 3,600 s. E is ready at 1,000 s; the price doubles to $7.20/h at 1,500 s; E is
+  // interrupted at 2,000 s: its 500 s at $0.001 and 500 s at $0.002 ($1.50) are not charged.
+  ledger.change_running(0, +1, Seconds{0});
+  ledger.change_running(0, +1, Seconds{1000});
+  const std::int64_t e_ready = ledger.price_integral(0, Seconds{1000});
+  ledger.change_price(0, usd(7.2), Seconds{1500});
+  ledger.change_running(0, -1, Seconds{2000});
+  ledger.bill_interruption(0, Seconds{1000}, e_ready, Seconds{2000});
+  // F is ready at 3,000 s.
+  ledger.change_running(0, +1, Seconds{3000});
+  const std::int64_t f_ready = ledger.price_integral(0, Seconds{3000});
+  // Hour 0: D 1,500 s at $0.001 + 2,100 s at $0.002 = $5.70; F 600 s at $0.002 = $1.20.
+  ledger.close_hour(0, Seconds{3600});
+  ledger.change_running(0, -1, Seconds{3600});
+  ledger.bill_termination(0, Seconds{3600});
+  // F is interrupted at 4,200 s, 1,200 s after it was ready: the $2.40 it ran is credited in hour
+  // 1, where it ran 600 s ($1.20): hour 1 is -$1.20, and F costs nothing over both hours.
+  ledger.change_running(0, -1, Seconds{4200});
+  ledger.bill_interruption(0, Seconds{1200}, f_ready, Seconds{4200});
+  ledger.close_hour(1, Seconds{7200});
+  CHECK(ledger.cost_by_hour() == std::vector<Money>{usd(6.9), usd(-1.2)});
+  CHECK(ledger.cost().spot == usd(5.7));
+}
+
+TEST_CASE("engine::BillingLedger bills another provider's interrupted spot instance by the seconds", "[engine]") {
+  const engine::FleetModel model = one_spot_pool("gcp");
+  BillingLedger ledger(model, 1, false);
+  ledger.change_running(0, +1, Seconds{0});
+  const std::int64_t at_start = ledger.price_integral(0, Seconds{0});
+  ledger.change_running(0, -1, Seconds{1800});
+  ledger.bill_interruption(0, Seconds{1800}, at_start, Seconds{1800});
+  ledger.close_hour(0, Seconds{3600});
+  CHECK(ledger.cost().spot == usd(1.8));
+}

@@ -46,6 +46,8 @@ Plan sample_plan() {
   group.schedule = {CapacityChange{plan.horizon.start, 3, 16, 3},
                     CapacityChange{plan.horizon.start + Seconds{3600}, 3, 16, 7}};
   group.instances = {{3, 3, 4}, {0, 1, 2}};
+  group.launch_lead = Seconds{180};
+  group.launch_lead_reason = "the launch latency of aws/us-east-1/g6e.xlarge/spot at its 99th percentile";
   plan.groups = {group};
   plan.expected = PlanOutcome{16, 101.25, 120.5, 103.0, 0.9995, 0.998, 0.9375, Money::from_usd(99.75)};
   plan.notes = {"spot interruptions from the Spot Advisor bucket"};
@@ -84,6 +86,8 @@ TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan
   plan.budget_status.clear();
   plan.forecasts.front().reason.clear();
   plan.commitments.front().reason.clear();
+  plan.groups.front().launch_lead = Seconds{0};  // a document written before the lead existed
+  plan.groups.front().launch_lead_reason.clear();
   auto read = plan_from_json(plan_to_json(plan), "plan.json");
   INFO((read.ok() ? std::string() : read.status().message()));
   REQUIRE(read.ok());
@@ -100,6 +104,8 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
   CHECK(error_of(replaced(text, "\"weighted_capacity\": 4", "\"weighted_capacity\": 1000")).find("/groups/0/instance_types/1/weighted_capacity") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"desired_capacity\": 7", "\"desired_capacity\": 17")).find("/groups/0/schedule/1: expected min_capacity <= desired_capacity <= max_capacity") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"launch_lead\": \"3m\"", "\"launch_lead\": \"soon\"")).find("/groups/0/launch_lead") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"option\": \"spot\"", "\"option\": \"spto\"")).find("/pools/1/option") != std::string::npos);
   CHECK(error_of(replaced(text, "\"levels\": [\n        0.1,", "\"levels\": [\n        1.5,")).find("/forecasts/0/levels/0: expected a quantile level in (0, 1)") !=

@@ -219,6 +219,12 @@ TEST_CASE("engine::make_plan keeps spot within its per-pool share and says which
       CHECK(group.instances[i][k] * pool.gpus_per_instance <= 0.4 * total + 1e-9);
     }
   }
+  // Rises are led by the slowest pool's 99th percentile launch latency in whole minutes: four.gpu
+  // (150 s median) 338.6 s (+10 s on spot) -> 6 min; one.gpu alone (90 s) 203.2 s (+10 s) -> 4 min.
+  const bool four = std::any_of(group.pools.begin(), group.pools.end(),
+                                [&](std::size_t p) { return plan.pools[p].instance_type == "four.gpu"; });
+  CHECK(group.launch_lead == Seconds{four ? 360 : 240});
+  CHECK(group.launch_lead_reason.find("99th percentile") != std::string::npos);
 }
 
 TEST_CASE("engine::make_plan under a budget trades the served quantile for cost and says so", "[engine][planner]") {

@@ -1,0 +1,207 @@
+// How the simulated fleet follows a plan, against figures derived by hand: pool by pool (a swap of
+// pools at an equal total is followed), rises launched a lead ahead of their interval (a step in
+// demand is served in full), a refused spot launch covered by the cheapest fitting on-demand
+// option and released when spot returns, and trace replay not counting instances under notice.
+//
+// Catalog (tests/engine/test_catalog.cpp): one.gpu $1.00/h, four.gpu $3.60/h ($0.90 per GPU, the
+// cheapest per unit), eight.gpu $8.00/h on demand; launch medians by GPU count (provider "test"):
+// 90 s for one GPU, 150 s for four.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/fleet_model.h"
+#include "engine/launch_latency.h"
+#include "engine/replica.h"
+#include "tests/engine/test_catalog.h"
+
+using namespace fleetcast;
+using fleetcast::testing::load;
+using fleetcast::testing::test_catalog;
+
+namespace {
+
+constexpr double kSecondsPerHour = 3600.0;
+
+// Four hourly intervals of one service workload in r1 over the given types and options, served at
+// 100% utilisation (so the planned capacity is exactly the demand, with no reactive part).
+Scenario four_hours(const PriceSource& prices, const std::string& types, const std::string& options) {
+  return load(R"({"version": 1, "name": "follow", "seed": 11,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "4h", "step": "1h"},
+    "pricing": {"provider": "test", "regions": ["r1"]},
+    "instance_types": )" + types + R"(, "purchase_options": )" + options + R"(,
+    "workloads": [{"name": "w", "kind": "service", "demand": {"unit": "gpus", "generator": {"base": 1}},
+                   "slo": {"target_utilisation": 1.0}}],
+    "policy": {"kind": "target_tracking", "target_tracking": {"target_value": 100}}})", prices);
+}
+
+std::size_t pool_index(const engine::FleetModel& model, const std::string& name) {
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    if (model.pools[p].name == name) return p;
+  }
+  FAIL("no pool " << name);
+  return 0;
+}
+
+// The model with a plan attached: per interval, instances per pool name; demand per interval
+// (a one-level band, so every replica sees exactly these values); the group's launch lead.
+engine::FleetModel planned_model(const Scenario& scenario, const PriceSource& prices,
+                                 const std::vector<std::map<std::string, int>>& plan, const std::vector<double>& demand,
+                                 Seconds lead) {
+  auto model = engine::build_fleet_model(scenario, prices);
+  REQUIRE(model.ok());
+  engine::PlannedCapacity capacity;
+  capacity.instances.resize(1);
+  for (const auto& interval : plan) {
+    auto& counts = capacity.instances[0].emplace_back();
+    for (const auto& [name, count] : interval) counts.emplace_back(pool_index(*model, name), count);
+  }
+  capacity.target_utilisation = {1.0};
+  capacity.launch_lead = {lead};
+  model->planned = std::move(capacity);
+  model->demand_bands = {engine::DemandBands{{0.5}, {demand}}};
+  return std::move(*model);
+}
+
+engine::ReplicaRun run(const engine::FleetModel& model) {
+  engine::ReplicaOptions options;
+  options.record_intervals = true;
+  options.record_trace = true;
+  auto result = engine::run_replica(model, options);
+  REQUIRE(result.ok());
+  return std::move(*result);
+}
+
+// Replaces a spot pool's market by a replayed trace of (second, instances available) ticks.
+void replay_trace(engine::FleetModel& model, std::size_t pool, std::vector<std::int64_t> ticks, std::vector<int> available) {
+  auto trace = std::make_shared<engine::AvailabilityTrace>();
+  trace->source = "test trace";
+  trace->tick_seconds = std::move(ticks);
+  trace->available = std::move(available);
+  trace->length = Seconds{8 * 3600};
+  auto market = engine::SpotMarket::with_trace(model.pools[pool].key, model.scenario->horizon, {},
+                                               model.pools[pool].market->price_at(Seconds{0}), trace, 1);
+  REQUIRE(market.ok());
+  model.pools[pool].market = std::move(*market);
+}
+
+// The "ready in" durations of the trace's launch lines between two instants' text prefixes.
+std::vector<Seconds> launch_latencies(const engine::ReplicaRun& run, const std::string& at_prefix) {
+  std::vector<Seconds> latencies;
+  for (const std::string& line : run.trace) {
+    const auto ready = line.find(" ready in ");
+    if (line.rfind(at_prefix, 0) != 0 || line.find(" launch ") == std::string::npos || ready == std::string::npos) continue;
+    latencies.push_back(parse_duration(line.substr(ready + 10, line.find(' ', ready + 10) - ready - 10)).value());
+  }
+  return latencies;
+}
+
+}  // namespace
+
+TEST_CASE("engine::launch_lead is the 99th percentile launch latency in whole minutes", "[engine]") {
+  // median x exp(0.35 x 2.3263) = median x 2.2574, plus 10 s for a spot request, rounded up to minutes.
+  CHECK(engine::launch_lead(Seconds{75}, PurchaseOption::on_demand) == Seconds{180});   // 169.3 s
+  CHECK(engine::launch_lead(Seconds{90}, PurchaseOption::on_demand) == Seconds{240});   // 203.2 s
+  CHECK(engine::launch_lead(Seconds{150}, PurchaseOption::on_demand) == Seconds{360});  // 338.6 s
+  CHECK(engine::launch_lead(Seconds{300}, PurchaseOption::spot) == Seconds{720});       // 677.2 + 10 s
+  CHECK(engine::launch_lead(Seconds{53}, PurchaseOption::spot) == Seconds{180});        // 119.6 + 10 s
+}
+
+TEST_CASE("engine: a plan that swaps pools at an equal total is followed pool by pool", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu", "four.gpu"])", R"(["on_demand"])");
+  const std::string one = "test/r1/one.gpu/on_demand", four = "test/r1/four.gpu/on_demand";
+  // 8 one-GPU instances, then 2 four-GPU instances: 8 GPUs throughout, demand 6 GPUs.
+  const engine::FleetModel model = planned_model(scenario, prices, {{{one, 8}}, {{one, 8}}, {{four, 2}}, {{four, 2}}},
+                                                 {6, 6, 6, 6}, Seconds{360});
+  const engine::ReplicaRun result = run(model);
+  const std::size_t p1 = pool_index(model, one), p4 = pool_index(model, four);
+  REQUIRE(result.intervals.size() == 4);
+  // Interval 1: the one-GPU fleet, with the four-GPU instances launched at 1:54 and running for
+  // part of the hour before 2:00.
+  CHECK(result.intervals[1].running_gpus[p1] == Approx(8));
+  CHECK(result.intervals[1].running_gpus[p4] > 0);
+  CHECK(result.intervals[1].running_gpus[p4] < 8 * 360 / kSecondsPerHour);
+  // Intervals 2 and 3 run the plan's mix exactly (following totals kept 8 one-GPU instances).
+  for (std::size_t k : {2u, 3u}) {
+    CHECK(result.intervals[k].running_gpus[p1] == Approx(0).margin(1e-12));
+    CHECK(result.intervals[k].running_gpus[p4] == Approx(8));
+    CHECK(result.intervals[k].served[0] == Approx(6));  // the swap never dips below demand
+  }
+  // Without a lead the swap happens at 2:00, the one-GPU instances staying until the four-GPU
+  // ones are ready: interval 3 runs the plan's mix all the same.
+  const engine::ReplicaRun unled = run(planned_model(scenario, prices, {{{one, 8}}, {{one, 8}}, {{four, 2}}, {{four, 2}}},
+                                                     {6, 6, 6, 6}, Seconds{0}));
+  CHECK(unled.intervals[2].running_gpus[p1] > 0);
+  CHECK(unled.intervals[2].served[0] == Approx(6));
+  CHECK(unled.intervals[3].running_gpus[p1] == Approx(0).margin(1e-12));
+  CHECK(unled.intervals[3].running_gpus[p4] == Approx(8));
+}
+
+TEST_CASE("engine: a planned rise is launched its lead ahead and is ready when demand steps up", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu"])", R"(["on_demand"])");
+  const std::string one = "test/r1/one.gpu/on_demand";
+  const std::vector<std::map<std::string, int>> plan{{{one, 4}}, {{one, 4}}, {{one, 8}}, {{one, 8}}};
+  const std::vector<double> demand{4, 4, 8, 8};
+  // Without a lead the 4 instances of the rise launch at 2:00, and each GPU is missing for its
+  // launch latency: interval 2 serves 8 - (sum of the 4 latencies) / 3600 GPUs on average.
+  const engine::ReplicaRun late = run(planned_model(scenario, prices, plan, demand, Seconds{0}));
+  const std::vector<Seconds> latencies = launch_latencies(late, "2026-12-07T02:00:00Z");
+  REQUIRE(latencies.size() == 4);
+  double missing = 0;
+  for (Seconds latency : latencies) missing += static_cast<double>(latency.count());
+  CHECK(missing > 0);
+  CHECK(late.intervals[2].served[0] == Approx(8 - missing / kSecondsPerHour).epsilon(1e-9));
+  // With the 4 min lead (90 s median) they launch at 1:56 and serve the whole step.
+  const engine::ReplicaRun ahead = run(planned_model(scenario, prices, plan, demand, Seconds{240}));
+  CHECK(launch_latencies(ahead, "2026-12-07T01:56:00Z").size() == 4);
+  CHECK(ahead.intervals[2].served[0] == Approx(8));
+  CHECK(ahead.intervals[3].served[0] == Approx(8));
+  // A fall is not led: the plan 8 -> 4 keeps 8 running until 2:00 (the only pool is index 0).
+  const engine::ReplicaRun falling =
+      run(planned_model(scenario, prices, {{{one, 8}}, {{one, 8}}, {{one, 4}}, {{one, 4}}}, {8, 8, 4, 4}, Seconds{240}));
+  CHECK(falling.intervals[1].running_gpus[0] == Approx(8));
+  CHECK(falling.intervals[2].running_gpus[0] == Approx(4));
+}
+
+TEST_CASE("engine: a refused spot launch is covered by the cheapest fitting on-demand option until spot returns", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])");
+  const std::string spot = "test/r1/one.gpu/spot";
+  // 2 one-GPU spot instances all along; the pool has no capacity before 2:00, then 2.
+  engine::FleetModel model = planned_model(scenario, prices, {{{spot, 2}}, {{spot, 2}}, {{spot, 2}}, {{spot, 2}}},
+                                           {2, 2, 2, 2}, Seconds{180});
+  const std::size_t ps = pool_index(model, spot);
+  const std::size_t p1 = pool_index(model, "test/r1/one.gpu/on_demand"), p4 = pool_index(model, "test/r1/four.gpu/on_demand");
+  replay_trace(model, ps, {0, 7200}, {0, 2});
+  // Covering 2 GPUs: 2 one.gpu at $1.00/h = $2.00/h against 1 four.gpu at $3.60/h (the cheapest
+  // per GPU, which the old fallback took).
+  const engine::ReplicaRun result = run(model);
+  CHECK(result.intervals[1].running_gpus[p1] == Approx(2));
+  for (const auto& interval : result.intervals) CHECK(interval.running_gpus[p4] == 0);
+  // At 2:00 spot is granted; the stand-ins stay until the spot instances are ready, then go.
+  CHECK(result.intervals[2].served[0] == Approx(2));
+  CHECK(result.intervals[2].running_gpus[ps] > 1.9);
+  CHECK(result.intervals[3].running_gpus[ps] == Approx(2));
+  CHECK(result.intervals[3].running_gpus[p1] == Approx(0).margin(1e-12));
+  // Launched: 2 stand-ins at 0:00 and 2 spot instances at 2:00, nothing else.
+  CHECK(result.outcome.instances_launched == 4);
+}
+
+TEST_CASE("engine: trace replay does not count instances under notice against a second drop", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu"])", R"(["spot"])");
+  const std::string spot = "test/r1/one.gpu/spot";
+  engine::FleetModel model = planned_model(scenario, prices, {{{spot, 10}}, {{spot, 10}}, {{spot, 10}}, {{spot, 10}}},
+                                           {1, 1, 1, 1}, Seconds{0});
+  // Capacity 10, then 8 at 1:00:00 and 6 at 1:00:15, within the first drop's notice (30 s for a
+  // provider other than AWS).
+  replay_trace(model, pool_index(model, spot), {0, 3600, 3615}, {10, 8, 6});
+  const engine::ReplicaRun result = run(model);
+  // 10 -> 8 interrupts 2; 8 running without notice -> 6 interrupts 2 more: 4 (not 2 + 10 - 6 = 6).
+  CHECK(result.outcome.interruptions == 4);
+}
