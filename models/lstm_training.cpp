@@ -235,6 +235,7 @@ Result<LstmModel> train_lstm(const TimeSeries& series, const LstmOptions& option
   model.season = season;
   model.scaler = fit_scaler(series.values, season);
   model.training_data_hash = series_hash(series);
+  model.trained_until_seconds = series.time_of(series.values.size());
   const WindowSet windows{&series, model.scaler, season, options.context, options.horizon};
 
   // Origins in time order; the latest share validates, and training origins stop a horizon

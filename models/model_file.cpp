@@ -84,6 +84,16 @@ constexpr const char* kCreateTable =
     " training_data_hash TEXT NOT NULL,"
     " model_json TEXT NOT NULL)";
 
+// Provenance; "until_seconds" only when known (an optional member of version 2, so files written
+// before it load unchanged).
+json training_json(const LstmModel& model) {
+  json training = {{"data_hash", model.training_data_hash}, {"samples", model.training_samples}};
+  if (model.trained_until_seconds) training["until_seconds"] = *model.trained_until_seconds;
+  training["epochs_run"] = model.epochs_run;
+  training["seconds"] = model.training_seconds;
+  return training;
+}
+
 }  // namespace
 
 std::string model_to_json(const LstmModel& model) {
@@ -101,9 +111,7 @@ std::string model_to_json(const LstmModel& model) {
       {"scaler",
        {{"scale", model.scaler.scale}, {"level_steps", model.scaler.level_steps},
         {"step_change", model.scaler.step_change}, {"change_steps", model.scaler.change_steps}}},
-      {"training",
-       {{"data_hash", model.training_data_hash}, {"samples", model.training_samples},
-        {"epochs_run", model.epochs_run}, {"seconds", model.training_seconds}}},
+      {"training", training_json(model)},
       {"metrics", {{"train_pinball", model.train_loss}, {"validation_pinball", model.validation_loss}}},
       {"calibration", model.calibration},
       {"parameters", model.parameters}};
@@ -161,6 +169,9 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     const json& training = document.at("training");
     model.training_data_hash = training.at("data_hash").get<std::string>();
     model.training_samples = integer_member<std::size_t>(training, "samples", "/training");
+    if (training.contains("until_seconds")) {
+      model.trained_until_seconds = integer_member<std::int64_t>(training, "until_seconds", "/training");
+    }
     model.epochs_run = integer_member<int>(training, "epochs_run", "/training");
     model.training_seconds = training.at("seconds").get<double>();
     model.train_loss = document.at("metrics").at("train_pinball").get<double>();

@@ -2,10 +2,13 @@
 // simulated against the demand that actually followed. The baselines are plans too (instance
 // counts per interval), except the reactive one, which is the scenario under target tracking.
 // Beside them, the exact hindsight optimum of that demand (hindsight_optimum.h), which is solved,
-// not simulated.
+// not simulated. The plan must not see that demand: a model trained past the cut, or a history
+// too short to forecast from (the planner would read the trace itself), is refused.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +16,7 @@
 #include "engine/fleet_model.h"
 #include "engine/planner/hindsight_optimum.h"
 #include "engine/planner/plan_building.h"
+#include "fleetcast/forecast.h"
 #include "core/json_text.h"
 
 namespace fleetcast {
@@ -39,21 +43,71 @@ Result<std::vector<std::vector<double>>> actual_demand(const Scenario& test, con
   return demand;
 }
 
-// Instances of each workload's cheapest on-demand pool that serve `units`: per interval, or at
-// the horizon's peak throughout.
-PlannedInstances on_demand_instances(const engine::FleetModel& model, const std::vector<std::vector<double>>& units,
-                                     std::size_t intervals, bool at_peak) {
+// Whole instances of `per_instance` units each that serve `units`: per interval, or at the peak
+// throughout.
+std::vector<int> instances_serving(const std::vector<double>& units, double per_instance, bool at_peak) {
+  const double peak = *std::max_element(units.begin(), units.end());
+  std::vector<int> counts;
+  for (double need : units) counts.push_back(static_cast<int>(std::ceil((at_peak ? peak : need) / per_instance - 1e-9)));
+  return counts;
+}
+
+double units_per_instance(const engine::FleetModel& model, std::size_t w, std::size_t p) {
+  return model.pools[p].type.gpu_count * model.groups[w].units_per_gpu[p];
+}
+
+// Instances of pool pools[w] (one workload w may use) that serve workload w's `units`.
+PlannedInstances instances_in(const engine::FleetModel& model, const std::vector<std::vector<double>>& units,
+                              const std::vector<std::size_t>& pools, std::size_t intervals, bool at_peak) {
   PlannedInstances planned(units.size(), intervals, model.pools.size());
   for (std::size_t w = 0; w < units.size(); ++w) {
-    const engine::GroupModel& group = model.groups[w];
-    const std::size_t p = group.on_demand_pools.empty() ? group.spot_pools.front() : group.on_demand_pools.front();
-    const double per_instance = model.pools[p].type.gpu_count * group.units_per_gpu[p];
-    const double peak = *std::max_element(units[w].begin(), units[w].end());
-    for (std::size_t k = 0; k < intervals; ++k) {
-      planned.counts[w][p][k] = static_cast<int>(std::ceil((at_peak ? peak : units[w][k]) / per_instance - 1e-9));
-    }
+    planned.counts[w][pools[w]] = instances_serving(units[w], units_per_instance(model, w, pools[w]), at_peak);
   }
   return planned;
+}
+
+// Each workload's cheapest on-demand pool (its first spot pool when it has none).
+std::vector<std::size_t> cheapest_on_demand_pools(const engine::FleetModel& model) {
+  std::vector<std::size_t> pools;
+  for (const engine::GroupModel& group : model.groups) {
+    pools.push_back(group.on_demand_pools.empty() ? group.spot_pools.front() : group.on_demand_pools.front());
+  }
+  return pools;
+}
+
+// The reservation level of `offer` (none: 0) that least costs a pool used `counts` instances per
+// interval, and that cost in USD over the horizon: reserved hours plus the on-demand hours above.
+std::pair<int, double> best_fixed_level(const std::vector<int>& counts, const engine::PoolModel& pool,
+                                        const std::optional<engine::planner::ReservationOffer>& offer, double step_hours) {
+  const int level = offer ? engine::planner::break_even_level(counts, offer->hourly.usd() / pool.on_demand_rate.usd()) : 0;
+  double cost = offer ? level * offer->hourly.usd() * step_hours * static_cast<double>(counts.size()) : 0.0;
+  for (int count : counts) cost += std::max(0, count - level) * pool.on_demand_rate.usd() * step_hours;
+  return {level, cost};
+}
+
+// hindsight_reservation's pool for each workload: of its on-demand pools, the one where following
+// the demand with the best fixed reservation level costs least (the cheapest to reserve wins over
+// the cheapest on demand when its reservations save more). A workload without on-demand pools
+// keeps its first spot pool.
+Result<std::vector<std::size_t>> hindsight_reservation_pools(const Scenario& test, const PriceSource& prices,
+                                                             const engine::FleetModel& model,
+                                                             const std::vector<std::vector<double>>& units) {
+  std::vector<std::size_t> chosen = cheapest_on_demand_pools(model);
+  const double step_hours = static_cast<double>(test.horizon.step.count()) / 3600.0;
+  for (std::size_t w = 0; w < units.size(); ++w) {
+    double least = std::numeric_limits<double>::infinity();
+    for (std::size_t p : model.groups[w].on_demand_pools) {
+      auto offer = engine::planner::cheapest_reservation(prices, model.pools[p].key);
+      if (!offer.ok()) return offer.status();
+      const std::vector<int> counts = instances_serving(units[w], units_per_instance(model, w, p), false);
+      const double cost = best_fixed_level(counts, model.pools[p], *offer, step_hours).second;
+      if (cost < least) {
+        least = cost;
+        chosen[w] = p;
+      }
+    }
+  }
+  return chosen;
 }
 
 // The best fixed reservation level per pool with hindsight: it minimises reserved hours plus the
@@ -63,6 +117,7 @@ Result<std::vector<CommitmentRecommendation>> hindsight_commitments(const Scenar
                                                                     const PlannedInstances& following) {
   std::vector<CommitmentRecommendation> commitments;
   const auto intervals = static_cast<std::size_t>(test.horizon.intervals());
+  const double step_hours = static_cast<double>(test.horizon.step.count()) / 3600.0;
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     const engine::PoolModel& pool = model.pools[p];
     if (pool.market) continue;
@@ -72,8 +127,7 @@ Result<std::vector<CommitmentRecommendation>> hindsight_commitments(const Scenar
     auto offer = engine::planner::cheapest_reservation(prices, pool.key);
     if (!offer.ok()) return offer.status();
     if (!*offer) continue;
-    const double break_even = (*offer)->hourly.usd() / pool.on_demand_rate.usd();
-    const int level = engine::planner::break_even_level(counts, break_even);
+    const int level = best_fixed_level(counts, pool, *offer, step_hours).first;
     if (level <= 0) continue;
     CommitmentRecommendation commitment;
     commitment.instance_type = pool.key.instance_type;
@@ -82,7 +136,7 @@ Result<std::vector<CommitmentRecommendation>> hindsight_commitments(const Scenar
     commitment.terms = (*offer)->terms;
     commitment.hourly_cost = (*offer)->hourly;
     commitment.upfront_per_instance = (*offer)->upfront;
-    commitment.break_even_utilisation = break_even;
+    commitment.break_even_utilisation = (*offer)->hourly.usd() / pool.on_demand_rate.usd();
     commitment.reason = "chosen with hindsight";
     commitments.push_back(std::move(commitment));
   }
@@ -104,6 +158,46 @@ Result<StrategyOutcome> simulate_strategy(const Scenario& test, const Plan& plan
   if (!report.ok()) return report.status().with_context("backtest strategy " + name);
   return StrategyOutcome{std::move(name), std::move(description), report->replicas.front().cost.total.usd(),
                          report->replicas.front().served_fraction, hourly_usd(report->replicas.front())};
+}
+
+std::string percent(double value) {
+  std::ostringstream text;
+  text << value << '%';
+  return text.str();
+}
+
+// The lowest utilisation target of the scenario's services (1 without services): the one value
+// the scenario's single target-tracking policy can hold, and the safe one when targets differ.
+double lowest_service_target(const Scenario& scenario) {
+  double target = 1.0;
+  for (const Workload& workload : scenario.workloads) {
+    if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) target = std::min(target, service->target_utilisation);
+  }
+  return target;
+}
+
+// The fleet a careful team runs without fleetcast: target tracking on GPU utilisation at the
+// workloads' target, spread over on-demand and spot by the scenario's mixed-instances distribution
+// (its on-demand base and percentage above it), no reservations bought.
+Result<StrategyOutcome> simulate_reactive(const Scenario& test, const PriceSource& prices) {
+  Scenario reactive = test;
+  reactive.policy.kind = PolicyKind::target_tracking;
+  reactive.policy.scheduled_actions.clear();
+  reactive.policy.static_capacity.clear();
+  reactive.policy.target_tracking.metric = "gpu_utilisation";
+  reactive.policy.target_tracking.target_value = 100.0 * lowest_service_target(test);
+  SimulationOptions options;
+  options.replicas = 1;
+  auto report = simulate(reactive, prices, options);
+  if (!report.ok()) return report.status().with_context("backtest strategy reactive");
+  const InstancesDistribution& distribution = test.policy.distribution;
+  const ReplicaOutcome& replica = report->replicas.front();
+  return StrategyOutcome{"reactive",
+                         "target tracking at " + percent(reactive.policy.target_tracking.target_value) +
+                             " GPU utilisation, on-demand base " + std::to_string(distribution.on_demand_base_capacity) +
+                             " GPUs and " + std::to_string(distribution.on_demand_percentage_above_base) +
+                             "% on-demand above it (the rest spot)",
+                         replica.cost.total.usd(), replica.served_fraction, hourly_usd(replica)};
 }
 
 // The optimum's cost per hour of the held-out period: its on-demand and spot cost per interval
@@ -151,6 +245,52 @@ Plan baseline_plan(const Plan& frame, const Scenario& test, const engine::FleetM
   return plan;
 }
 
+// Workload w's demand trace, when it is a service replaying one.
+const DemandTrace* service_trace(const Workload& workload) {
+  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+  return service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
+}
+
+// A backtest must never see the demand it is judged on: a trained model must end its training
+// data at or before the cut, read in each trace's own clock (its first sample sits at its origin).
+Status check_model_before_cut(const Scenario& scenario, const forecast::LstmModel* model, Instant train_until) {
+  if (model == nullptr) return {};
+  const std::string cut = "--train-until " + format_instant(train_until);
+  if (!model->trained_until_seconds) {
+    return failed_precondition_error("--model: the model does not record where its training data ends (written before "
+                                     "fleetcast recorded it), so it may have seen the held-out demand; retrain it on "
+                                     "the history before " + cut);
+  }
+  for (const Workload& workload : scenario.workloads) {
+    const DemandTrace* trace = service_trace(workload);
+    if (trace == nullptr) continue;
+    const std::int64_t cut_seconds = trace->series.start_seconds + (train_until - trace->origin).count();
+    if (*model->trained_until_seconds > cut_seconds) {
+      return failed_precondition_error(
+          "--model: trained on its series up to " + std::to_string(*model->trained_until_seconds) + " s, past " + cut +
+          " (" + std::to_string(cut_seconds) + " s in the clock of workload '" + workload.name + "''s trace " +
+          trace->file.string() + "): a backtest must not see the demand it is judged on; train the model on the "
+          "history before the cut");
+    }
+  }
+  return {};
+}
+
+// The planner plans a workload whose history is too short to forecast from the scenario's own
+// statement of its demand, which for a trace is the held-out demand itself.
+Status check_plan_blind_to_held_out(const Scenario& scenario, const Plan& plan, Instant train_until) {
+  for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
+    const DemandTrace* trace = service_trace(scenario.workloads[w]);
+    if (trace == nullptr || plan.forecasts[w].forecaster != "scenario") continue;
+    return failed_precondition_error(
+        "workload '" + scenario.workloads[w].name + "': " + std::to_string(plan.forecasts[w].history_samples) +
+        " samples of its trace " + trace->file.string() + " lie before --train-until " + format_instant(train_until) +
+        ", too few to forecast from (" + plan.forecasts[w].reason + "); planning from the trace would use the "
+        "held-out demand itself: cut later, or give a longer history");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
@@ -170,12 +310,15 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   options.history_until = train_until;
   options.horizon = test.horizon;
 
+  if (Status status = check_model_before_cut(scenario, options.lstm_model, train_until); !status.ok()) return status;
+
   BacktestResult result;
   const auto started = std::chrono::steady_clock::now();
   auto plan = make_plan(scenario, prices, options);
   if (!plan.ok()) return plan.status();
   result.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.plan = std::move(*plan);
+  if (Status status = check_plan_blind_to_held_out(scenario, result.plan, train_until); !status.ok()) return status;
 
   auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast", "the plan made from the history before the cut");
   if (!fleetcast.ok()) return fleetcast.status();
@@ -190,29 +333,25 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   const std::vector<std::vector<double>> units = engine::planner::capacity_needed(test, *demand);
   const auto intervals = static_cast<std::size_t>(test.horizon.intervals());
 
-  const PlannedInstances peak = on_demand_instances(*model, units, intervals, true);
+  const PlannedInstances peak = instances_in(*model, units, cheapest_on_demand_pools(*model), intervals, true);
   auto on_demand_peak = simulate_strategy(test, baseline_plan(result.plan, test, *model, peak, {}), prices, "on_demand_peak",
-                                          "all on-demand, sized to the peak of the demand that followed");
+                                          "all on-demand in the cheapest pool, sized to the peak of the demand that followed");
   if (!on_demand_peak.ok()) return on_demand_peak.status();
   result.strategies.push_back(std::move(*on_demand_peak));
 
-  Scenario reactive = test;
-  reactive.policy.kind = PolicyKind::target_tracking;
-  reactive.policy.scheduled_actions.clear();
-  reactive.policy.static_capacity.clear();
-  auto reactive_report = simulate(reactive, prices, SimulationOptions{});
-  if (!reactive_report.ok()) return reactive_report.status().with_context("backtest strategy reactive");
-  result.strategies.push_back(StrategyOutcome{"reactive", "target tracking only, with the scenario's distribution",
-                                              reactive_report->replicas.front().cost.total.usd(),
-                                              reactive_report->replicas.front().served_fraction,
-                                              hourly_usd(reactive_report->replicas.front())});
+  auto reactive = simulate_reactive(test, prices);
+  if (!reactive.ok()) return reactive.status();
+  result.strategies.push_back(std::move(*reactive));
 
-  const PlannedInstances following = on_demand_instances(*model, units, intervals, false);
+  auto pools = hindsight_reservation_pools(test, prices, *model, units);
+  if (!pools.ok()) return pools.status();
+  const PlannedInstances following = instances_in(*model, units, *pools, intervals, false);
   auto commitments = hindsight_commitments(test, prices, *model, following);
   if (!commitments.ok()) return commitments.status();
   auto hindsight = simulate_strategy(test, baseline_plan(result.plan, test, *model, following, std::move(*commitments)), prices,
                                      "hindsight_reservation",
-                                     "the best fixed reservation level with hindsight, on-demand above it following the demand");
+                                     "one pool per workload, the best fixed reservation level there chosen with hindsight, "
+                                     "on-demand above it following the demand, no spot: a baseline, not a bound");
   if (!hindsight.ok()) return hindsight.status();
   result.strategies.push_back(std::move(*hindsight));
 

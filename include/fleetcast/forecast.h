@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -103,6 +104,10 @@ struct LstmModel {
   std::vector<double> calibration;
   std::string training_data_hash;  // "fnv1a64:<16 hex digits>" of the training series
   std::size_t training_samples = 0;
+  /// One step past the training series' last sample, in that series' clock (TimeSeries
+  /// start_seconds): what a backtest checks against its cut. nullopt in model files written before
+  /// it was recorded (the field is optional in version 2).
+  std::optional<std::int64_t> trained_until_seconds;
   int epochs_run = 0;
   double train_loss = 0;           // best epoch's training pinball loss (scaled units)
   double validation_loss = 0;      // best validation pinball loss (scaled units)

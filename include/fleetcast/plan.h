@@ -249,11 +249,19 @@ struct BacktestResult {
 
 /// Plans from the history before `train_until` and simulates the plan against the demand that
 /// followed, up to the end of the scenario's horizon, side by side with the baselines: all
-/// on-demand sized to the peak; target tracking only; the best fixed reservation level chosen
-/// with hindsight; and the hindsight optimum: the least cost of serving that demand at each
-/// workload's target utilisation with whole instances, every allowed purchase option and perfect
-/// knowledge, solved exactly as a MILP (COIN-OR CBC). `options.history_until` and
-/// `options.horizon` are set from `train_until`.
+/// on-demand in each workload's cheapest pool sized to the peak (`on_demand_peak`); `reactive`,
+/// target tracking at the services' utilisation target (the lowest, when they differ: the scenario
+/// has one scaling policy) with the scenario's mixed-instances distribution (its on-demand base and
+/// percentage, the rest spot), no reservations; `hindsight_reservation`, per workload the one
+/// on-demand pool and fixed reservation level there that cost least with hindsight, on-demand above
+/// it following the demand, no spot; and the hindsight optimum: the least cost of serving that
+/// demand at each workload's target utilisation with whole instances, every allowed purchase option
+/// and perfect knowledge, solved exactly as a MILP (COIN-OR CBC). `options.history_until` and
+/// `options.horizon` are set from `train_until`. failed_precondition, before anything is
+/// simulated, when the plan could see the demand it is judged on: `options.lstm_model` trained on
+/// data past the cut (in each trace's clock) or not recording where its training data ends, or a
+/// service trace with too little history before the cut to forecast from (the planner would plan
+/// from the trace itself).
 Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
                                          PlanOptions options, const BacktestOptions& backtest = {});
 

@@ -33,6 +33,38 @@ InMemoryPriceSource test_catalog() {
   return InMemoryPriceSource(std::move(catalog));
 }
 
+// Two regions of G1 GPUs (every GPU serves one unit):
+//   r1: one.gpu  on-demand $1.00, reserved $0.60, spot $0.30
+//   r2: one.gpu  on-demand $0.90, reserved $0.65, spot $0.35
+//   r1: four.gpu on-demand $3.60, reserved $2.40 (1 year) or $2.50 (3 years, dominated), spot $1.20
+//   r2: four.gpu on-demand $3.50, no reservation, no spot
+InMemoryPriceSource two_region_catalog() {
+  PriceCatalog catalog;
+  catalog.instance_types = {InstanceType{"test", "one.gpu", 8, 32, "G1", 1, 24}, InstanceType{"test", "four.gpu", 48, 256, "G1", 4, 320}};
+  const Instant valid = parse_instant("2026-01-01T00:00:00Z").value();
+  const auto key = [](const char* region, const char* type, PurchaseOption option) { return PoolKey{"test", region, "", type, option}; };
+  const ReservationTerms one_year{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
+  const ReservationTerms three_years{ReservationTerm::three_years, ReservationClass::standard, UpfrontPayment::no_upfront};
+  const auto on_demand = PurchaseOption::on_demand;
+  const auto reserved = PurchaseOption::reserved;
+  const auto spot = PurchaseOption::spot;
+  catalog.offers = {
+      Offer{key("r1", "one.gpu", on_demand), std::nullopt, usd("1.00"), Money{}, false, valid},
+      Offer{key("r2", "one.gpu", on_demand), std::nullopt, usd("0.90"), Money{}, false, valid},
+      Offer{key("r1", "four.gpu", on_demand), std::nullopt, usd("3.60"), Money{}, false, valid},
+      Offer{key("r2", "four.gpu", on_demand), std::nullopt, usd("3.50"), Money{}, false, valid},
+      Offer{key("r1", "one.gpu", reserved), one_year, usd("0.60"), Money{}, true, valid},
+      Offer{key("r2", "one.gpu", reserved), one_year, usd("0.65"), Money{}, true, valid},
+      Offer{key("r1", "four.gpu", reserved), one_year, usd("2.40"), Money{}, true, valid},
+      Offer{key("r1", "four.gpu", reserved), three_years, usd("2.50"), Money{}, true, valid},
+  };
+  catalog.spot_prices = {SpotPricePoint{key("r1", "one.gpu", spot), valid, usd("0.30")},
+                         SpotPricePoint{key("r2", "one.gpu", spot), valid, usd("0.35")},
+                         SpotPricePoint{key("r1", "four.gpu", spot), valid, usd("1.20")}};
+  catalog.billing_rules = {BillingRule{"test", Seconds{1}, Seconds{60}}};
+  return InMemoryPriceSource(std::move(catalog));
+}
+
 Scenario load(const std::string& json, const PriceSource& prices) {
   ScenarioValidation validation = validate_scenario_json(json, "test.json", &prices);
   for (const auto& diagnostic : validation.diagnostics) UNSCOPED_INFO(diagnostic.to_string());

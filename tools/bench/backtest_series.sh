@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Backtests the planner on every load series of ../shared/data/load (Alibaba cluster traces) and on
+# the four stand-in shapes of tools/bench/standin_load.py (fixed seeds), with the real AWS prices of
+# ../shared/data/prices and the scenario of tools/bench/series_scenario.sh, each series at four cuts:
+# the held-out week ends 0, 72, 144 and 216 hours before the series' end (the last whole hour from
+# its start), the history is everything before it. 5-minute series are planned at a 1-hour step
+# (demand averaged over each hour, by the planner, the simulator and the optimum alike).
+# Prints one row per (series, cut): the cost in USD of fleetcast, the exact hindsight optimum
+# (MILP), hindsight_reservation, reactive and on-demand at the peak; fleetcast over the optimum;
+# fleetcast's served fraction; the forecaster the plan chose; the p10-p90 coverage and MASE of its
+# forecast over the held-out hours (MASE against the in-sample daily seasonal naive error), and the
+# planning and MILP seconds.
+# Usage: [SERIES=REGEX] tools/bench/backtest_series.sh [path/to/fleetcast] [backtest option...]
+#        (default build/release/tools/fleetcast; options such as --forecaster holt_winters --risk 0.8;
+#        SERIES keeps the series whose names match the extended regular expression)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bench=$(pwd)/tools/bench
+fleetcast=$(realpath "${1:-build/release/tools/fleetcast}")
+shift || true
+options=("$@")
+data=$(realpath ../shared/data)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$fleetcast" pricing import ec2instances "$data/prices/ec2instances_gpu_2025-11-30.json" --db "$work/prices.db" > /dev/null
+
+series=()  # NAME=CSV
+for file in alibaba_dlrm2025_gpus_in_use_1h alibaba_dlrm2025_gpus_in_use_5min alibaba_gpu2023_gpus_allocated_1h \
+            alibaba_gpu2023_gpus_allocated_5min alibaba_gpu2023_gpus_requested_5min; do
+  series+=("${file#alibaba_}=$data/load/$file.csv")
+done
+seed=11
+for shape in spiky_requests bursty_serverless zero_inflated regime_shift; do
+  python3 "$bench/standin_load.py" "$shape" --days 35 --step 3600 --level 40 --seed $seed > "$work/$shape.csv"
+  series+=("$shape=$work/$shape.csv")
+  seed=$((seed + 1))
+done
+
+printf '%-32s %5s %11s %11s %11s %11s %11s %6s %8s %-15s %6s %6s %7s %6s\n' series cut_h fleetcast optimum hindsight_res \
+  reactive od_peak ratio served forecaster p10_90 mase plan_s milp_s
+for entry in "${series[@]}"; do
+  name=${entry%%=*} csv=${entry#*=}
+  [[ $name =~ ${SERIES:-.} ]] || continue
+  # The first sample's time and the end of the series (one step past its last sample), in seconds.
+  read -r first end < <(awk -F, 'NR == 2 {first = $1} NR > 1 {prev = last; last = $1} END {print first, 2 * last - prev}' "$csv")
+  hours=$(( (end - first) / 3600 ))
+  for offset in 0 72 144 216; do
+    duration=$(( hours - offset ))
+    cut=$(date -u -d "@$(( first + (duration - 168) * 3600 ))" +%Y-%m-%dT%H:%M:%SZ)
+    "$bench/series_scenario.sh" "$name" "$csv" "$(date -u -d "@$first" +%Y-%m-%dT%H:%M:%SZ)" "${duration}h" prices.db \
+      > "$work/scenario.json"
+    if ! "$fleetcast" backtest "$work/scenario.json" --train-until "$cut" --replicas 0 --quiet --json \
+        --plan-out "$work/plan.json" "${options[@]}" > "$work/result.json" 2> "$work/error.txt"; then
+      printf '%-32s %5s refused: %s\n' "$name" "$offset" "$(cat "$work/error.txt")"
+      continue
+    fi
+    python3 "$bench/backtest_row.py" "$name" "$offset" "$csv" "$work/result.json" "$work/plan.json"
+  done
+done
