@@ -2,7 +2,6 @@
 // and maps errors to exit codes (see commands.h). The library itself never prints or exits.
 #include <cstdlib>
 #include <iostream>
-#include <memory>
 #include <optional>
 
 #include "fleetcast/version.h"
