@@ -238,7 +238,8 @@ ResultsDatabase::~ResultsDatabase() = default;
 
 const std::filesystem::path& ResultsDatabase::file() const { return impl_->file; }
 
-Result<std::unique_ptr<ResultsDatabase>> ResultsDatabase::open(const std::filesystem::path& file, Mode mode) {
+Result<std::unique_ptr<ResultsDatabase>> ResultsDatabase::open(const std::filesystem::path& file, Mode mode,
+                                                              FileSystem* file_system) {
   auto impl = std::make_unique<Impl>();
   impl->file = file;
   const bool read_only = mode == Mode::read_only;
@@ -248,7 +249,8 @@ Result<std::unique_ptr<ResultsDatabase>> ResultsDatabase::open(const std::filesy
   }
   const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                     SQLITE_OPEN_NOMUTEX;
-  auto connection = sqlite::open(file, flags, std::chrono::seconds(10), "opening the results database");
+  auto connection = sqlite::open(file, flags, std::chrono::seconds(10), "opening the results database",
+                                 file_system);
   if (!connection.ok()) return connection.status();
   impl->connection = std::move(*connection);
   if (!read_only) {

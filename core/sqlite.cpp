@@ -1,5 +1,7 @@
 #include "core/sqlite.h"
 
+#include "core/sqlite_vfs.h"
+
 namespace fleetcast::sqlite {
 
 Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string_view what) {
@@ -15,6 +17,8 @@ Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
       return data_loss_error(message + " (the file is not a SQLite database, or it is damaged)");
+    case SQLITE_FULL:
+      return {StatusCode::resource_exhausted, message + " (the disk is full)"};
     case SQLITE_CANTOPEN:
       return not_found_error(message);
     case SQLITE_CONSTRAINT:
@@ -26,10 +30,16 @@ Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string
 }
 
 Result<Connection> open(const std::filesystem::path& file, int flags, std::chrono::milliseconds busy_timeout,
-                        std::string_view what) {
+                        std::string_view what, FileSystem* file_system) {
+  std::shared_ptr<AdmittingVfs> vfs;
+  if (file_system != nullptr) {
+    auto made = make_admitting_vfs(*file_system, file);
+    if (!made.ok()) return made.status();
+    vfs = std::move(*made);
+  }
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(file.c_str(), &raw, flags, nullptr);
-  Connection connection(raw);  // closed on every path, even when the open failed
+  const int rc = sqlite3_open_v2(file.c_str(), &raw, flags, vfs ? vfs->name() : nullptr);
+  Connection connection(raw, ConnectionCloser{vfs});  // closed on every path, even when the open failed
   if (rc != SQLITE_OK) return error(rc, raw, file, what);
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));

@@ -19,17 +19,25 @@
 
 #include <sqlite3.h>
 
+#include "fleetcast/file_system.h"
 #include "fleetcast/status.h"
 
 namespace fleetcast::sqlite {
 
 /// The Status for SQLite result code `rc` while doing `what` on database `file`: busy/locked ->
 /// unavailable, read-only/permission -> permission_denied, not a database/corrupt -> data_loss,
+/// disk full -> resource_exhausted,
 /// cannot open -> not_found, anything else -> internal.
 Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string_view what);
 
+/// The VFS of a connection opened with a FileSystem (sqlite_vfs.cpp): SQLite's default one, each
+/// write, sync, truncation and deletion first offered to FileSystem::admit_database_io.
+class AdmittingVfs;
+
+/// Closes the connection, then lets its VFS (if any) go.
 struct ConnectionCloser {
-  void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
+  std::shared_ptr<AdmittingVfs> vfs;
+  void operator()(sqlite3* db) const noexcept;
 };
 using Connection = std::unique_ptr<sqlite3, ConnectionCloser>;
 
@@ -104,9 +112,10 @@ class StatementUse {
 
 /// Opens `file` with SQLite's open `flags` (SQLITE_OPEN_READONLY, or READWRITE | CREATE), extended
 /// result codes on and a busy timeout; an error names the file and `what` ("opening the pricing
-/// database"), mapped as error() maps it.
+/// database"), mapped as error() maps it. With a `file_system` the connection does its I/O through
+/// an AdmittingVfs over it (which must outlive the connection); nullptr: SQLite's own VFS.
 Result<Connection> open(const std::filesystem::path& file, int flags, std::chrono::milliseconds busy_timeout,
-                        std::string_view what);
+                        std::string_view what, FileSystem* file_system = nullptr);
 
 /// Runs one or more SQL statements without results (schema changes, transaction control).
 Status exec(sqlite3* db, const std::filesystem::path& file, const char* sql, std::string_view what);

@@ -1,5 +1,5 @@
 // Naming the formats, and writing an export all or nothing.
-#include <fstream>
+#include <set>
 #include <system_error>
 
 #include <unistd.h>
@@ -12,17 +12,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Status write_files(const std::vector<ExportFile>& files, const fs::path& folder) {
+// Writes each file (and its folders) under `folder`, then syncs the folders deepest first, so that
+// what the rename publishes is complete and durable.
+Status write_files(FileSystem& disk, const std::vector<ExportFile>& files, const fs::path& folder) {
+  std::set<fs::path> folders{folder};
   for (const ExportFile& file : files) {
     const fs::path path = folder / file.path;
-    std::error_code error;
-    fs::create_directories(path.parent_path(), error);
-    if (error) return permission_denied_error(path.parent_path().string() + ": cannot create the folder: " + error.message());
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return permission_denied_error(path.string() + ": cannot create the file");
-    out.write(file.contents.data(), static_cast<std::streamsize>(file.contents.size()));
-    out.flush();
-    if (!out) return data_loss_error(path.string() + ": write failed (disk full?)");
+    if (Status status = disk.create_folders(path.parent_path()); !status.ok()) return status;
+    for (fs::path sub = file.path.parent_path(); !sub.empty(); sub = sub.parent_path()) folders.insert(folder / sub);
+    if (Status status = disk.write_synced_file(path, file.contents); !status.ok()) return status;
+  }
+  for (auto deepest = folders.rbegin(); deepest != folders.rend(); ++deepest) {
+    if (Status status = disk.sync_folder(*deepest); !status.ok()) return status;
   }
   return {};
 }
@@ -53,25 +54,27 @@ std::string readme_heading(const Plan& plan, std::string_view what) {
          plan_hash(plan) + ")";
 }
 
-Status write_export(const std::vector<ExportFile>& files, const fs::path& out) {
+Status write_export(const std::vector<ExportFile>& files, const fs::path& out, FileSystem* file_system) {
+  PosixFileSystem posix;
+  FileSystem& disk = file_system != nullptr ? *file_system : posix;
   std::error_code error;
   const fs::file_status status = fs::status(out, error);
-  const bool exists = fs::exists(status);
-  if (exists && (!fs::is_directory(status) || !fs::is_empty(out, error))) {
+  if (fs::exists(status) && (!fs::is_directory(status) || !fs::is_empty(out, error))) {
     return failed_precondition_error(out.string() + ": exists and is not an empty folder; remove it or choose another --out");
   }
   const fs::path absolute = fs::absolute(out, error);
   const fs::path temporary =
       absolute.parent_path() / ("." + absolute.filename().string() + ".tmp." + std::to_string(::getpid()));
-  fs::remove_all(temporary, error);
-  Status written = write_files(files, temporary);
-  if (written.ok()) {
-    if (exists) fs::remove(out, error);  // the empty folder the export replaces
-    fs::rename(temporary, out, error);
-    if (error) written = permission_denied_error(out.string() + ": cannot move the export into place: " + error.message());
+  (void)disk.remove_all(temporary);
+  Status written = write_files(disk, files, temporary);
+  // rename(2) replaces an empty folder in one step, so `out` is never missing half-way.
+  if (written.ok()) written = disk.rename(temporary, out);
+  if (!written.ok()) {
+    (void)disk.remove_all(temporary);
+    return written.with_context(out.string() + ": nothing exported");
   }
-  if (!written.ok()) fs::remove_all(temporary, error);
-  return written;
+  Status synced = disk.sync_folder(absolute.parent_path());
+  return synced.ok() ? synced : synced.with_context(out.string() + ": exported whole, but not yet durable");
 }
 
 }  // namespace fleetcast::exporters

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -194,12 +193,8 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
   }
 }
 
-Status save_model(const LstmModel& model, const std::filesystem::path& path) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << model_to_json(model) << '\n';
-  file.close();
-  if (!file) return permission_denied_error(path.string() + ": cannot write the model file");
-  return {};
+Status save_model(const LstmModel& model, const std::filesystem::path& path, FileSystem* file_system) {
+  return write_file_atomically(path, model_to_json(model) + '\n', file_system);
 }
 
 Result<LstmModel> load_model(const std::filesystem::path& path) {
@@ -209,10 +204,19 @@ Result<LstmModel> load_model(const std::filesystem::path& path) {
   return model_from_json(*text, path.string());
 }
 
-Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name) {
+Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name,
+                              FileSystem* file_system) {
   auto db = sqlite::open(database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, std::chrono::seconds(10),
-                         "opening the model store");
+                         "opening the model store", file_system);
   if (!db.ok()) return db.status();
+  // WAL, as the other databases: a save that fails part-way leaves frames readers ignore, where a
+  // rollback journal would stay hot and refuse read-only openers (forecast predict) until the next
+  // save.
+  if (Status status = sqlite::exec(db->get(), database, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL",
+                                   "setting up the model store");
+      !status.ok()) {
+    return status;
+  }
   if (Status status = sqlite::exec(db->get(), database, kCreateTable, "creating the forecast_models table");
       !status.ok()) {
     return status;

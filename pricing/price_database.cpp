@@ -435,7 +435,8 @@ Result<std::unique_ptr<PriceDatabase>> PriceDatabase::open(const std::filesystem
   }
   const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                     SQLITE_OPEN_NOMUTEX;
-  auto connection = sqlite::open(file, flags, options.busy_timeout, "opening the pricing database");
+  auto connection = sqlite::open(file, flags, options.busy_timeout, "opening the pricing database",
+                                 options.file_system);
   if (!connection.ok()) return connection.status();
   impl->connection = std::move(*connection);
   sqlite3* raw = impl->connection.get();

@@ -28,6 +28,7 @@
 
 #include "fleetcast/cancellation.h"
 #include "fleetcast/executor.h"
+#include "fleetcast/file_system.h"
 #include "fleetcast/pricing.h"
 #include "fleetcast/scenario.h"
 #include "fleetcast/simulation.h"
@@ -152,7 +153,10 @@ class ResultsDatabase {
   enum class Mode { read_write, read_only };
 
   /// Opens `file`, creating it (and its schema) in read_write mode when it does not exist.
-  static Result<std::unique_ptr<ResultsDatabase>> open(const std::filesystem::path& file, Mode mode);
+  /// `file_system`: where the database's writes go (it must outlive the object); nullptr: the
+  /// real disk through SQLite's own VFS.
+  static Result<std::unique_ptr<ResultsDatabase>> open(const std::filesystem::path& file, Mode mode,
+                                                       FileSystem* file_system = nullptr);
 
   ~ResultsDatabase();
   ResultsDatabase(const ResultsDatabase&) = delete;

@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetcast/file_system.h"
 #include "fleetcast/money.h"
 #include "fleetcast/plan.h"
 #include "fleetcast/status.h"
@@ -155,8 +156,10 @@ Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, cons
 
 /// Writes the files into the folder `out`, all or nothing: they are written into a temporary folder
 /// beside `out`, which is then renamed to `out`. `out` must not exist, or be an empty folder; on any
-/// failure nothing is left behind.
-Status write_export(const std::vector<ExportFile>& files, const std::filesystem::path& out);
+/// failure nothing is left behind. Every file and folder is synced before the rename, and the
+/// parent after it. `file_system`: where the writes go (nullptr: the real disk).
+Status write_export(const std::vector<ExportFile>& files, const std::filesystem::path& out,
+                    FileSystem* file_system = nullptr);
 
 /// The first line of each format's README.txt: "<what> exported by fleetcast from the plan of
 /// scenario '<name>' (<plan hash>)".

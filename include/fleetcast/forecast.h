@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetcast/file_system.h"
 #include "fleetcast/status.h"
 #include "fleetcast/time.h"
 #include "fleetcast/time_series.h"
@@ -124,11 +125,14 @@ Result<LstmModel> train_lstm(const TimeSeries& series, const LstmOptions& option
 std::string model_to_json(const LstmModel& model);
 Result<LstmModel> model_from_json(std::string_view text, std::string_view source);
 
-Status save_model(const LstmModel& model, const std::filesystem::path& path);
+/// Writes the model file atomically (write_file_atomically): `path` keeps its previous content
+/// when any step fails. `file_system`: where the writes go (nullptr: the real disk).
+Status save_model(const LstmModel& model, const std::filesystem::path& path, FileSystem* file_system = nullptr);
 Result<LstmModel> load_model(const std::filesystem::path& path);
 /// Stores the model under `name` in table `forecast_models` of the SQLite database at `database`
-/// (created, with the table, if missing; an existing name is replaced).
-Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name);
+/// (created, with the table, if missing; an existing name is replaced), in one transaction.
+Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name,
+                              FileSystem* file_system = nullptr);
 Result<LstmModel> load_model_from_database(const std::filesystem::path& database, std::string_view name);
 
 /// Which inference backend to use for the LSTM.

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetcast/file_system.h"
 #include "fleetcast/money.h"
 #include "fleetcast/status.h"
 #include "fleetcast/time.h"
@@ -312,6 +313,9 @@ class PriceDatabase final : public PriceSource {
     std::chrono::milliseconds busy_timeout{5000};
     /// Fill a newly created database with builtin_price_catalog().
     bool seed_builtin_catalog = true;
+    /// Where the database's writes go (the file-system seam fault-injection tests use); it must outlive
+    /// the object. nullptr: the real disk through SQLite's own VFS.
+    FileSystem* file_system = nullptr;
   };
 
   /// The schema version this build writes and reads.

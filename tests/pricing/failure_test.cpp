@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "fleetcast/file_system.h"
 #include "fleetcast/pricing.h"
 #include "pricing/schema.h"
 #include "tests/pricing/test_support.h"
@@ -152,6 +153,52 @@ TEST_CASE("pricing::PriceDatabase refuses to open a write-protected file for wri
   std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   REQUIRE_FALSE(db.ok());
   CHECK(db.status().code() == StatusCode::permission_denied);
+}
+
+namespace {
+
+// A read-only file system, made through the file-system seam rather than file permissions (which
+// do not bind root, the user CI runs as): every write SQLite tries is refused.
+class RefusingWrites final : public FileSystem {
+ public:
+  Result<std::unique_ptr<WritableFile>> create_file(const std::filesystem::path& path) override {
+    return refused(path);
+  }
+  Status create_folders(const std::filesystem::path& path) override { return disk_.create_folders(path); }
+  Status sync_folder(const std::filesystem::path& path) override { return disk_.sync_folder(path); }
+  Status rename(const std::filesystem::path&, const std::filesystem::path& to) override { return refused(to); }
+  Status remove(const std::filesystem::path& path) override { return refused(path); }
+  Status remove_all(const std::filesystem::path& path) override { return refused(path); }
+  Status admit_database_io(FileOperation operation, const std::filesystem::path& file, std::size_t) override {
+    return operation == FileOperation::write ? refused(file) : Status{};
+  }
+
+ private:
+  static Status refused(const std::filesystem::path& path) {
+    return permission_denied_error(path.string() + ": read-only file system");
+  }
+  PosixFileSystem disk_;
+};
+
+}  // namespace
+
+TEST_CASE("pricing::PriceDatabase on a read-only disk refuses an import and keeps its data, as root too", "[pricing]") {
+  const auto file = fresh_database("read_only_disk");
+  REQUIRE(open_or_fail(file)->import_file(ImportFormat::fleetcast_csv, fixture("fleetcast_prices.csv")).ok());
+  const std::string before = database_digest(file);
+  RefusingWrites read_only_disk;
+  PriceDatabase::Options options;
+  options.file_system = &read_only_disk;
+  const auto db = open_or_fail(file, options);  // opening writes nothing to an up-to-date database
+  CHECK(db->instance_types("aws")->size() > 5);
+  const auto result = db->import_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv"));
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == StatusCode::permission_denied);
+  CHECK_THAT(result.status().message(), Catch::Contains("read_only_disk.db"));
+  CHECK(database_digest(file) == before);
+  // The same import on the real disk then goes through.
+  REQUIRE(open_or_fail(file)->import_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv")).ok());
+  CHECK(database_digest(file) != before);
 }
 
 TEST_CASE("pricing::PriceDatabase refuses paths it cannot write even as root, leaving them as they were", "[pricing]") {

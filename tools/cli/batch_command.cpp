@@ -14,7 +14,6 @@
 
 #include "fleetcast/batch.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/output_file.h"
 #include "tools/cli/progress.h"
 #if FLEETCAST_HAVE_MPI
 #include "tools/batch/mpi_batch.h"
@@ -25,6 +24,7 @@ namespace fleetcast::cli {
 namespace {
 
 struct BatchArguments {
+  FileSystem* file_system = nullptr;  // where the database and the summary go
   std::vector<std::filesystem::path> files;
   std::filesystem::path sweep;
   std::filesystem::path out;
@@ -36,6 +36,7 @@ struct BatchArguments {
 };
 
 struct ExportArguments {
+  FileSystem* file_system = nullptr;  // where the export goes
   std::filesystem::path database;
   std::string format;
   std::filesystem::path out;
@@ -69,7 +70,9 @@ int report(const BatchArguments& arguments, const batch::BatchPlan& plan, batch:
             << " executed now, " << outcome.already_done << " already recorded\n"
             << batch::summary_table(summary);
   if (!arguments.summary_csv.empty()) {
-    if (Status status = write_file_atomically(arguments.summary_csv, batch::summary_csv(summary)); !status.ok()) {
+    if (Status status =
+            write_file_atomically(arguments.summary_csv, batch::summary_csv(summary), arguments.file_system);
+        !status.ok()) {
       std::cerr << status.message() << '\n';
       return kExitFailure;
     }
@@ -84,8 +87,9 @@ int report(const BatchArguments& arguments, const batch::BatchPlan& plan, batch:
 }
 
 /// Opens the results database for writing; prints the reason and gives the exit code on failure.
-std::unique_ptr<batch::ResultsDatabase> open_for_batch(const std::filesystem::path& file, int& exit_code) {
-  auto database = batch::ResultsDatabase::open(file, batch::ResultsDatabase::Mode::read_write);
+std::unique_ptr<batch::ResultsDatabase> open_for_batch(const BatchArguments& arguments, int& exit_code) {
+  auto database =
+      batch::ResultsDatabase::open(arguments.out, batch::ResultsDatabase::Mode::read_write, arguments.file_system);
   if (database.ok()) return std::move(*database);
   std::cerr << database.status().message() << '\n';
   exit_code = database_exit_code(database.status());
@@ -123,7 +127,7 @@ int run_threads(const BatchArguments& arguments) {
     return kExitInvalidInput;
   }
   int exit_code = kExitOk;
-  auto database = open_for_batch(arguments.out, exit_code);
+  auto database = open_for_batch(arguments, exit_code);
   if (!database) return exit_code;
   return run_with_progress(arguments, *plan, *database, [&](const batch::BatchOptions& options) {
     return batch::run_batch(*plan, *database, options);
@@ -153,7 +157,7 @@ int run_mpi(const BatchArguments& arguments) {
   }
   int exit_code = kExitOk;
   std::unique_ptr<batch::ResultsDatabase> database;
-  if (root) database = open_for_batch(arguments.out, exit_code);
+  if (root) database = open_for_batch(arguments, exit_code);
   if (!mpi.all(!root || database != nullptr)) return exit_code;
   if (!root) {
     batch::BatchOptions options;
@@ -201,7 +205,7 @@ int export_results(const ExportArguments& arguments) {
     return kExitFailure;
   }
   const std::string contents = arguments.format == "csv" ? batch::runs_csv(*records) : batch::runs_json(*records);
-  if (Status status = write_file_atomically(arguments.out, contents); !status.ok()) {
+  if (Status status = write_file_atomically(arguments.out, contents, arguments.file_system); !status.ok()) {
     std::cerr << status.message() << '\n';
     return kExitFailure;
   }
@@ -211,8 +215,9 @@ int export_results(const ExportArguments& arguments) {
 
 }  // namespace
 
-void add_batch_command(CLI::App& app, int& exit_code) {
+void add_batch_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto arguments = std::make_shared<BatchArguments>();
+  arguments->file_system = files;
   auto* command = app.add_subcommand(
       "batch", "Run many scenarios, or a sweep over parameters and seeds, in parallel into a results database");
   command->add_option("FILES", arguments->files, "Scenario files, each run once with its own seed")
@@ -232,6 +237,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
       "Exit status: 0 every run recorded, 1 a failure (database, I/O) or runs that could not run, 2 invalid input.");
 
   auto export_arguments = std::make_shared<ExportArguments>();
+  export_arguments->file_system = files;
   auto* export_command = command->add_subcommand("export", "Write a results database's runs as CSV or JSON");
   export_command->add_option("--db", export_arguments->database, "The results database")->required();
   export_command->add_option("--format", export_arguments->format, "csv or json")

@@ -1,5 +1,7 @@
 // The subcommands of the `fleetcast` CLI. Each lives in its own file and registers itself on the
-// root CLI11 app; its callback stores the exit code in `exit_code`.
+// root CLI11 app; its callback stores the exit code in `exit_code`. Commands that write files take
+// the FileSystem their writes go through (main.cpp: the real one, or under FLEETCAST_INJECT_FAULT
+// one that fails a step, for the fault-injection tests); nullptr is the real one.
 //
 // Exit codes, the same for every command: 0 success, 1 the work failed (I/O, a run error),
 // 2 invalid input or usage (a bad scenario, a bad flag).
@@ -9,6 +11,7 @@
 #include <functional>
 #include <string>
 
+#include "fleetcast/file_system.h"
 #include "fleetcast/status.h"
 
 namespace fleetcast::cli {
@@ -22,18 +25,19 @@ inline constexpr int kExitInvalidInput = 2;
 int exit_code_for(const Status& status);
 
 void add_validate_command(CLI::App& app, int& exit_code);
-void add_run_command(CLI::App& app, int& exit_code);
-void add_pricing_command(CLI::App& app, int& exit_code);
-void add_forecast_command(CLI::App& app, int& exit_code);
-void add_plan_command(CLI::App& app, int& exit_code);
-void add_backtest_command(CLI::App& app, int& exit_code);
-void add_export_command(CLI::App& app, int& exit_code);
-void add_batch_command(CLI::App& app, int& exit_code);
-void add_report_command(CLI::App& app, int& exit_code);
+void add_run_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_pricing_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_forecast_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_plan_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_export_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_batch_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_report_command(CLI::App& app, int& exit_code, FileSystem* files);
 
 /// The `--html FILE` option of plan, run and backtest: writes `render()` to `path` atomically when
-/// `path` is not empty; prints why not and returns kExitFailure when it cannot, else kExitOk.
-int write_html_report(const std::string& path, const std::function<std::string()>& render);
+/// `path` is not empty, through `files`; prints why not and returns kExitFailure when it cannot,
+/// else kExitOk.
+int write_html_report(const std::string& path, const std::function<std::string()>& render, FileSystem* files);
 /// "fleetcast <version> <command>": the foot line of a report.
 std::string report_generated_by(const std::string& command);
 

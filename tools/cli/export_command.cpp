@@ -18,6 +18,7 @@ namespace fleetcast::cli {
 namespace {
 
 struct ExportArguments {
+  FileSystem* file_system = nullptr;  // where the export goes
   std::string plan;
   std::string format;
   std::string out;
@@ -91,7 +92,9 @@ int run_export(const ExportArguments& arguments) {
     if (!verified.ok()) return report_error(verified.status());
     verification = std::move(*verified);
   }
-  if (Status status = exporters::write_export(rendered->files, arguments.out); !status.ok()) return report_error(status);
+  if (Status status = exporters::write_export(rendered->files, arguments.out, arguments.file_system); !status.ok()) {
+    return report_error(status);
+  }
   const exporters::ExportVerification* checked = verification ? &*verification : nullptr;
   if (arguments.json) {
     std::cout << exporters::export_summary_json(*rendered, format, checked) << '\n';
@@ -105,10 +108,11 @@ int run_export(const ExportArguments& arguments) {
 
 }  // namespace
 
-void add_export_command(CLI::App& app, int& exit_code) {
+void add_export_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto* command = app.add_subcommand(
       "export", "Export a plan as AWS Auto Scaling requests, a CloudFormation template or Kubernetes manifests");
   auto arguments = std::make_shared<ExportArguments>();
+  arguments->file_system = files;
   command->add_option("plan", arguments->plan, "Plan file (fleetcast-plan JSON document)")->required();
   command->add_option("--format", arguments->format, "aws, cloudformation or kubernetes")
       ->required()

@@ -77,7 +77,7 @@ void print_progress(const forecast::EpochProgress& progress) {
                progress.max_epochs, progress.train_loss, progress.validation_loss, progress.improved ? "  *" : "");
 }
 
-void add_train(CLI::App& forecast_app, int& exit_code) {
+void add_train(CLI::App& forecast_app, int& exit_code, FileSystem* files) {
   auto* command = forecast_app.add_subcommand("train", "Train the LSTM forecaster on a load series");
   auto series = std::make_shared<std::string>();
   auto location = std::make_shared<ModelLocation>();
@@ -96,8 +96,8 @@ void add_train(CLI::App& forecast_app, int& exit_code) {
     auto model = forecast::train_lstm(*data, settings);
     if (!model.ok()) return void(exit_code = report_error(model.status()));
     const Status saved = location->file.empty()
-                             ? forecast::save_model_to_database(*model, location->database, location->name)
-                             : forecast::save_model(*model, location->file);
+                             ? forecast::save_model_to_database(*model, location->database, location->name, files)
+                             : forecast::save_model(*model, location->file, files);
     if (!saved.ok()) return void(exit_code = report_error(saved));
     std::cout << "trained on " << model->training_samples << " windows in " << std::fixed << std::setprecision(1)
               << model->training_seconds << " s (" << model->epochs_run << " epochs, backend cpu); validation pinball "
@@ -190,10 +190,10 @@ void add_eval(CLI::App& forecast_app, int& exit_code) {
 
 }  // namespace
 
-void add_forecast_command(CLI::App& app, int& exit_code) {
+void add_forecast_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto* command = app.add_subcommand("forecast", "Train, run and evaluate the load forecaster (LSTM and baselines)");
   command->require_subcommand(1);
-  add_train(*command, exit_code);
+  add_train(*command, exit_code, files);
   add_predict(*command, exit_code);
   add_eval(*command, exit_code);
 }

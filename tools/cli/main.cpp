@@ -1,9 +1,28 @@
 // fleetcast: the command-line front of the library. Parses arguments, runs one subcommand, prints,
 // and maps errors to exit codes (see commands.h). The library itself never prints or exits.
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "fleetcast/version.h"
 #include "tools/cli/commands.h"
+
+namespace {
+
+// For the fault-injection tests: whether the fault happened, and the steps the command took (a
+// plan that is never reached counts the steps of a clean run).
+void report_injection(const char* plan, const fleetcast::FaultInjectingFileSystem& faulty) {
+  std::cerr << "FLEETCAST_INJECT_FAULT=" << plan << ": " << (faulty.fault_injected() ? "injected" : "not reached")
+            << "; steps:";
+  for (const auto operation : {fleetcast::FileOperation::write, fleetcast::FileOperation::sync,
+                               fleetcast::FileOperation::rename, fleetcast::FileOperation::truncate,
+                               fleetcast::FileOperation::remove}) {
+    std::cerr << ' ' << fleetcast::file_operation_name(operation) << '=' << faulty.count(operation);
+  }
+  std::cerr << " bytes=" << faulty.bytes_written() << '\n';
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"fleetcast " FLEETCAST_VERSION_STRING
@@ -13,16 +32,31 @@ int main(int argc, char** argv) {
   app.footer("Run 'fleetcast COMMAND --help' for the options of one command.");
   app.get_formatter()->column_width(28);
 
+  // FLEETCAST_INJECT_FAULT=write:N|sync:N|rename:N|truncate:N|remove:N|full:BYTES makes the N-th
+  // such step of the command's writes fail (or the disk fill), for the fault-injection tests
+  // (tests/faults/). Read only here: the library takes the FileSystem as an argument.
+  fleetcast::PosixFileSystem disk;
+  std::optional<fleetcast::FaultInjectingFileSystem> faulty;
+  if (const char* fault = std::getenv("FLEETCAST_INJECT_FAULT"); fault != nullptr && *fault != '\0') {
+    auto plan = fleetcast::parse_fault_plan(fault);
+    if (!plan.ok()) {
+      std::cerr << "FLEETCAST_INJECT_FAULT: " << plan.status().message() << '\n';
+      return fleetcast::cli::kExitInvalidInput;
+    }
+    faulty.emplace(disk, *plan);
+  }
+  fleetcast::FileSystem* files = faulty ? &*faulty : nullptr;
+
   int exit_code = fleetcast::cli::kExitOk;
   fleetcast::cli::add_validate_command(app, exit_code);
-  fleetcast::cli::add_run_command(app, exit_code);
-  fleetcast::cli::add_pricing_command(app, exit_code);
-  fleetcast::cli::add_forecast_command(app, exit_code);
-  fleetcast::cli::add_plan_command(app, exit_code);
-  fleetcast::cli::add_backtest_command(app, exit_code);
-  fleetcast::cli::add_export_command(app, exit_code);
-  fleetcast::cli::add_batch_command(app, exit_code);
-  fleetcast::cli::add_report_command(app, exit_code);
+  fleetcast::cli::add_run_command(app, exit_code, files);
+  fleetcast::cli::add_pricing_command(app, exit_code, files);
+  fleetcast::cli::add_forecast_command(app, exit_code, files);
+  fleetcast::cli::add_plan_command(app, exit_code, files);
+  fleetcast::cli::add_backtest_command(app, exit_code, files);
+  fleetcast::cli::add_export_command(app, exit_code, files);
+  fleetcast::cli::add_batch_command(app, exit_code, files);
+  fleetcast::cli::add_report_command(app, exit_code, files);
 
   try {
     app.parse(argc, argv);
@@ -36,5 +70,6 @@ int main(int argc, char** argv) {
     app.exit(e);
     return fleetcast::cli::kExitInvalidInput;
   }
+  if (faulty) report_injection(std::getenv("FLEETCAST_INJECT_FAULT"), *faulty);
   return exit_code;
 }

@@ -11,7 +11,6 @@
 #include "fleetcast/plan.h"
 #include "fleetcast/report.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/output_file.h"
 
 namespace fleetcast::cli {
 
@@ -19,6 +18,7 @@ namespace {
 
 // The options plan and backtest share.
 struct PlanningArguments {
+  FileSystem* file_system = nullptr;  // where the output files go
   std::string scenario;
   bool json = false;
   std::optional<double> risk;
@@ -153,14 +153,14 @@ int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
   }
   const std::string document = plan_to_json(*plan);
   if (!out_file.empty()) {
-    if (Status status = write_file_atomically(out_file, document); !status.ok()) {
+    if (Status status = write_file_atomically(out_file, document, arguments.file_system); !status.ok()) {
       std::cerr << status.message() << '\n';
       return kExitFailure;
     }
   }
   if (int code = write_html_report(arguments.html_file, [&] {
         return plan_report_html(*plan, &inputs.scenario, {.generated_by = report_generated_by("plan")});
-      });
+      }, arguments.file_system);
       code != kExitOk) {
     return code;
   }
@@ -188,14 +188,14 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
     return exit_code_for(result.status());
   }
   if (!plan_file.empty()) {
-    if (Status status = write_file_atomically(plan_file, plan_to_json(result->plan)); !status.ok()) {
+    if (Status status = write_file_atomically(plan_file, plan_to_json(result->plan), arguments.file_system); !status.ok()) {
       std::cerr << status.message() << '\n';
       return kExitFailure;
     }
   }
   if (int code = write_html_report(arguments.html_file, [&] {
         return backtest_report_html(*result, &inputs.scenario, {.generated_by = report_generated_by("backtest")});
-      });
+      }, arguments.file_system);
       code != kExitOk) {
     return code;
   }
@@ -229,8 +229,9 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
 
 }  // namespace
 
-void add_plan_command(CLI::App& app, int& exit_code) {
+void add_plan_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto arguments = std::make_shared<PlanningArguments>();
+  arguments->file_system = files;
   auto out_file = std::make_shared<std::string>();
   auto* command = app.add_subcommand("plan", "Plan a scenario: reservations to buy, capacity per pool and hour, groups to export");
   add_planning_options(command, *arguments);
@@ -239,8 +240,9 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   command->callback([arguments, out_file, &exit_code] { exit_code = run_plan(*arguments, *out_file); });
 }
 
-void add_backtest_command(CLI::App& app, int& exit_code) {
+void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto arguments = std::make_shared<PlanningArguments>();
+  arguments->file_system = files;
   auto train_until = std::make_shared<std::string>();
   auto plan_file = std::make_shared<std::string>();
   auto backtest = std::make_shared<BacktestOptions>();

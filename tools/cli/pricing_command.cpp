@@ -44,12 +44,15 @@ int report(const Status& status) {
 
 // Opens the database for writing (creating or upgrading it); a write-protected file is still
 // readable, so queries fall back to a read-only connection.
-Result<std::unique_ptr<PriceDatabase>> open_database(const std::string& db_option, bool writing) {
+Result<std::unique_ptr<PriceDatabase>> open_database(const std::string& db_option, bool writing,
+                                                     FileSystem* files = nullptr) {
   Result<std::filesystem::path> path =
       db_option.empty() ? default_price_database_path(env("FLEETCAST_PRICING_DB"), env("XDG_DATA_HOME"), env("HOME"))
                         : Result<std::filesystem::path>(std::filesystem::path(db_option));
   if (!path.ok()) return path.status();
-  Result<std::unique_ptr<PriceDatabase>> db = PriceDatabase::open(*path);
+  PriceDatabase::Options read_write;
+  read_write.file_system = files;
+  Result<std::unique_ptr<PriceDatabase>> db = PriceDatabase::open(*path, read_write);
   if (!writing && !db.ok() && db.status().code() == StatusCode::permission_denied) {
     PriceDatabase::Options options;
     options.mode = PriceDatabase::Mode::read_only;
@@ -112,6 +115,7 @@ void print_table(std::ostream& out, const std::vector<OfferRow>& rows) {
 }
 
 struct ImportArguments {
+  FileSystem* file_system = nullptr;  // where the database's writes go
   std::string db;
   std::string format;
   std::string file;
@@ -180,7 +184,7 @@ int run_import(const ImportArguments& args) {
     if (!instant.ok()) return report(instant.status().with_context("--valid-from"));
     options.valid_from = *instant;
   }
-  Result<std::unique_ptr<PriceDatabase>> db = open_database(args.db, true);
+  Result<std::unique_ptr<PriceDatabase>> db = open_database(args.db, true, args.file_system);
   if (!db.ok()) return report(db.status());
   Result<ImportSummary> summary = (*db)->import_file(*format, args.file, options);
   if (!summary.ok()) return report(summary.status());
@@ -234,12 +238,13 @@ void add_db_option(CLI::App& command, std::string& db) {
 
 }  // namespace
 
-void add_pricing_command(CLI::App& app, int& exit_code) {
+void add_pricing_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto* pricing = app.add_subcommand("pricing", "Fill and query the GPU pricing database");
   pricing->require_subcommand(1);
   pricing->footer("Exit status: 0 success, 1 the database failed (locked, not a database, ...), 2 invalid input.");
 
   auto import_args = std::make_shared<ImportArguments>();
+  import_args->file_system = files;
   auto* import = pricing->add_subcommand("import", "Import a price file in one transaction (all or nothing)");
   import->add_option("FORMAT", import_args->format, "ec2instances, skypilot, aws-spot-history or fleetcast-csv")
       ->required();

@@ -12,13 +12,12 @@
 #include "fleetcast/scenario.h"
 #include "fleetcast/version.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/output_file.h"
 
 namespace fleetcast::cli {
 
-int write_html_report(const std::string& path, const std::function<std::string()>& render) {
+int write_html_report(const std::string& path, const std::function<std::string()>& render, FileSystem* files) {
   if (path.empty()) return kExitOk;
-  if (Status status = write_file_atomically(path, render()); !status.ok()) {
+  if (Status status = write_file_atomically(path, render(), files); !status.ok()) {
     std::cerr << status.message() << '\n';
     return kExitFailure;
   }
@@ -32,6 +31,7 @@ std::string report_generated_by(const std::string& command) {
 namespace {
 
 struct ReportArguments {
+  FileSystem* file_system = nullptr;  // where the report goes
   std::string input;
   std::string html_file;
   std::string scenario;
@@ -52,7 +52,7 @@ int report_results_database(const ReportArguments& arguments) {
   const std::string title = std::filesystem::path(arguments.input).filename().string();
   return write_html_report(arguments.html_file, [&] {
     return batch_report_html(title, batch::summarise_records(*records), {.generated_by = report_generated_by("report")});
-  });
+  }, arguments.file_system);
 }
 
 int run_report(const ReportArguments& arguments) {
@@ -73,13 +73,14 @@ int run_report(const ReportArguments& arguments) {
   }
   return write_html_report(arguments.html_file, [&] {
     return plan_report_html(*plan, scenario ? &*scenario : nullptr, {.generated_by = report_generated_by("report")});
-  });
+  }, arguments.file_system);
 }
 
 }  // namespace
 
-void add_report_command(CLI::App& app, int& exit_code) {
+void add_report_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto arguments = std::make_shared<ReportArguments>();
+  arguments->file_system = files;
   auto* command = app.add_subcommand("report", "Write the HTML report of a plan document or a batch results database");
   command->add_option("PLAN|RESULTS.db", arguments->input,
                       "A plan document (fleetcast plan --out PLAN.json) or a results database (fleetcast batch --out)")

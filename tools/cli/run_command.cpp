@@ -13,13 +13,13 @@
 #include "fleetcast/scenario.h"
 #include "fleetcast/simulation.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/output_file.h"
 
 namespace fleetcast::cli {
 
 namespace {
 
 struct RunArguments {
+  FileSystem* file_system = nullptr;  // where the output files go
   std::string scenario;
   bool json = false;
   int replicas = 1;
@@ -119,7 +119,7 @@ int run(const RunArguments& arguments) {
   };
   for (const auto& [path, contents] : outputs) {
     if (path.empty()) continue;
-    if (Status status = write_file_atomically(path, contents()); !status.ok()) {
+    if (Status status = write_file_atomically(path, contents(), arguments.file_system); !status.ok()) {
       std::cerr << status.message() << '\n';
       return kExitFailure;
     }
@@ -127,7 +127,7 @@ int run(const RunArguments& arguments) {
   if (int code = write_html_report(arguments.html_file, [&] {
         return simulation_report_html(report, &*scenario, run->plan ? &*run->plan : nullptr,
                                       {.generated_by = report_generated_by("run")});
-      });
+      }, arguments.file_system);
       code != kExitOk) {
     return code;
   }
@@ -141,8 +141,9 @@ int run(const RunArguments& arguments) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app, int& exit_code) {
+void add_run_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto arguments = std::make_shared<RunArguments>();
+  arguments->file_system = files;
   auto* command = app.add_subcommand("run", "Simulate a scenario's fleet: cost, service levels, interruptions");
   command->add_option("SCENARIO", arguments->scenario, "Scenario JSON file")->required();
   command->add_flag("--json", arguments->json, "Print the report as JSON");
