@@ -104,10 +104,10 @@ void print_plan(std::ostream& out, const Plan& plan) {
       << format_instant(plan.horizon.start) << " in steps of " << format_duration(plan.horizon.step) << ", serving the p"
       << plan.risk_quantile * 100 << " demand\n";
   for (const WorkloadForecast& forecast : plan.forecasts) {
-    std::snprintf(line, sizeof line, "  forecast  %-20s %-15s mean p50 %.1f, planned peak %.1f%s%s\n", forecast.workload.c_str(),
-                  forecast.forecaster.c_str(), forecast.mean_p50, forecast.peak_planned, forecast.reason.empty() ? "" : "  - ",
-                  forecast.reason.c_str());
-    out << line;
+    // The reason goes out on its own: auto's (every candidate's validation score) outgrows `line`.
+    std::snprintf(line, sizeof line, "  forecast  %-20s %-15s mean p50 %.1f, planned peak %.1f", forecast.workload.c_str(),
+                  forecast.forecaster.c_str(), forecast.mean_p50, forecast.peak_planned);
+    out << line << (forecast.reason.empty() ? "" : "  - ") << forecast.reason << '\n';
   }
   if (plan.commitments.empty()) out << "  buy       no reservations\n";
   for (const CommitmentRecommendation& commitment : plan.commitments) {
