@@ -374,10 +374,8 @@ Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
   if (const json* settings = settings_for("predictive", policy.kind == PolicyKind::predictive)) {
     const std::string predictive_pointer = child_pointer(pointer, "predictive");
     ObjectReader predictive(sink, *settings, predictive_pointer, {"forecaster", "risk_quantile", "target_tracking"});
-    // Absent, the default forecaster (auto); Policy's own initial value predates it.
-    policy.forecaster = "auto";
     assign(policy.forecaster, predictive.choice("forecaster", Presence::optional,
-                                                {"auto", "lstm", "seasonal_naive", "holt_winters"}));
+                                                {"validated", "lstm", "seasonal_naive", "holt_winters"}));
     if (auto risk = predictive.number("risk_quantile", Presence::optional, 0.5, 0.999)) policy.risk_quantile = *risk;
     if (const json* tracking = predictive.field("target_tracking", Presence::optional)) {
       policy.target_tracking =

@@ -10,10 +10,10 @@
 # on a shared 2-core machine (the LSTM trains on 12 times more windows than at the hourly step, and
 # the default forecaster trains its LSTM candidate once more).
 #
-# One row per series/cut: the default forecaster's p10-p90 coverage, MASE and pinball (the "auto"
-# model of the report; a binary whose report has no "auto" model predates it, and its default, the
-# planner's, was the LSTM), the LSTM's, and the best baseline's MASE (seasonal naive daily and
-# weekly, Holt-Winters). The goal of a row: coverage in [0.70, 0.90] and MASE <= the best
+# One row per series/cut: the validated forecaster's p10-p90 coverage, MASE and pinball (the "auto"
+# model of the report; a binary whose report has none predates it, and the LSTM's figures stand
+# there), the LSTM's (the planner's default), and the best baseline's MASE (seasonal naive daily
+# and weekly, Holt-Winters). The goal of a row: coverage in [0.70, 0.90] and MASE <= the best
 # baseline's. The last line counts the rows that meet it.
 # Usage: tools/bench/forecast_calibration.sh [path/to/fleetcast] [--quick | --five-minute]
 #        (--quick: hourly series whole only, no cuts)

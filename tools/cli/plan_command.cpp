@@ -37,8 +37,8 @@ void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
   command->add_option("--risk", arguments.risk, "Demand quantile the capacity serves (default: the scenario policy's risk_quantile)")
       ->check(CLI::Range(0.5, 0.999));
   command->add_option("--budget", arguments.budget, "Cap on the plan's cost over the horizon, in USD: the plan trades SLO for cost and says so");
-  command->add_option("--forecaster", arguments.forecaster, "auto, lstm, holt_winters or seasonal_naive")
-      ->check(CLI::IsMember({"auto", "lstm", "holt_winters", "seasonal_naive"}));
+  command->add_option("--forecaster", arguments.forecaster, "auto, validated, lstm, holt_winters or seasonal_naive")
+      ->check(CLI::IsMember({"auto", "validated", "lstm", "holt_winters", "seasonal_naive"}));
   command->add_option("--model", arguments.model_file, "A trained LSTM model file (fleetcast forecast train) for every workload");
   command->add_option("--replicas", arguments.replicas, "Monte Carlo replicas of the plan's risk simulation (0: none)")
       ->check(CLI::Range(0, 100000));
