@@ -9,11 +9,16 @@ namespace fleetcast::forecast {
 
 namespace {
 
-// The in-sample mean absolute error of the daily seasonal naive forecast: the MASE denominator.
-double seasonal_naive_mae(const std::vector<double>& values, std::size_t season) {
-  double sum = 0;
-  for (std::size_t t = season; t < values.size(); ++t) sum += std::abs(values[t] - values[t - season]);
-  return sum / static_cast<double>(values.size() - season);
+// The scores of `forecaster` (fitted) forecasting `horizon` steps from each history.
+Result<ModelScore> score_at_origins(const Forecaster& forecaster, const std::vector<TimeSeries>& histories,
+                                    std::span<const std::vector<double>> actuals, int horizon, double scale) {
+  std::vector<QuantileForecast> forecasts;
+  for (const TimeSeries& history : histories) {
+    auto forecast = forecaster.predict(history, horizon);
+    if (!forecast.ok()) return forecast.status();
+    forecasts.push_back(std::move(forecast).value());
+  }
+  return ModelScore{std::string(forecaster.name()), forecasts.front().backend, score_forecasts(forecasts, actuals, scale)};
 }
 
 }  // namespace
@@ -87,6 +92,16 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
   }
 
   BacktestReport report;
+  AutoOptions auto_options;
+  auto_options.lstm = lstm_options;
+  auto selection = select_forecaster(training, auto_options, registry);
+  if (!selection.ok()) return selection.status();
+  report.selection = *selection;
+  auto auto_score = score_at_origins(*make_selected(std::move(selection).value(), registry), histories, actuals,
+                                     options.horizon, scale);
+  if (!auto_score.ok()) return auto_score.status();
+  report.scores.push_back(std::move(auto_score).value());
+
   auto model = train_lstm(training, lstm_options);
   if (!model.ok()) return model.status();
   report.training_samples = model->training_samples;
@@ -101,14 +116,9 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
   baselines.push_back(make_seasonal_naive(Seasonality::weekly));
   baselines.push_back(make_holt_winters());
   for (auto& baseline : baselines) {
-    std::vector<QuantileForecast> forecasts;
-    for (const TimeSeries& history : histories) {
-      if (Status status = baseline->fit(history); !status.ok()) return status;
-      auto forecast = baseline->predict(history, options.horizon);
-      if (!forecast.ok()) return forecast.status();
-      forecasts.push_back(std::move(forecast).value());
-    }
-    report.scores.push_back({std::string(baseline->name()), "cpu", score_forecasts(forecasts, actuals, scale)});
+    auto scored = score_at_origins(*baseline, histories, actuals, options.horizon, scale);
+    if (!scored.ok()) return scored.status();
+    report.scores.push_back(std::move(scored).value());
   }
   return report;
 }

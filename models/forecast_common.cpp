@@ -57,6 +57,12 @@ double window_level(std::span<const double> history, const Scaler& scaler) {
   return sum / static_cast<double>(count);
 }
 
+double seasonal_naive_mae(std::span<const double> values, std::size_t season) {
+  double sum = 0;
+  for (std::size_t t = season; t < values.size(); ++t) sum += std::abs(values[t] - values[t - season]);
+  return sum / static_cast<double>(values.size() - season);
+}
+
 TimeSeries head_of(const TimeSeries& series, std::size_t size) {
   TimeSeries head = series;
   head.values.resize(size);

@@ -28,6 +28,10 @@ double window_level(std::span<const double> history, const Scaler& scaler);
 /// least 2 values).
 double interval_spread(std::span<const double> history, const Scaler& scaler);
 
+/// The in-sample mean absolute error of the seasonal naive forecast with period `season` (values
+/// longer than `season`): the MASE denominator.
+double seasonal_naive_mae(std::span<const double> values, std::size_t season);
+
 /// The first `size` samples of `series` (size <= its length), same start and step.
 TimeSeries head_of(const TimeSeries& series, std::size_t size);
 

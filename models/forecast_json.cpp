@@ -12,6 +12,25 @@ namespace {
 
 nlohmann::json backend_json(const BackendChoice& choice) { return {{"name", choice.name}, {"reason", choice.reason}}; }
 
+nlohmann::json selection_json(const ForecasterSelection& selection) {
+  nlohmann::json candidates = nlohmann::json::object();
+  for (const CandidateScore& candidate : selection.candidates) {
+    candidates[candidate.model] = candidate.available
+                                      ? nlohmann::json{{"mase", candidate.mase},
+                                                       {"pinball", candidate.pinball},
+                                                       {"coverage_p10_p90", candidate.coverage_p10_p90}}
+                                      : nlohmann::json{{"unavailable", candidate.unavailable_reason}};
+  }
+  return {{"chosen", selection.chosen},
+          {"members", selection.members},
+          {"why", selection.explanation()},
+          {"validation", {{"origins", selection.origins}, {"origin_spacing", selection.origin_spacing}, {"horizon", selection.horizon}}},
+          {"candidates", candidates},
+          {"levels", selection.levels},
+          {"offsets", selection.offsets},
+          {"calibrated_coverage", selection.calibrated_coverage}};
+}
+
 }  // namespace
 
 std::string quantile_forecast_json(const QuantileForecast& forecast, const BackendChoice& backend) {
@@ -43,7 +62,8 @@ std::string backtest_report_json(const BacktestReport& report, std::string_view 
   const nlohmann::json document = {{"series", std::string(series)},
                                    {"backend", backend_json(backend)},
                                    {"lstm_training_seconds", report.lstm_training_seconds},
-                                   {"models", models}};
+                                   {"models", models},
+                                   {"selection", selection_json(report.selection)}};
   return json_text::dump(document, 2) + "\n";
 }
 

@@ -375,7 +375,7 @@ Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
     const std::string predictive_pointer = child_pointer(pointer, "predictive");
     ObjectReader predictive(sink, *settings, predictive_pointer, {"forecaster", "risk_quantile", "target_tracking"});
     assign(policy.forecaster, predictive.choice("forecaster", Presence::optional,
-                                                {"lstm", "seasonal_naive", "holt_winters"}));
+                                                {"validated", "lstm", "seasonal_naive", "holt_winters"}));
     if (auto risk = predictive.number("risk_quantile", Presence::optional, 0.5, 0.999)) policy.risk_quantile = *risk;
     if (const json* tracking = predictive.field("target_tracking", Presence::optional)) {
       policy.target_tracking =

@@ -357,9 +357,9 @@ Status check_plan_options(const PlanOptions& options, double risk) {
   if (options.budget && options.budget->micro_usd() <= 0) {
     return invalid_argument_error("budget: expected a positive amount of USD, found " + format_usd(*options.budget));
   }
-  static const char* const kForecasters[] = {"auto", "lstm", "holt_winters", "seasonal_naive"};
+  static const char* const kForecasters[] = {"auto", "validated", "lstm", "holt_winters", "seasonal_naive"};
   if (std::find(std::begin(kForecasters), std::end(kForecasters), options.forecaster) == std::end(kForecasters)) {
-    return invalid_argument_error("forecaster: expected auto, lstm, holt_winters or seasonal_naive, found '" +
+    return invalid_argument_error("forecaster: expected auto, lstm, validated, holt_winters or seasonal_naive, found '" +
                                   options.forecaster + "'");
   }
   return {};

@@ -200,6 +200,69 @@ std::unique_ptr<Forecaster> make_lstm(LstmOptions options, const BackendRegistry
 /// An LSTM forecaster around an already trained model.
 std::unique_ptr<Forecaster> make_lstm(LstmModel model, const BackendRegistry& registry);
 
+/// Settings of the default forecaster, "auto": it chooses among the LSTM, seasonal naive (daily
+/// and weekly), Holt-Winters and the means of the two and three best of them by a rolling-origin backtest on
+/// the training span, and calibrates its p10/p90 on that backtest's out-of-sample errors.
+struct AutoOptions {
+  /// The LSTM candidate's settings; lstm.horizon is the validation horizon and the most steps one
+  /// predict() forecasts.
+  LstmOptions lstm;
+  int validation_origins = 14;     // at most; fewer (>= 3) when the span is short for the weekly member
+  int origin_spacing = 0;          // steps between validation origins; 0: one day of steps
+  int horizon_bands = 4;           // calibration bands over the horizon's steps (>= 1, <= horizon)
+  bool include_lstm = true;        // false: the baselines and their ensemble only (no training)
+};
+
+/// One candidate of the auto forecaster on the validation origins of the training span, with its
+/// own intervals (before calibration).
+struct CandidateScore {
+  std::string model;
+  bool available = false;
+  std::string unavailable_reason;  // why not, when !available (e.g. too short a history)
+  double mase = 0;                 // validation MASE of the median (the choice's criterion)
+  double pinball = 0;
+  double coverage_p10_p90 = 0;
+};
+
+/// What the auto forecaster chose on a training span, and its calibration. Value type.
+struct ForecasterSelection {
+  std::string chosen;              // a candidate's name, or "ensemble(a+b)", "ensemble(a+b+c)"
+  std::vector<std::string> members;  // the models whose medians are averaged (one for a single model)
+  std::vector<CandidateScore> candidates;  // every candidate, the ensembles last
+  int origins = 0;                 // validation origins used, the last one `horizon` steps before the span's end
+  int origin_spacing = 0;          // steps between them
+  int horizon = 0;                 // steps forecast from each; the most one predict() gives
+  std::vector<double> levels;      // quantile levels of the forecasts (p10, p50, p90)
+  /// Calibration: the forecast at level q and step h (0-based) is the median plus
+  /// offsets[b][q] x d, b = h * offsets.size() / horizon, d the history's mean absolute
+  /// day-over-day change over its last week: offsets[b][q] is the empirical quantile at that level
+  /// (finite-sample conformal rank) of the chosen model's validation errors (actual - median) in
+  /// band b, each divided by d at its origin, so that intervals follow the recent volatility.
+  /// d is never taken below `span_change`, d at the end of the training span: a history that
+  /// ends in forecast medians (the planner's block-by-block roll-out) is no evidence of calm.
+  std::vector<std::vector<double>> offsets;
+  double span_change = 0;          // d at the end of the training span, in the series' units
+  double calibrated_coverage = 0;  // share of the validation actuals inside the calibrated p10-p90
+  bool nonnegative = false;        // the span has no negative value: quantiles are clamped at 0
+  std::optional<LstmModel> lstm;   // the LSTM member, trained on the span before the first origin
+  /// One line: what was chosen, on what validation, each candidate's MASE, the calibration.
+  [[nodiscard]] std::string explanation() const;
+};
+
+/// Runs the validation backtest on `training` (and nothing after it): every candidate forecasts
+/// `options.lstm.horizon` steps from each validation origin; the LSTM is trained once on the data
+/// before the first origin. Chooses the lowest validation MASE (ties: the earlier candidate:
+/// lstm, holt_winters, seasonal_naive_weekly, seasonal_naive, then the ensembles) and calibrates it.
+/// Deterministic for options.lstm.seed. Errors when the span is too short for three origins of
+/// Holt-Winters (three days of history before the first). Thread-safety: reentrant.
+Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const AutoOptions& options,
+                                              const BackendRegistry& registry);
+/// The forecaster a selection describes (name "auto"); its forecasts' model is "auto(CHOSEN)".
+/// predict() gives at most selection.horizon steps. `registry` must outlive it.
+std::unique_ptr<Forecaster> make_selected(ForecasterSelection selection, const BackendRegistry& registry);
+/// The auto forecaster: fit() runs select_forecaster on the history.
+std::unique_ptr<Forecaster> make_auto(AutoOptions options, const BackendRegistry& registry);
+
 /// Accuracy of one model over a backtest. MASE scales by the in-sample MAE of the daily seasonal
 /// naive forecast; sMAPE (in percent) and MASE use the p50; pinball is the mean over the quantiles
 /// (in the series' units); coverage is the share of actuals inside [p10, p90].
@@ -225,12 +288,14 @@ struct ModelScore {
 };
 
 struct BacktestReport {
-  std::vector<ModelScore> scores;  // lstm, seasonal_naive, seasonal_naive_weekly, holt_winters
+  std::vector<ModelScore> scores;  // auto, lstm, seasonal_naive, seasonal_naive_weekly, holt_winters
+  ForecasterSelection selection;   // what auto chose on the data before the first origin, and why
   std::size_t training_samples = 0;
   double lstm_training_seconds = 0;
 };
 
-/// Rolling-origin backtest of the LSTM and each baseline on one series. Refuses a series too short
+/// Rolling-origin backtest of the default forecaster (auto, selected and calibrated on the data
+/// before the first origin only), the LSTM and each baseline on one series. Refuses a series too short
 /// for the requested origins and the LSTM's context. Thread-safety: reentrant.
 Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOptions& options,
                                     const BackendRegistry& registry);
@@ -241,7 +306,10 @@ std::string quantile_forecast_json(const QuantileForecast& forecast, const Backe
 
 /// A backtest as the JSON `fleetcast forecast eval --json` prints: {"series", "backend",
 /// "lstm_training_seconds", "models": {name: {"mase", "smape", "pinball", "coverage_p10_p90",
-/// "points", "backend"}}}; `series` names the history (its file).
+/// "points", "backend"}}, "selection": {"chosen", "members", "why", "validation": {"origins",
+/// "origin_spacing", "horizon"}, "candidates": {name: {"mase", "pinball", "coverage_p10_p90"} or
+/// {"unavailable": why}}, "levels", "offsets" [band][level], "calibrated_coverage"}}; `series`
+/// names the history (its file).
 std::string backtest_report_json(const BacktestReport& report, std::string_view series, const BackendChoice& backend);
 
 /// Scores forecasts against actuals. `actuals[i]` are the values at the steps of `forecasts[i]`;

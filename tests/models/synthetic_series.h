@@ -27,4 +27,20 @@ inline TimeSeries synthetic_hourly_series(int days, double noise, std::uint64_t 
   return series;
 }
 
+/// `days` of hourly samples whose level switches between `weekday_level` (Monday to Friday, days
+/// 0-4 of each week) and `weekend_level`, with a daily wave of amplitude 5 and Gaussian noise of
+/// standard deviation `noise`: the shape of a request trace whose load drops at weekends.
+inline TimeSeries weekday_weekend_series(int days, double weekday_level, double weekend_level, double noise,
+                                         std::uint64_t seed) {
+  RandomStream random(seed);
+  TimeSeries series;
+  series.step = Seconds{3600};
+  for (std::int64_t t = 0; t < days * 24; ++t) {
+    const double level = (t / 24) % 7 >= 5 ? weekend_level : weekday_level;
+    series.values.push_back(level + 5 * std::sin(2 * std::numbers::pi * static_cast<double>(t % 24) / 24) +
+                            random.normal(0, noise));
+  }
+  return series;
+}
+
 }  // namespace fleetcast::test

@@ -147,7 +147,7 @@ void add_predict(CLI::App& forecast_app, int& exit_code) {
 
 void add_eval(CLI::App& forecast_app, int& exit_code) {
   auto* command = forecast_app.add_subcommand(
-      "eval", "Rolling-origin backtest: MASE, sMAPE, pinball and p10-p90 coverage of the LSTM and each baseline");
+      "eval", "Rolling-origin backtest: MASE, sMAPE, pinball and p10-p90 coverage of the default forecaster (auto), the LSTM and each baseline");
   auto series = std::make_shared<std::string>();
   auto options = std::make_shared<forecast::BacktestOptions>();
   auto backend = std::make_shared<BackendFlag>();
@@ -174,7 +174,9 @@ void add_eval(CLI::App& forecast_app, int& exit_code) {
     } else {
       std::cout << "backend: " << describe(registry.choice()) << "; LSTM trained in " << std::fixed
                 << std::setprecision(1) << report->lstm_training_seconds << " s on " << report->training_samples
-                << " windows\n";
+                << " windows\n"
+                << "default forecaster (auto, chosen on the data before the first origin): "
+                << report->selection.explanation() << '\n';
       std::cout << std::left << std::setw(24) << "model" << std::right << std::setw(9) << "MASE" << std::setw(9)
                 << "sMAPE%" << std::setw(11) << "pinball" << std::setw(11) << "p10-p90" << '\n';
       for (const auto& score : report->scores) {

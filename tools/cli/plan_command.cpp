@@ -37,8 +37,8 @@ void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
   command->add_option("--risk", arguments.risk, "Demand quantile the capacity serves (default: the scenario policy's risk_quantile)")
       ->check(CLI::Range(0.5, 0.999));
   command->add_option("--budget", arguments.budget, "Cap on the plan's cost over the horizon, in USD: the plan trades SLO for cost and says so");
-  command->add_option("--forecaster", arguments.forecaster, "auto, lstm, holt_winters or seasonal_naive")
-      ->check(CLI::IsMember({"auto", "lstm", "holt_winters", "seasonal_naive"}));
+  command->add_option("--forecaster", arguments.forecaster, "auto, validated, lstm, holt_winters or seasonal_naive")
+      ->check(CLI::IsMember({"auto", "validated", "lstm", "holt_winters", "seasonal_naive"}));
   command->add_option("--model", arguments.model_file, "A trained LSTM model file (fleetcast forecast train) for every workload");
   command->add_option("--replicas", arguments.replicas, "Monte Carlo replicas of the plan's risk simulation (0: none)")
       ->check(CLI::Range(0, 100000));
@@ -104,10 +104,10 @@ void print_plan(std::ostream& out, const Plan& plan) {
       << format_instant(plan.horizon.start) << " in steps of " << format_duration(plan.horizon.step) << ", serving the p"
       << plan.risk_quantile * 100 << " demand\n";
   for (const WorkloadForecast& forecast : plan.forecasts) {
-    std::snprintf(line, sizeof line, "  forecast  %-20s %-15s mean p50 %.1f, planned peak %.1f%s%s\n", forecast.workload.c_str(),
-                  forecast.forecaster.c_str(), forecast.mean_p50, forecast.peak_planned, forecast.reason.empty() ? "" : "  - ",
-                  forecast.reason.c_str());
-    out << line;
+    // The reason goes out on its own: auto's (every candidate's validation score) outgrows `line`.
+    std::snprintf(line, sizeof line, "  forecast  %-20s %-15s mean p50 %.1f, planned peak %.1f", forecast.workload.c_str(),
+                  forecast.forecaster.c_str(), forecast.mean_p50, forecast.peak_planned);
+    out << line << (forecast.reason.empty() ? "" : "  - ") << forecast.reason << '\n';
   }
   if (plan.commitments.empty()) out << "  buy       no reservations\n";
   for (const CommitmentRecommendation& commitment : plan.commitments) {

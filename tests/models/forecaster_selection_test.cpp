@@ -1,0 +1,163 @@
+// The default forecaster (auto): its choice by rolling-origin validation on the training span, its
+// interval calibration on out-of-sample errors, and that neither reads data after the span.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "fleetcast/forecast.h"
+#include "synthetic_series.h"
+
+namespace fc = fleetcast::forecast;
+
+namespace {
+
+// The baselines only (no LSTM training), so that a test runs in milliseconds; the choice and the
+// calibration are the same code for every candidate.
+fc::AutoOptions baselines_only() {
+  fc::AutoOptions options;
+  options.include_lstm = false;
+  return options;
+}
+
+// A small LSTM that trains in a fraction of a second.
+fc::LstmOptions small_lstm() {
+  fc::LstmOptions options;
+  options.hidden = 8;
+  options.max_epochs = 3;
+  return options;
+}
+
+bool has_member(const fc::ForecasterSelection& selection, const std::string& model) {
+  return std::find(selection.members.begin(), selection.members.end(), model) != selection.members.end();
+}
+
+}  // namespace
+
+TEST_CASE("auto forecaster: a level that switches between weekdays and weekends is forecast by a weekly member",
+          "[models]") {
+  // Weekdays at 100, weekends at 40, noise 2: a daily member's median is off by 60 for every step
+  // of a Saturday or Monday forecast from the day before, a weekly one only by noise.
+  const auto series = fleetcast::test::weekday_weekend_series(35, 100, 40, 2, 5);
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  fc::AutoOptions options;
+  options.lstm = small_lstm();
+  auto selection = fc::select_forecaster(series, options, registry);
+  REQUIRE(selection.ok());
+  INFO(selection->explanation());
+  CHECK(has_member(*selection, "seasonal_naive_weekly"));
+  CHECK(selection->origins == 14);
+  CHECK(selection->candidates.size() == 6);  // lstm, holt_winters, weekly, daily, the ensembles of two and three
+}
+
+TEST_CASE("auto forecaster: the weekly member's calibrated p10/p90 are the quantiles of its errors", "[models]") {
+  // Weekly seasonal naive on noise of deviation s errs by the difference of two independent
+  // normals, N(0, 2 s^2): its p90 error is z(0.9) sqrt(2) s and its p10 error the negative.
+  // Offsets are in units of the history's mean absolute day-over-day change over its last week,
+  // d: origins fall on midnights, so of the week's 7 days 2 (Saturday, Monday) differ from the day
+  // before by the level step of 60 (plus noise far smaller), and 5 by noise alone, whose mean
+  // absolute value is 2 s / sqrt(pi): d = (2 x 60 + 5 x 2 s / sqrt(pi)) / 7, within 2% (about
+  // two standard errors of a mean of 168 such changes).
+  // Each band holds 14 origins x 12 steps; origins a day apart with a two-day horizon forecast
+  // each step twice with the same error, so about 84 independent errors per band, 336 over the
+  // four bands, whose mean offset is compared. The standard error of a sample 0.9-quantile of n
+  // normals of deviation v is sqrt(0.9 x 0.1 / n) / phi(z) v (0.093 v here); the tolerance, four of
+  // them and the 2% of d, tells the 0.9-quantile (1.28 v) from the 0.75-quantile (0.67 v).
+  constexpr double kNoise = 2;
+  const auto series = fleetcast::test::weekday_weekend_series(35, 100, 40, kNoise, 9);
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  auto selection = fc::select_forecaster(series, baselines_only(), registry);
+  REQUIRE(selection.ok());
+  INFO(selection->explanation());
+  REQUIRE(selection->chosen == "seasonal_naive_weekly");
+  const double pi = 3.141592653589793;
+  const double daily_change = (2 * 60 + 5 * 2 * kNoise / std::sqrt(pi)) / 7;
+  const double deviation = std::sqrt(2.0) * kNoise / daily_change;
+  const double z = 1.2815515655446004;
+  const double density = std::exp(-z * z / 2) / std::sqrt(2 * pi);
+  const double tolerance = 4 * std::sqrt(0.9 * 0.1 / 336) / density * deviation + 0.02 * z * deviation;
+  REQUIRE(selection->offsets.size() == 4);
+  double lower = 0, upper = 0;
+  for (const auto& band : selection->offsets) {
+    CHECK(band[1] == 0);
+    lower += band[0] / 4;
+    upper += band[2] / 4;
+  }
+  CHECK(std::abs(upper - z * deviation) < tolerance);
+  CHECK(std::abs(lower + z * deviation) < tolerance);
+}
+
+TEST_CASE("auto forecaster: calibrated p10-p90 covers 80% of held-out data with Gaussian noise", "[models]") {
+  // Fitted on the first 35 days, then forecast from 20 origins 48 h apart over the next 40 days:
+  // 960 held-out points, whose coverage has the binomial standard error sqrt(0.8 x 0.2 / 960).
+  // The calibration itself was estimated from 14 origins x 48 steps that overlap by half (about
+  // 336 independent errors), which moves the coverage it attains by sqrt(0.8 x 0.2 / 336). The
+  // tolerance is three times both combined: 0.076.
+  const auto series = fleetcast::test::synthetic_hourly_series(75, 4, 17);
+  const std::size_t training_size = 35 * 24;
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  auto forecaster = fc::make_auto(baselines_only(), registry);
+  fleetcast::TimeSeries training = series;
+  training.values.resize(training_size);
+  REQUIRE(forecaster->fit(training).ok());
+  double covered = 0, points = 0;
+  for (std::size_t origin = training_size; origin + 48 <= series.values.size(); origin += 48) {
+    fleetcast::TimeSeries history = series;
+    history.values.resize(origin);
+    auto forecast = forecaster->predict(history, 48);
+    REQUIRE(forecast.ok());
+    CHECK(forecast->model.starts_with("auto("));
+    for (std::size_t h = 0; h < 48; ++h) {
+      const double y = series.values[origin + h];
+      covered += forecast->quantile(0.1)[h] <= y && y <= forecast->quantile(0.9)[h] ? 1 : 0;
+      ++points;
+    }
+  }
+  REQUIRE(points == 960);
+  const double tolerance = 3 * std::sqrt(0.8 * 0.2 / 960 + 0.8 * 0.2 / 336);
+  CHECK(std::abs(covered / points - 0.8) < tolerance);
+}
+
+TEST_CASE("auto forecaster: the backtest's choice and calibration never read data after the first origin", "[models]") {
+  auto series = fleetcast::test::weekday_weekend_series(40, 100, 40, 3, 21);
+  fc::BacktestOptions options;
+  options.lstm = small_lstm();
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  auto before = fc::run_backtest(series, options, registry);
+  REQUIRE(before.ok());
+  // The first origin is 48 + 6 x 24 steps before the end; change everything from there on.
+  const std::size_t first_origin = series.values.size() - 48 - 6 * 24;
+  for (std::size_t t = first_origin; t < series.values.size(); ++t) series.values[t] = 3 * series.values[t] + 50;
+  auto after = fc::run_backtest(series, options, registry);
+  REQUIRE(after.ok());
+  CHECK(after->selection.chosen == before->selection.chosen);
+  CHECK(after->selection.offsets == before->selection.offsets);
+  CHECK(after->selection.explanation() == before->selection.explanation());
+  // ... while the scores, which are about the data after it, do change.
+  CHECK(after->scores.front().metrics.mase != before->scores.front().metrics.mase);
+}
+
+TEST_CASE("auto forecaster: the same seed chooses and calibrates the same, LSTM included", "[models]") {
+  const auto series = fleetcast::test::synthetic_hourly_series(30, 3, 4);
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  fc::AutoOptions options;
+  options.lstm = small_lstm();
+  auto first = fc::select_forecaster(series, options, registry);
+  auto second = fc::select_forecaster(series, options, registry);
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(first->candidates.front().model == "lstm");
+  CHECK(first->candidates.front().available);
+  CHECK(first->explanation() == second->explanation());
+  CHECK(first->offsets == second->offsets);
+}
+
+TEST_CASE("auto forecaster: too short a history is refused with what it needs", "[models]") {
+  fleetcast::TimeSeries series;
+  series.step = fleetcast::Seconds{3600};
+  series.values.assign(150, 1.0);
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  auto selection = fc::select_forecaster(series, baselines_only(), registry);
+  REQUIRE_FALSE(selection.ok());
+  // Three days (72) + the horizon (48) + two spacings of a day (48).
+  CHECK_THAT(selection.status().message(), Catch::Contains("150 samples, expected at least 168"));
+}
