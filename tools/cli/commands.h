@@ -30,6 +30,7 @@ void add_backtest_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
 void add_batch_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
+void add_serve_command(CLI::App& app, int& exit_code);
 
 /// The `--html FILE` option of plan, run and backtest: writes `render()` to `path` atomically when
 /// `path` is not empty; prints why not and returns kExitFailure when it cannot, else kExitOk.
