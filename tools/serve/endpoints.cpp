@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/hash.h"
 #include "core/json_text.h"
 #include "fleetcast/export.h"
 #include "fleetcast/plan.h"
@@ -81,6 +82,11 @@ Result<LoadedScenario> load_scenario_body(const EndpointContext& context, std::s
   return LoadedScenario{std::move(*scenario), std::move(*prices)};
 }
 
+// make_plan fingerprints a scenario by reading its source file again (Plan::scenario_hash); a
+// scenario from a body has none, so the plan gets the fingerprint of the body: the bytes the CLI
+// would have read from a file.
+void set_scenario_hash(Plan& plan, std::string_view body) { plan.scenario_hash = fnv1a64_label(Fnv1a64().add(body).value()); }
+
 // The options `fleetcast plan` and `fleetcast backtest` share (plan_command.cpp), from the query.
 Result<PlanOptions> planning_options(const Query& query, const EndpointContext& context, const EndpointRequest& request,
                                      int default_replicas) {
@@ -90,18 +96,11 @@ Result<PlanOptions> planning_options(const Query& query, const EndpointContext& 
   options.risk_quantile = *risk;
   if (auto budget_text = query.text("budget")) {
     auto budget = parse_usd(*budget_text);
-    if (!budget.ok() || budget->micro_usd() <= 0) {
-      return invalid_argument_error("query parameter 'budget': expected a positive amount of USD such as 12000 or "
-                                    "12000.50, got '" + *budget_text + "'");
-    }
+    if (!budget.ok()) return budget.status().with_context("query parameter 'budget'");
     options.budget = *budget;
   }
+  // make_plan checks the budget's sign and the forecaster's name (check_plan_options).
   options.forecaster = query.text("forecaster").value_or("auto");
-  const std::vector<std::string> forecasters{"auto", "lstm", "holt_winters", "seasonal_naive"};
-  if (std::find(forecasters.begin(), forecasters.end(), options.forecaster) == forecasters.end()) {
-    return invalid_argument_error("query parameter 'forecaster': expected auto, lstm, holt_winters or seasonal_naive, got '" +
-                                  options.forecaster + "'");
-  }
   auto replicas = query.number<int>("replicas", 0, 100000);
   if (!replicas.ok()) return replicas.status();
   options.replicas = replicas->value_or(default_replicas);
@@ -148,6 +147,7 @@ Reply plan_endpoint(const EndpointContext& context, const EndpointRequest& reque
   if (!loaded.ok()) return status_reply(loaded.status());
   auto plan = make_plan(loaded->scenario, *loaded->prices, *options);
   if (!plan.ok()) return status_reply(plan.status());
+  set_scenario_hash(*plan, request.body);
   if (request.html) {
     return html_document(plan_report_html(*plan, &loaded->scenario, {.generated_by = cli::report_generated_by("plan")}));
   }
@@ -169,6 +169,7 @@ Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& r
   options.planning.registry = context.registry;
   auto run = run_scenario(loaded->scenario, *loaded->prices, options);
   if (!run.ok()) return status_reply(run.status());
+  if (run->plan) set_scenario_hash(*run->plan, request.body);
   if (request.html) {
     return html_document(simulation_report_html(run->report, &loaded->scenario, run->plan ? &*run->plan : nullptr,
                                                 {.generated_by = cli::report_generated_by("run")}));
@@ -194,6 +195,7 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
   if (!loaded.ok()) return status_reply(loaded.status());
   auto result = run_plan_backtest(loaded->scenario, *loaded->prices, *cut, *options, backtest);
   if (!result.ok()) return status_reply(result.status());
+  set_scenario_hash(result->plan, request.body);
   if (request.html) {
     return html_document(backtest_report_html(*result, &loaded->scenario, {.generated_by = cli::report_generated_by("backtest")}));
   }

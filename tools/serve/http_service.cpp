@@ -3,11 +3,11 @@
 #include <httplib.h>
 
 #include <algorithm>
-#include <ctime>
 #include <thread>
 
 #include "core/json_text.h"
 #include "fleetcast/executor.h"
+#include "fleetcast/time.h"
 
 namespace fleetcast::serve {
 
@@ -26,16 +26,23 @@ void send(httplib::Response& response, const Reply& reply) {
   response.set_content(reply.body, reply.content_type.c_str());
 }
 
-// UTC wall-clock time with milliseconds, RFC 3339: the log's "time".
+// The parameters of the query string only: httplib also puts the fields of a form-encoded body in
+// Request::params (curl --data sends its body as one), and no body here is a form.
+QueryParameters query_parameters(const httplib::Request& request) {
+  QueryParameters parameters;
+  const std::size_t mark = request.target.find('?');
+  if (mark != std::string::npos) httplib::detail::parse_query_text(request.target.substr(mark + 1), parameters);
+  return parameters;
+}
+
+// UTC wall-clock time with milliseconds, RFC 3339 ("2026-11-24T23:20:24.123Z"): the log's "time".
 std::string now_text() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[40];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
+  const auto now = std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  const Instant second = std::chrono::floor<Seconds>(now);
+  const auto millis = static_cast<int>((now - second).count());
+  std::string text = format_instant(second);
+  text.insert(text.size() - 1, {'.', static_cast<char>('0' + millis / 100), static_cast<char>('0' + millis / 10 % 10),
+                                static_cast<char>('0' + millis % 10)});
   return text;
 }
 
@@ -100,7 +107,7 @@ void HttpService::add_routes() {
     });
   }
   server_->Get("/v1/offers", [this](const httplib::Request& request, httplib::Response& response) {
-    send(response, offers_endpoint(context_, request.params));
+    send(response, offers_endpoint(context_, query_parameters(request)));
   });
   server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& response) {
     const nlohmann::ordered_json document{{"status", "ok"}, {"admitted", work_->admitted()},
@@ -130,11 +137,12 @@ void HttpService::work_route(const httplib::Request& request, httplib::Response&
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(options_.time_limit_seconds));
   const bool html = request.get_header_value("Accept").find("text/html") != std::string::npos;
+  const QueryParameters query = query_parameters(request);
   Reply reply;
   const WorkQueue::Outcome outcome = work_->run(
       [&](const CancellationToken& token) {
         const double seconds_left = std::chrono::duration<double>(deadline - Clock::now()).count();
-        reply = endpoint(context_, EndpointRequest{request.body, request.params, html, &token, seconds_left});
+        reply = endpoint(context_, EndpointRequest{request.body, query, html, &token, seconds_left});
       },
       deadline);
   switch (outcome) {
