@@ -273,9 +273,10 @@ def check_limits(expected):
     replies = {}
 
     def send(name, path):
-        replies[name] = server.request("POST", path, read_file(QUICKSTART))
+        start = time.time()
+        replies[name] = (*server.request("POST", path, read_file(QUICKSTART)), time.time() - start)
 
-    slow = "/v1/plan?replicas=100000"
+    slow = "/v1/plan?replicas=100000"  # a minute of work, if it ran to its end
     first = threading.Thread(target=send, args=("first", slow))
     first.start()
     check(server.wait_admitted(1), "the first request is admitted")
@@ -287,9 +288,9 @@ def check_limits(expected):
           f"queue full: 503 with Retry-After, got {status} {headers}")
     first.join()
     second.join()
-    status, _, data = replies["first"]
-    check(status == 504 and json.loads(data)["error"]["code"] == "deadline_exceeded",
-          f"past the time limit: 504, got {status} {data[:200]}")
+    status, _, data, took = replies["first"]
+    check(status == 504 and json.loads(data)["error"]["code"] == "deadline_exceeded" and took < 20,
+          f"past the time limit: 504 once its work is cancelled, got {status} after {took:.1f} s: {data[:200]}")
     status, _, data = server.request("POST", "/v1/simulate", read_file(QUICKSTART))
     check(status == 200 and data == expected["run"], "healthy after a cancelled request")
     check(server.admitted() == 0, "nothing left admitted")
@@ -320,6 +321,24 @@ def check_shutdown(expected):
     check(json.loads(server.log[-1]).get("event") == "stopped", "the last log line says it stopped")
 
 
+def check_shutdown_past_grace():
+    """SIGTERM with a request that would take a minute and --grace 0.5: its work is cancelled after
+    the grace period, it gets 503 shutting_down, and the process still exits 0, long before the minute."""
+    server = Server("--threads", "1", "--grace", "0.5")
+    replies = []
+    thread = threading.Thread(target=lambda: replies.append(
+        server.request("POST", "/v1/plan?replicas=100000", read_file(QUICKSTART))))
+    thread.start()
+    check(server.wait_admitted(1), "a long request in flight before SIGTERM")
+    signalled = time.time()
+    code = server.stop()
+    thread.join()
+    status, _, data = replies[0] if replies else (0, {}, b"{}")
+    check(code == 0 and time.time() - signalled < 15, f"exit 0 soon after the grace period, got {code}")
+    check(status == 503 and json.loads(data).get("error", {}).get("code") == "shutting_down",
+          f"the request cancelled past the grace period gets 503 shutting_down, got {status} {data[:200]}")
+
+
 def main():
     data_dir = make_data_dir()
     prices_db = os.path.join(WORK, "prices.db")
@@ -328,6 +347,7 @@ def main():
     check_load_and_misbehaviour(data_dir, prices_db, expected)
     check_limits(expected)
     check_shutdown(expected)
+    check_shutdown_past_grace()
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
 
