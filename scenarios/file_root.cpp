@@ -22,11 +22,12 @@ bool is_inside(const std::filesystem::path& canonical_root, const std::filesyste
   return root_end == canonical_root.end();
 }
 
-// The path as the scenario wrote it, as far as it can be recovered: relative to the root.
+// The path relative to the root ("../outside.csv"), as a scenario under it would write it: a
+// message to a client must not spell out where the root lies on the server.
 std::string shown(const std::filesystem::path& path, const FileRoot& root) {
   if (!root.directory || path.is_absolute() != root.directory->is_absolute()) return path.string();
   const std::filesystem::path relative = path.lexically_relative(*root.directory);
-  return relative.empty() || *relative.begin() == ".." ? path.string() : relative.string();
+  return relative.empty() ? path.string() : relative.string();
 }
 
 }  // namespace
