@@ -63,7 +63,11 @@ Result<SimulationReport> run_replicas(const FleetModel& model, const SimulationO
     replica_options.record_intervals = replica == 0;
     replica_options.record_trace = replica == 0 && options.record_trace;
     replica_options.cancellation = options.cancellation;
-    auto run = run_replica(model, replica_options);
+    // A replica checks the token every kCancellationCheckInterval events, which a short one never
+    // reaches: the replicas not started yet when the run is cancelled are skipped here, or a
+    // cancelled run of many short replicas would still run them all.
+    const bool cancelled = options.cancellation != nullptr && options.cancellation->cancelled();
+    auto run = cancelled ? Result<ReplicaRun>(cancelled_error("cancelled")) : run_replica(model, replica_options);
     if (!run.ok()) {
       std::lock_guard lock(error_mutex);
       if (!first_error || replica < first_error->first) first_error.emplace(replica, run.status());

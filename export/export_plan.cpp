@@ -221,8 +221,10 @@ Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSo
   return ExportVerification{std::move(*planned), std::move(*exported)};
 }
 
-std::string export_summary_json(const RenderedExport& rendered, ExportFormat format,
-                                const ExportVerification* verification) {
+namespace {
+
+nlohmann::ordered_json summary_document(const RenderedExport& rendered, ExportFormat format,
+                                        const ExportVerification* verification) {
   nlohmann::ordered_json groups = nlohmann::ordered_json::array();
   for (const GroupExportSummary& group : rendered.groups) {
     groups.push_back({{"group", group.group},
@@ -247,6 +249,24 @@ std::string export_summary_json(const RenderedExport& rendered, ExportFormat for
     };
     document["simulation"] = {{"plan", outcome(verification->plan)}, {"exported", outcome(verification->exported)}};
   }
+  return document;
+}
+
+}  // namespace
+
+std::string export_summary_json(const RenderedExport& rendered, ExportFormat format,
+                                const ExportVerification* verification) {
+  return json_text::dump(summary_document(rendered, format, verification), 2);
+}
+
+std::string export_documents_json(const RenderedExport& rendered, ExportFormat format,
+                                  const ExportVerification* verification) {
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const ExportFile& file : rendered.files) {
+    files.push_back({{"path", file.path.generic_string()}, {"contents", file.contents}});
+  }
+  const nlohmann::ordered_json document{{"summary", summary_document(rendered, format, verification)},
+                                        {"files", std::move(files)}};
   return json_text::dump(document, 2);
 }
 

@@ -1,5 +1,5 @@
-// offers_json(): the price rows as the JSON document `fleetcast pricing list --json` prints and a
-// service answers with.
+// offers_json() and offer_query(): the filters of `fleetcast pricing list` and GET /v1/offers, and
+// the price rows as the JSON document both answer with.
 #include <nlohmann/json.hpp>
 
 #include "core/json_text.h"
@@ -38,6 +38,19 @@ nlohmann::json offer_json(const OfferRow& row) {
 }
 
 }  // namespace
+
+Result<OfferQuery> offer_query(const OfferFilters& filters) {
+  OfferQuery query;
+  query.provider = filters.provider;
+  query.gpu_model = filters.gpu_model;
+  query.regions = filters.regions;
+  query.min_gpu_count = filters.min_gpu_count;
+  if (!filters.option.empty()) {
+    query.option = parse_purchase_option(filters.option);
+    if (!query.option) return invalid_argument_error("expected on_demand, reserved or spot, got '" + filters.option + "'");
+  }
+  return query;
+}
 
 std::string offers_json(std::span<const OfferRow> rows) {
   nlohmann::json array = nlohmann::json::array();

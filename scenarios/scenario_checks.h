@@ -36,9 +36,16 @@ class ScenarioFiles {
   std::map<std::optional<std::filesystem::path>, Result<std::unique_ptr<PriceSource>>> prices_;
 };
 
-/// validate_scenario_json reading the files the document names through `files`.
+/// validate_scenario_json reading the files the document names through `files`; with `root`, relative
+/// paths resolve against its directory and the files are confined to it (check_file_root).
 ScenarioValidation validate_scenario_with_files(std::string_view json_text, const std::filesystem::path& file,
-                                                const PriceSource* catalog, ScenarioFiles& files);
+                                                const PriceSource* catalog, ScenarioFiles& files,
+                                                const FileRoot* root = nullptr);
+
+/// Reports, at its JSON pointer, every file `scenario` names that lies outside `root` (canonical
+/// paths compared, so ".." and symlinks leading out are caught), or every file when `root` has no
+/// directory. Reads nothing but the file system's metadata.
+void check_file_root(const Scenario& scenario, const FileRoot& root, DiagnosticSink& sink);
 
 /// Checks `scenario` (parsed without errors) against itself and `catalog`; reads the demand CSVs
 /// into the scenario. Reports every problem to `sink` at the JSON pointer of the value concerned.

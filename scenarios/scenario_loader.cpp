@@ -23,9 +23,11 @@ Result<std::unique_ptr<PriceSource>> open_scenario_prices(const PricingSettings&
 }
 
 ScenarioValidation scenarios::validate_scenario_with_files(std::string_view json_text, const std::filesystem::path& file,
-                                                           const PriceSource* catalog, ScenarioFiles& files) {
+                                                           const PriceSource* catalog, ScenarioFiles& files,
+                                                           const FileRoot* root) {
   ScenarioValidation validation;
   scenarios::DiagnosticSink sink(file.string());
+  const std::filesystem::path base_dir = root == nullptr ? file.parent_path() : root->directory.value_or("");
   const std::optional<nlohmann::json> document = scenarios::parse_json_document(json_text, sink);
   if (!document) {
     validation.diagnostics = std::move(sink.diagnostics());
@@ -33,12 +35,13 @@ ScenarioValidation scenarios::validate_scenario_with_files(std::string_view json
   }
   Scenario scenario;
   try {
-    scenario = scenarios::parse_scenario(*document, file.parent_path(), sink);
+    scenario = scenarios::parse_scenario(*document, base_dir, sink);
   } catch (const nlohmann::json::exception& error) {
     // The readers check every type before they read; this stops what they did not foresee here,
     // at the edge of the module, rather than across the public API.
     sink.error("", json_text::describe_exception(error) + "; expected a scenario as scenario.schema.json describes");
   }
+  if (sink.empty() && root != nullptr) scenarios::check_file_root(scenario, *root, sink);
   if (sink.empty()) {
     if (catalog == nullptr) {
       const auto& opened = files.prices(scenario.pricing);
@@ -64,6 +67,12 @@ ScenarioValidation validate_scenario_json(std::string_view json_text, const std:
   return scenarios::validate_scenario_with_files(json_text, file, catalog, files);
 }
 
+ScenarioValidation validate_scenario_json_under(std::string_view json_text, std::string_view source, const FileRoot& root,
+                                                const PriceSource* catalog) {
+  scenarios::ScenarioFiles files;
+  return scenarios::validate_scenario_with_files(json_text, std::filesystem::path(source), catalog, files, &root);
+}
+
 ScenarioValidation validate_scenario_file(const std::filesystem::path& file, const PriceSource* catalog) {
   auto text = csv::read_text_file(file);
   if (!text.ok()) {
@@ -75,8 +84,10 @@ ScenarioValidation validate_scenario_file(const std::filesystem::path& file, con
   return validate_scenario_json(*text, file, catalog);
 }
 
-Result<Scenario> load_scenario(const std::filesystem::path& file, const PriceSource* catalog) {
-  ScenarioValidation validation = validate_scenario_file(file, catalog);
+namespace {
+
+// The validation as a Result: invalid_argument with every diagnostic, one a line.
+Result<Scenario> as_result(ScenarioValidation validation) {
   if (validation.valid()) return std::move(*validation.scenario);
   std::string message;
   for (const auto& diagnostic : validation.diagnostics) {
@@ -84,6 +95,17 @@ Result<Scenario> load_scenario(const std::filesystem::path& file, const PriceSou
     message += diagnostic.to_string();
   }
   return invalid_argument_error(std::move(message));
+}
+
+}  // namespace
+
+Result<Scenario> load_scenario(const std::filesystem::path& file, const PriceSource* catalog) {
+  return as_result(validate_scenario_file(file, catalog));
+}
+
+Result<Scenario> load_scenario_json_under(std::string_view json_text, std::string_view source, const FileRoot& root,
+                                          const PriceSource* catalog) {
+  return as_result(validate_scenario_json_under(json_text, source, root, catalog));
 }
 
 }  // namespace fleetcast

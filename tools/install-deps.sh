@@ -11,6 +11,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost-graph-dev libeigen3-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev catch2
   coinor-libcbc-dev coinor-libclp-dev
+  libcpp-httplib-dev  # `fleetcast serve` (header-only HTTP server)
   sqlite3 python3 python3-jsonschema
   libopenmpi-dev openmpi-bin
   chromium

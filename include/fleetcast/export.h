@@ -185,4 +185,10 @@ Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSo
 std::string export_summary_json(const RenderedExport& rendered, ExportFormat format,
                                 const ExportVerification* verification);
 
+/// The export as one JSON document, for a front that answers with the files rather than writing
+/// them (POST /v1/export of `fleetcast serve`): {"summary": the document export_summary_json
+/// writes, "files": [{"path", "contents"}] in render order, paths relative to the export folder}.
+std::string export_documents_json(const RenderedExport& rendered, ExportFormat format,
+                                  const ExportVerification* verification);
+
 }  // namespace fleetcast::exporters

@@ -172,6 +172,20 @@ struct OfferRow {
   friend bool operator==(const OfferRow&, const OfferRow&) = default;
 };
 
+/// The filters of `fleetcast pricing list` (and GET /v1/offers of `fleetcast serve`) as a user
+/// gives them, as text: an empty string or vector, or 0, means any.
+struct OfferFilters {
+  std::string provider;
+  std::string gpu_model;             // canonical name, e.g. "H100"
+  std::vector<std::string> regions;
+  std::string option;                // "on_demand", "reserved" or "spot"
+  int min_gpu_count = 0;
+};
+
+/// The query the filters select. invalid_argument when `option` is not a purchase option's name
+/// (the message says what was expected; the caller names the field).
+Result<OfferQuery> offer_query(const OfferFilters& filters);
+
 /// The rows as a JSON array, one object per offer: provider, instance_type, region, zone, option,
 /// term, class, payment (null where they do not apply), hourly_usd, upfront_usd,
 /// hourly_is_effective, effective_hourly_usd, valid_from, gpu_model, gpu_count, gpu_memory_gib,

@@ -290,11 +290,28 @@ ScenarioValidation validate_scenario_file(const std::filesystem::path& file, con
 ScenarioValidation validate_scenario_json(std::string_view json_text, const std::filesystem::path& file,
                                           const PriceSource* catalog = nullptr);
 
+/// Where a scenario received as text (a request body, not a file) may read the files it names
+/// (demand CSVs, spot traces, a price database): relative paths resolve against `directory`, and a
+/// path whose canonical form (symlinks followed) lies outside it is refused, with a diagnostic at
+/// the field's JSON pointer, before any file is opened. Without a directory every file is refused.
+struct FileRoot {
+  std::optional<std::filesystem::path> directory;
+  std::string name = "the data directory";  // how messages name the root, e.g. "--data-dir"
+};
+
+/// validate_scenario_json confined to `root`; `source` names the text in messages ("body").
+ScenarioValidation validate_scenario_json_under(std::string_view json_text, std::string_view source, const FileRoot& root,
+                                                const PriceSource* catalog = nullptr);
+
 /// Opens the prices a scenario names: the built-in catalog (in memory), or its SQLite price
 /// database read-only.
 Result<std::unique_ptr<PriceSource>> open_scenario_prices(const PricingSettings& pricing);
 
 /// validate_scenario_file as a Result: the error's message holds every diagnostic, one a line.
 Result<Scenario> load_scenario(const std::filesystem::path& file, const PriceSource* catalog = nullptr);
+
+/// validate_scenario_json_under as a Result, in the same way.
+Result<Scenario> load_scenario_json_under(std::string_view json_text, std::string_view source, const FileRoot& root,
+                                          const PriceSource* catalog = nullptr);
 
 }  // namespace fleetcast

@@ -33,6 +33,7 @@ void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_export_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_batch_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_report_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_serve_command(CLI::App& app, int& exit_code);
 
 /// The `--html FILE` option of plan, run and backtest: writes `render()` to `path` atomically when
 /// `path` is not empty, through `files`; prints why not and returns kExitFailure when it cannot,

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   fleetcast::cli::add_export_command(app, exit_code, files);
   fleetcast::cli::add_batch_command(app, exit_code, files);
   fleetcast::cli::add_report_command(app, exit_code, files);
+  fleetcast::cli::add_serve_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -131,29 +131,16 @@ struct ShowOptions {
 
 struct ListOptions {
   std::string db;
-  std::string provider;
-  std::string gpu;
-  std::vector<std::string> regions;
-  std::string option;
-  int min_gpus = 0;
+  OfferFilters filters;
   bool json = false;
 };
 
 int run_list(const ListOptions& options) {
-  OfferQuery query;
-  query.provider = options.provider;
-  query.gpu_model = options.gpu;
-  query.regions = options.regions;
-  query.min_gpu_count = options.min_gpus;
-  if (!options.option.empty()) {
-    query.option = parse_purchase_option(options.option);
-    if (!query.option) {
-      return report(invalid_argument_error("--option: expected on_demand, reserved or spot, got '" + options.option + "'"));
-    }
-  }
+  Result<OfferQuery> query = offer_query(options.filters);
+  if (!query.ok()) return report(query.status().with_context("--option"));
   Result<std::unique_ptr<PriceDatabase>> db = open_database(options.db, false);
   if (!db.ok()) return report(db.status());
-  Result<std::vector<OfferRow>> rows = (*db)->offers(query);
+  Result<std::vector<OfferRow>> rows = (*db)->offers(*query);
   if (!rows.ok()) return report(rows.status());
   if (options.json) {
     std::cout << offers_json(*rows);
@@ -258,11 +245,11 @@ void add_pricing_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto list_options = std::make_shared<ListOptions>();
   auto* list = pricing->add_subcommand("list", "List offers as a table, or as JSON with --json");
   add_db_option(*list, list_options->db);
-  list->add_option("--gpu", list_options->gpu, "GPU model, e.g. H100, A100, A100-80GB, L4");
-  list->add_option("--region", list_options->regions, "Region (repeatable)");
-  list->add_option("--option", list_options->option, "on_demand, reserved or spot");
-  list->add_option("--provider", list_options->provider, "aws, gcp, azure, ...");
-  list->add_option("--min-gpus", list_options->min_gpus, "At least this many GPUs per instance");
+  list->add_option("--gpu", list_options->filters.gpu_model, "GPU model, e.g. H100, A100, A100-80GB, L4");
+  list->add_option("--region", list_options->filters.regions, "Region (repeatable)");
+  list->add_option("--option", list_options->filters.option, "on_demand, reserved or spot");
+  list->add_option("--provider", list_options->filters.provider, "aws, gcp, azure, ...");
+  list->add_option("--min-gpus", list_options->filters.min_gpu_count, "At least this many GPUs per instance");
   list->add_flag("--json", list_options->json, "Print a JSON array of offers");
   list->callback([list_options, &exit_code] { exit_code = run_list(*list_options); });
 

@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""`fleetcast serve` tested as a client would: start it on a free port of 127.0.0.1, send plans from
+16 clients at once and compare every reply with what the CLI prints for the same input, while bad
+requests, a slow client and a stalled one come and go; then the time limit, the bounded queue and
+a clean exit on SIGTERM with requests in flight.
+
+Usage: serve_test.py FLEETCAST EXAMPLES_DIR WORK_DIR. Standard library only (http.client)."""
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+FLEETCAST, EXAMPLES, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+QUICKSTART = os.path.join(EXAMPLES, "quickstart.json")
+RECSYS = os.path.join(EXAMPLES, "recsys_planned.json")
+SHUTDOWN_REPLICAS = "2000"  # about a second of work per plan
+TRAIN_UNTIL = "2026-12-11T00:00:00Z"  # quickstart's backtest: its hindsight MILP is proven optimal in about a second
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def cli(*args):
+    return subprocess.run([FLEETCAST, *args], check=True, capture_output=True).stdout
+
+
+def cli_error(*args):
+    return subprocess.run([FLEETCAST, *args], capture_output=True).stderr.decode()
+
+
+class Server:
+    """`fleetcast serve --port 0 ARGS`; the port is read from the first log line."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen([FLEETCAST, "serve", "--port", "0", *args], stderr=subprocess.PIPE)
+        first = json.loads(self.process.stderr.readline())
+        assert first["event"] == "listening" and first["address"].startswith("127.0.0.1:"), first
+        self.port = first["port"]
+        self.log = []
+        self.reader = threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True)
+        self.reader.start()
+
+    def request(self, method, path, body=None, headers=None, timeout=120):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    def error(self, method, path, body=None):
+        status, headers, data = self.request(method, path, body)
+        return status, headers, json.loads(data)["error"]
+
+    def admitted(self):
+        return json.loads(self.request("GET", "/healthz")[2])["admitted"]
+
+    def wait_admitted(self, count, limit=30):
+        """True once `count` requests are admitted at once; False after `limit` seconds."""
+        end = time.time() + limit
+        while self.admitted() < count:
+            if time.time() > end:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=30)
+        self.reader.join(timeout=5)
+        return code
+
+
+def read_file(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def make_data_dir():
+    """A data directory like the examples', plus a symlink leading out of it."""
+    data_dir = os.path.join(WORK, "data-dir")
+    shutil.rmtree(WORK, ignore_errors=True)
+    shutil.copytree(os.path.join(EXAMPLES, "data"), os.path.join(data_dir, "data"))
+    outside = os.path.join(WORK, "outside.csv")
+    shutil.copy(os.path.join(EXAMPLES, "data", "recsys_requests_per_second_1h.csv"), outside)
+    os.symlink(outside, os.path.join(data_dir, "data", "link.csv"))
+    return data_dir
+
+
+def with_csv(path):
+    scenario = json.loads(read_file(RECSYS))
+    scenario["workloads"][0]["demand"]["csv"] = path
+    return json.dumps(scenario).encode()
+
+
+def without_timings(backtest_json):
+    """A backtest document less the two wall times it reports (planning and the MILP's solve)."""
+    document = json.loads(backtest_json)
+    document.pop("planning_seconds")
+    document["hindsight_optimum"].pop("solve_seconds")
+    return document
+
+
+def expected_validation(name, body):
+    """What `fleetcast validate` says of `body` saved as a file, with the file named as the server names it."""
+    path = os.path.join(WORK, name)
+    with open(path, "wb") as f:
+        f.write(body)
+    return cli_error("validate", path).strip().replace(path, "body")
+
+
+def load(server, expected, clients=16, requests=20):
+    """`clients` threads each sending `requests` plans; every reply must equal the CLI's bytes."""
+    bodies = [(read_file(QUICKSTART), "/v1/plan", expected["quickstart"]),
+              (read_file(RECSYS), "/v1/plan?replicas=4", expected["recsys"])]
+    bad, done = [], []
+
+    def client(number):
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        for i in range(requests):
+            body, path, want = bodies[(number + i) % 2]
+            connection.request("POST", path, body=body)
+            response = connection.getresponse()
+            data = response.read()
+            if response.status != 200 or data != want:
+                bad.append((number, i, response.status, data[:200]))
+            done.append(i)
+        connection.close()
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    return threads, bad, done
+
+
+def check_bad_requests(server, data_dir):
+    malformed = b'{"version": 1, "name": '
+    status, _, error = server.error("POST", "/v1/plan", malformed)
+    check(status == 400 and error["message"] == expected_validation("malformed.json", malformed),
+          f"malformed JSON: 400 with validate's message, got {status} {error}")
+    unknown = json.loads(read_file(QUICKSTART))
+    unknown["colour"] = "blue"
+    unknown = json.dumps(unknown).encode()
+    status, _, error = server.error("POST", "/v1/plan", unknown)
+    check(status == 400 and error["message"] == expected_validation("unknown.json", unknown) and "colour" in error["message"],
+          f"unknown field: 400 with validate's message, got {status} {error}")
+    status, _, error = server.error("POST", "/v1/plan", b" " * 70000)
+    check(status == 413 and error["code"] == "payload_too_large", f"oversized body: 413, got {status} {error}")
+    for what, path in [("../", "../outside.csv"), ("absolute", os.path.join(WORK, "outside.csv")),
+                       ("symlink", "data/link.csv")]:
+        status, _, error = server.error("POST", "/v1/plan", with_csv(path))
+        check(status == 400 and "body: /workloads/0/demand/csv: the path" in error["message"]
+              and "leads outside --data-dir" in error["message"]
+              and WORK not in error["message"], f"path escape ({what}): 400, not naming server folders, got {status} {error}")
+    status, _, error = server.error("GET", "/v1/nothing")
+    check(status == 404 and error["code"] == "not_found", f"unknown route: 404, got {status} {error}")
+    status, headers, error = server.error("GET", "/v1/plan")
+    check(status == 405 and headers.get("Allow") == "POST", f"wrong method: 405 with Allow, got {status} {headers}")
+    status, _, error = server.error("POST", "/v1/plan?colour=blue", read_file(QUICKSTART))
+    check(status == 400 and "unknown query parameter 'colour'" in error["message"], f"unknown option: 400, got {error}")
+    for option, message in [("forecaster=nope", "forecaster: expected auto, lstm, holt_winters or seasonal_naive"),
+                             ("budget=-5", "budget: expected a positive amount of USD"), ("risk=2", "expected a number from 0.5")]:
+        status, _, error = server.error("POST", "/v1/plan?" + option, read_file(QUICKSTART))
+        check(status == 400 and message in error["message"], f"{option}: 400 saying '{message}', got {status} {error}")
+
+
+def check_other_endpoints(server, expected):
+    status, _, data = server.request("POST", "/v1/simulate", read_file(QUICKSTART))
+    check(status == 200 and data == expected["run"], "simulate equals `fleetcast run --json`")
+    status, _, data = server.request("POST", "/v1/backtest?train_until=" + TRAIN_UNTIL, read_file(QUICKSTART))
+    check(status == 200 and without_timings(data) == without_timings(expected["backtest"]),
+          "backtest equals `fleetcast backtest --json` but for its wall times")
+    status, headers, data = server.request("POST", "/v1/plan", read_file(QUICKSTART), {"Accept": "text/html"})
+    check(status == 200 and headers["Content-Type"].startswith("text/html") and data == expected["html"],
+          "Accept: text/html gives `fleetcast plan --html`'s report")
+    status, _, data = server.request("POST", "/v1/export?format=kubernetes", expected["quickstart"])
+    document = json.loads(data) if status == 200 else {}
+    check(status == 200 and document.get("summary") == json.loads(expected["export_summary"]),
+          "export's summary equals `fleetcast export --json`")
+    files = {f["path"]: f["contents"].encode() for f in document.get("files", [])}
+    written = {os.path.relpath(os.path.join(d, n), expected["export_dir"]): read_file(os.path.join(d, n))
+               for d, _, names in os.walk(expected["export_dir"]) for n in names}
+    check(files == written and files, "export's files equal those `fleetcast export` writes")
+    status, _, data = server.request("GET", "/v1/offers?gpu=H100&option=on_demand")
+    check(status == 200 and data == expected["offers"], "offers equal `fleetcast pricing list --json`")
+    status, _, data = server.request("GET", "/healthz")
+    check(status == 200 and json.loads(data)["status"] == "ok", "healthz")
+
+
+def slow_client(server, results, done):
+    """Sends a request's headers one byte every 50 ms, for longer than --read-timeout (2 s) in all:
+    it is served (the limit is on silence, not on the whole request), and the plans of the other
+    clients go on meanwhile (`done` counts them)."""
+    request = (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        start, done_before = time.time(), len(done)
+        for byte in request:
+            sock.sendall(bytes([byte]))
+            time.sleep(0.05)
+        results["slow"] = (sock.recv(100), time.time() - start, len(done) - done_before)
+
+
+def stalled_client(server, results):
+    """Sends half a request line and falls silent: disconnected after --read-timeout (2 s)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall(b"POST /v1/pl")
+        start = time.time()
+        reply = sock.recv(200)
+        results["stalled"] = (reply, time.time() - start)
+
+
+def expected_outputs(prices_db):
+    expected = {
+        "quickstart": cli("plan", QUICKSTART, "--json", "--quiet"),
+        "recsys": cli("plan", RECSYS, "--json", "--quiet", "--replicas", "4"),
+        "shutdown": cli("plan", QUICKSTART, "--json", "--quiet", "--replicas", SHUTDOWN_REPLICAS),
+        "run": cli("run", QUICKSTART, "--json"),
+        "backtest": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet"),
+        "offers": cli("pricing", "list", "--db", prices_db, "--gpu", "H100", "--option", "on_demand", "--json"),
+    }
+    html = os.path.join(WORK, "quickstart.html")
+    cli("plan", QUICKSTART, "--quiet", "--html", html)
+    # The report names the scenario's file; the server names a body "body", as in its messages.
+    expected["html"] = read_file(html).replace(b"<td>" + QUICKSTART.encode() + b"</td>", b"<td>body</td>")
+    plan = os.path.join(WORK, "quickstart.plan.json")
+    with open(plan, "wb") as f:
+        f.write(expected["quickstart"])
+    expected["export_dir"] = os.path.join(WORK, "export")
+    expected["export_summary"] = cli("export", plan, "--format", "kubernetes", "--out", expected["export_dir"], "--json")
+    return expected
+
+
+def check_load_and_misbehaviour(data_dir, prices_db, expected):
+    server = Server("--data-dir", data_dir, "--prices", prices_db, "--max-body", "65536", "--read-timeout", "2",
+                    "--queue", "64")
+    threads, bad, done = load(server, expected)
+    results = {}
+    side = [threading.Thread(target=slow_client, args=(server, results, done)),
+            threading.Thread(target=stalled_client, args=(server, results))]
+    for thread in side:
+        thread.start()
+    check_bad_requests(server, data_dir)
+    check_other_endpoints(server, expected)
+    for thread in threads + side:
+        thread.join()
+    check(not bad, f"every plan under load equals the CLI's bytes; {len(bad)} did not: {bad[:3]}")
+    reply, took, served_meanwhile = results.get("slow", (b"?", 0, 0))
+    check(reply.startswith(b"HTTP/1.1 200") and took > 2 and served_meanwhile > 0,
+          f"the slow client is served after {took:.1f} s, {served_meanwhile} plans meanwhile: {reply!r}")
+    reply, waited = results.get("stalled", (b"?", 0))
+    check((reply == b"" or reply.startswith(b"HTTP/1.1 408")) and 1.5 < waited < 10,
+          f"the stalled client is disconnected after the read timeout: {reply!r} after {waited:.1f} s")
+    check(server.stop() == 0, "exit 0 on SIGTERM")
+    lines = [json.loads(line) for line in server.log]
+    requests = [line for line in lines if "request_id" in line]
+    check(len(requests) >= 16 * 20 and all({"time", "method", "path", "status", "duration_ms", "bytes"} <= set(line)
+                                           for line in requests), "one JSON log line per request")
+
+
+def check_limits(expected):
+    """One worker, one place in the queue, a 3 s time limit."""
+    server = Server("--threads", "1", "--queue", "1", "--time-limit", "3")
+    replies = {}
+
+    def send(name, path):
+        start = time.time()
+        replies[name] = (*server.request("POST", path, read_file(QUICKSTART)), time.time() - start)
+
+    slow = "/v1/plan?replicas=100000"  # a minute of work, if it ran to its end
+    first = threading.Thread(target=send, args=("first", slow))
+    first.start()
+    check(server.wait_admitted(1), "the first request is admitted")
+    second = threading.Thread(target=send, args=("second", slow))
+    second.start()
+    check(server.wait_admitted(2), "the second request is admitted")
+    status, headers, data = server.request("POST", "/v1/plan", read_file(QUICKSTART))
+    check(status == 503 and headers.get("Retry-After") == "1" and json.loads(data)["error"]["code"] == "queue_full",
+          f"queue full: 503 with Retry-After, got {status} {headers}")
+    first.join()
+    second.join()
+    status, _, data, took = replies["first"]
+    check(status == 504 and json.loads(data)["error"]["code"] == "deadline_exceeded" and took < 20,
+          f"past the time limit: 504 once its work is cancelled, got {status} after {took:.1f} s: {data[:200]}")
+    status, _, data = server.request("POST", "/v1/simulate", read_file(QUICKSTART))
+    check(status == 200 and data == expected["run"], "healthy after a cancelled request")
+    check(server.admitted() == 0, "nothing left admitted")
+    check(server.stop() == 0, "exit 0 on SIGTERM")
+
+
+def check_shutdown(expected):
+    """SIGTERM with requests in flight (four plans of about a second each on two workers): each is
+    answered in full after the signal, then the process exits 0."""
+    server = Server("--threads", "2", "--queue", "8")
+    replies = []
+
+    def send():
+        reply = server.request("POST", "/v1/plan?replicas=" + SHUTDOWN_REPLICAS, read_file(QUICKSTART))
+        replies.append((*reply, time.time()))
+
+    threads = [threading.Thread(target=send) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    check(server.wait_admitted(4), "four requests in flight before SIGTERM")
+    signalled = time.time()
+    code = server.stop()
+    for thread in threads:
+        thread.join()
+    check(code == 0, f"exit 0 on SIGTERM, got {code}")
+    check(len(replies) == 4 and all(r[0] == 200 and r[2] == expected["shutdown"] and r[3] > signalled for r in replies),
+          f"in-flight requests complete after SIGTERM: {[(r[0], round(r[3] - signalled, 2)) for r in replies]}")
+    check(json.loads(server.log[-1]).get("event") == "stopped", "the last log line says it stopped")
+
+
+def check_shutdown_past_grace():
+    """SIGTERM with a request that would take a minute and --grace 0.5: its work is cancelled after
+    the grace period, it gets 503 shutting_down, and the process still exits 0, long before the minute."""
+    server = Server("--threads", "1", "--grace", "0.5")
+    replies = []
+    thread = threading.Thread(target=lambda: replies.append(
+        server.request("POST", "/v1/plan?replicas=100000", read_file(QUICKSTART))))
+    thread.start()
+    check(server.wait_admitted(1), "a long request in flight before SIGTERM")
+    signalled = time.time()
+    code = server.stop()
+    thread.join()
+    status, _, data = replies[0] if replies else (0, {}, b"{}")
+    check(code == 0 and time.time() - signalled < 15, f"exit 0 soon after the grace period, got {code}")
+    check(status == 503 and json.loads(data).get("error", {}).get("code") == "shutting_down",
+          f"the request cancelled past the grace period gets 503 shutting_down, got {status} {data[:200]}")
+
+
+def main():
+    data_dir = make_data_dir()
+    prices_db = os.path.join(WORK, "prices.db")
+    cli("pricing", "list", "--db", prices_db)  # created from the built-in catalog
+    expected = expected_outputs(prices_db)
+    check_load_and_misbehaviour(data_dir, prices_db, expected)
+    check_limits(expected)
+    check_shutdown(expected)
+    check_shutdown_past_grace()
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

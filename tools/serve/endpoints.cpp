@@ -1,0 +1,248 @@
+#include "tools/serve/endpoints.h"
+
+#include <algorithm>
+#include <charconv>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/hash.h"
+#include "core/json_text.h"
+#include "fleetcast/export.h"
+#include "fleetcast/plan.h"
+#include "fleetcast/report.h"
+#include "fleetcast/run.h"
+#include "tools/cli/commands.h"
+
+namespace fleetcast::serve {
+
+namespace {
+
+// The query parameters of one endpoint: each read at most as declared, any other refused.
+class Query {
+ public:
+  Query(const QueryParameters& parameters, std::initializer_list<std::string_view> known)
+      : parameters_(parameters), known_(known.begin(), known.end()) {}
+
+  [[nodiscard]] Status check_known() const {
+    for (const auto& [name, value] : parameters_) {
+      if (std::find(known_.begin(), known_.end(), name) != known_.end()) continue;
+      std::string expected;
+      for (std::string_view known : known_) expected += (expected.empty() ? "" : ", ") + std::string(known);
+      return invalid_argument_error("unknown query parameter '" + name + "'; expected " +
+                                    (expected.empty() ? "none" : "one of " + expected));
+    }
+    return {};
+  }
+  // The last value given for `name`.
+  [[nodiscard]] std::optional<std::string> text(const std::string& name) const {
+    auto [first, last] = parameters_.equal_range(name);
+    if (first == last) return std::nullopt;
+    return std::prev(last)->second;
+  }
+  [[nodiscard]] std::vector<std::string> all(const std::string& name) const {
+    std::vector<std::string> values;
+    for (auto [it, last] = parameters_.equal_range(name); it != last; ++it) values.push_back(it->second);
+    return values;
+  }
+  template <class Number>
+  Result<std::optional<Number>> number(const std::string& name, Number low, Number high) const {
+    const std::optional<std::string> value = text(name);
+    if (!value) return std::optional<Number>();
+    Number parsed{};
+    const char* end = value->data() + value->size();
+    const auto [stop, error] = std::from_chars(value->data(), end, parsed);
+    if (error != std::errc() || stop != end || !(parsed >= low && parsed <= high)) {
+      return invalid_argument_error("query parameter '" + name + "': expected a number from " + json_text::dump(nlohmann::json(low)) +
+                                    " to " + json_text::dump(nlohmann::json(high)) + ", got '" + *value + "'");
+    }
+    return std::optional<Number>(parsed);
+  }
+
+ private:
+  const QueryParameters& parameters_;
+  std::vector<std::string_view> known_;
+};
+
+Reply json_document(std::string body) { return Reply{200, "application/json", std::move(body)}; }
+Reply html_document(std::string body) { return Reply{200, "text/html; charset=utf-8", std::move(body)}; }
+
+struct LoadedScenario {
+  Scenario scenario;
+  std::unique_ptr<PriceSource> prices;
+};
+
+// The scenario in the body, its files confined to the data root, and the prices it names.
+Result<LoadedScenario> load_scenario_body(const EndpointContext& context, std::string_view body) {
+  auto scenario = load_scenario_json_under(body, "body", context.data_root);
+  if (!scenario.ok()) return scenario.status();
+  auto prices = open_scenario_prices(scenario->pricing);
+  if (!prices.ok()) return prices.status().with_context("body");
+  return LoadedScenario{std::move(*scenario), std::move(*prices)};
+}
+
+// make_plan fingerprints a scenario by reading its source file again (Plan::scenario_hash); a
+// scenario from a body has none, so the plan gets the fingerprint of the body: the bytes the CLI
+// would have read from a file.
+void set_scenario_hash(Plan& plan, std::string_view body) { plan.scenario_hash = fnv1a64_label(Fnv1a64().add(body).value()); }
+
+// The options `fleetcast plan` and `fleetcast backtest` share (plan_command.cpp), from the query.
+Result<PlanOptions> planning_options(const Query& query, const EndpointContext& context, const EndpointRequest& request,
+                                     int default_replicas) {
+  PlanOptions options;
+  auto risk = query.number<double>("risk", 0.5, 0.999);
+  if (!risk.ok()) return risk.status();
+  options.risk_quantile = *risk;
+  if (auto budget_text = query.text("budget")) {
+    auto budget = parse_usd(*budget_text);
+    if (!budget.ok()) return budget.status().with_context("query parameter 'budget'");
+    options.budget = *budget;
+  }
+  // make_plan checks the budget's sign and the forecaster's name (check_plan_options).
+  options.forecaster = query.text("forecaster").value_or("auto");
+  auto replicas = query.number<int>("replicas", 0, 100000);
+  if (!replicas.ok()) return replicas.status();
+  options.replicas = replicas->value_or(default_replicas);
+  options.registry = context.registry;
+  options.threads = context.workers;
+  options.executor = context.executor;
+  options.cancellation = request.cancellation;
+  return options;
+}
+
+}  // namespace
+
+Reply error_reply(int status, std::string_view code, std::string_view message) {
+  const nlohmann::ordered_json document{{"error", {{"code", code}, {"message", message}}}};
+  return Reply{status, "application/json", json_text::dump(document, 2) + "\n"};
+}
+
+int http_status(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::invalid_argument:
+    case StatusCode::out_of_range: return 400;
+    case StatusCode::permission_denied: return 403;
+    case StatusCode::not_found: return 404;
+    case StatusCode::already_exists: return 409;
+    case StatusCode::failed_precondition: return 422;
+    case StatusCode::resource_exhausted: return 429;
+    case StatusCode::unimplemented: return 501;
+    case StatusCode::cancelled:
+    case StatusCode::unavailable: return 503;
+    default: return 500;
+  }
+}
+
+Reply status_reply(const Status& status) {
+  return error_reply(http_status(status), status_code_name(status.code()), status.message());
+}
+
+Reply plan_endpoint(const EndpointContext& context, const EndpointRequest& request) {
+  const Query query(request.query, {"risk", "budget", "forecaster", "replicas"});
+  if (Status known = query.check_known(); !known.ok()) return status_reply(known);
+  auto options = planning_options(query, context, request, 16);
+  if (!options.ok()) return status_reply(options.status());
+  auto loaded = load_scenario_body(context, request.body);
+  if (!loaded.ok()) return status_reply(loaded.status());
+  auto plan = make_plan(loaded->scenario, *loaded->prices, *options);
+  if (!plan.ok()) return status_reply(plan.status());
+  set_scenario_hash(*plan, request.body);
+  if (request.html) {
+    return html_document(plan_report_html(*plan, &loaded->scenario, {.generated_by = cli::report_generated_by("plan")}));
+  }
+  return json_document(plan_to_json(*plan));
+}
+
+Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& request) {
+  const Query query(request.query, {"replicas"});
+  if (Status known = query.check_known(); !known.ok()) return status_reply(known);
+  auto replicas = query.number<int>("replicas", 1, 100000);
+  if (!replicas.ok()) return status_reply(replicas.status());
+  auto loaded = load_scenario_body(context, request.body);
+  if (!loaded.ok()) return status_reply(loaded.status());
+  RunOptions options;
+  options.simulation.replicas = replicas->value_or(1);
+  options.simulation.threads = context.workers;
+  options.simulation.executor = context.executor;
+  options.simulation.cancellation = request.cancellation;
+  options.planning.registry = context.registry;
+  auto run = run_scenario(loaded->scenario, *loaded->prices, options);
+  if (!run.ok()) return status_reply(run.status());
+  if (run->plan) set_scenario_hash(*run->plan, request.body);
+  if (request.html) {
+    return html_document(simulation_report_html(run->report, &loaded->scenario, run->plan ? &*run->plan : nullptr,
+                                                {.generated_by = cli::report_generated_by("run")}));
+  }
+  return json_document(simulation_report_json(run->report));
+}
+
+Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& request) {
+  const Query query(request.query, {"train_until", "risk", "budget", "forecaster", "replicas", "optimum_time_limit"});
+  if (Status known = query.check_known(); !known.ok()) return status_reply(known);
+  const std::optional<std::string> train_until = query.text("train_until");
+  if (!train_until) return status_reply(invalid_argument_error("query parameter 'train_until' is required: the cut, an instant inside the scenario's horizon (RFC 3339 UTC)"));
+  auto cut = parse_instant(*train_until);
+  if (!cut.ok()) return status_reply(cut.status().with_context("query parameter 'train_until'"));
+  auto options = planning_options(query, context, request, 0);
+  if (!options.ok()) return status_reply(options.status());
+  auto time_limit = query.number<double>("optimum_time_limit", 1e-3, 1e6);
+  if (!time_limit.ok()) return status_reply(time_limit.status());
+  BacktestOptions backtest;
+  // The MILP search stops at its own time limit, not at the token: keep it inside the request's.
+  backtest.optimum_time_limit_seconds = std::min(time_limit->value_or(60.0), std::max(request.seconds_left, 1e-3));
+  auto loaded = load_scenario_body(context, request.body);
+  if (!loaded.ok()) return status_reply(loaded.status());
+  auto result = run_plan_backtest(loaded->scenario, *loaded->prices, *cut, *options, backtest);
+  if (!result.ok()) return status_reply(result.status());
+  set_scenario_hash(result->plan, request.body);
+  if (request.html) {
+    return html_document(backtest_report_html(*result, &loaded->scenario, {.generated_by = cli::report_generated_by("backtest")}));
+  }
+  return json_document(backtest_json(*result));
+}
+
+Reply export_endpoint([[maybe_unused]] const EndpointContext& context, const EndpointRequest& request) {
+  const Query query(request.query, {"format", "max_actions", "window"});
+  if (Status known = query.check_known(); !known.ok()) return status_reply(known);
+  const std::string format_name = query.text("format").value_or("");
+  const std::optional<exporters::ExportFormat> format = exporters::parse_export_format(format_name);
+  if (!format) {
+    return status_reply(invalid_argument_error("query parameter 'format': expected aws, cloudformation or kubernetes, got '" +
+                                               format_name + "'"));
+  }
+  exporters::ExportOptions options;
+  auto max_actions = query.number<std::size_t>("max_actions", 1, 125);
+  if (!max_actions.ok()) return status_reply(max_actions.status());
+  options.max_actions = max_actions->value_or(exporters::kDefaultMaxActionsPerGroup);
+  if (auto window_text = query.text("window")) {
+    auto window = parse_duration(*window_text);
+    if (!window.ok()) return status_reply(window.status().with_context("query parameter 'window'"));
+    options.window = *window;
+  }
+  auto plan = plan_from_json(request.body, "body");
+  if (!plan.ok()) return status_reply(plan.status());
+  auto rendered = exporters::render_export(*plan, *format, options);
+  if (!rendered.ok()) return status_reply(rendered.status().with_context("body"));
+  return json_document(exporters::export_documents_json(*rendered, *format, nullptr));
+}
+
+Reply offers_endpoint(const EndpointContext& context, const QueryParameters& parameters) {
+  const Query query(parameters, {"provider", "gpu", "region", "option", "min_gpus"});
+  if (Status known = query.check_known(); !known.ok()) return status_reply(known);
+  OfferFilters filters;
+  filters.provider = query.text("provider").value_or("");
+  filters.gpu_model = query.text("gpu").value_or("");
+  filters.regions = query.all("region");
+  filters.option = query.text("option").value_or("");
+  auto min_gpus = query.number<int>("min_gpus", 0, 1 << 20);
+  if (!min_gpus.ok()) return status_reply(min_gpus.status());
+  filters.min_gpu_count = min_gpus->value_or(0);
+  auto offer_query_result = offer_query(filters);
+  if (!offer_query_result.ok()) return status_reply(offer_query_result.status().with_context("query parameter 'option'"));
+  auto rows = context.offers_catalog->offers(*offer_query_result);
+  if (!rows.ok()) return status_reply(rows.status());
+  return json_document(offers_json(*rows));
+}
+
+}  // namespace fleetcast::serve
