@@ -169,7 +169,7 @@ def check_bad_requests(server, data_dir):
     check(status == 405 and headers.get("Allow") == "POST", f"wrong method: 405 with Allow, got {status} {headers}")
     status, _, error = server.error("POST", "/v1/plan?colour=blue", read_file(QUICKSTART))
     check(status == 400 and "unknown query parameter 'colour'" in error["message"], f"unknown option: 400, got {error}")
-    for option, message in [("forecaster=nope", "forecaster: expected auto, lstm, holt_winters or seasonal_naive"),
+    for option, message in [("forecaster=nope", "forecaster: expected auto, lstm, validated, holt_winters or seasonal_naive"),
                              ("budget=-5", "budget: expected a positive amount of USD"), ("risk=2", "expected a number from 0.5")]:
         status, _, error = server.error("POST", "/v1/plan?" + option, read_file(QUICKSTART))
         check(status == 400 and message in error["message"], f"{option}: 400 saying '{message}', got {status} {error}")
