@@ -39,7 +39,7 @@ inline constexpr int kPlanFormatVersion = 1;
 /// How one workload's demand was forecast for the plan.
 struct WorkloadForecast {
   std::string workload;
-  std::string forecaster;           // "lstm", "seasonal_naive", "holt_winters", "scenario" (batch, generator)
+  std::string forecaster;           // "lstm", "seasonal_naive", "holt_winters", "auto(CHOSEN)" (validated), "scenario" (batch, generator)
   std::string backend;              // "cpu" or "cuda" for the LSTM, "cpu" otherwise
   std::string reason;               // why this forecaster, when it is not the one asked for
   std::int64_t history_samples = 0;
@@ -163,7 +163,8 @@ struct PlanOptions {
   std::optional<double> risk_quantile;   // the demand quantile served; nullopt: the scenario policy's
   std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
   /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),
-  /// "lstm", "holt_winters" or "seasonal_naive".
+  /// "lstm", "validated" (chosen per workload by a rolling-origin backtest of its history, see
+  /// forecast::select_forecaster), "holt_winters" or "seasonal_naive".
   std::string forecaster = "auto";
   /// A trained LSTM to forecast every workload with, instead of training one per workload.
   const forecast::LstmModel* lstm_model = nullptr;

@@ -240,7 +240,7 @@ struct Policy {
   std::vector<ScheduledAction> scheduled_actions;   // kind scheduled
   TargetTracking target_tracking;                   // kinds target_tracking and predictive
   StepScaling step_scaling;                         // kind step_scaling
-  std::string forecaster = "lstm";                  // kind predictive
+  std::string forecaster = "lstm";                  // kind predictive: lstm, validated, holt_winters, seasonal_naive
   double risk_quantile = 0.95;                      // kind predictive: the demand quantile served
   friend bool operator==(const Policy&, const Policy&) = default;
 };
