@@ -196,6 +196,25 @@ def check_other_endpoints(server, expected):
     check(status == 200 and data == expected["offers"], "offers equal `fleetcast pricing list --json`")
     status, _, data = server.request("GET", "/healthz")
     check(status == 200 and json.loads(data)["status"] == "ok", "healthz")
+    check_envelope(server, expected)
+
+
+def check_envelope(server, expected):
+    """Options as body fields: {"scenario": ..., "options": ...} plans as the CLI does with the same
+    options (the plan's scenario_hash is then of the scenario's JSON text, not of the file's bytes)."""
+    scenario = json.loads(read_file(QUICKSTART))
+    envelope = json.dumps({"scenario": scenario, "options": {"risk": 0.9, "replicas": 4}}).encode()
+    status, _, data = server.request("POST", "/v1/plan", envelope)
+    without_hash = lambda text: {k: v for k, v in json.loads(text).items() if k != "scenario_hash"}
+    check(status == 200 and without_hash(data) == without_hash(expected["enveloped"]),
+          f"an envelope's options plan as `fleetcast plan --risk 0.9 --replicas 4`, got {status}")
+    status, _, error = server.error("POST", "/v1/plan?risk=0.8", envelope)
+    check(status == 400 and "option 'risk' is given both in the query and in the body" in error["message"],
+          f"an option given both ways: 400, got {status} {error}")
+    status, _, error = server.error("POST", "/v1/plan", json.dumps({"scenario": scenario, "colour": 1}).encode())
+    check(status == 400 and "body: unknown field 'colour'" in error["message"], f"unknown envelope field: 400, got {error}")
+    status, _, error = server.error("POST", "/v1/plan", json.dumps({"scenario": scenario, "options": {"risk": True}}).encode())
+    check(status == 400 and "options/risk: expected a string or a number" in error["message"], f"boolean option: 400, got {error}")
 
 
 def slow_client(server, results, done):
@@ -225,6 +244,7 @@ def expected_outputs(prices_db):
         "quickstart": cli("plan", QUICKSTART, "--json", "--quiet"),
         "recsys": cli("plan", RECSYS, "--json", "--quiet", "--replicas", "4"),
         "shutdown": cli("plan", QUICKSTART, "--json", "--quiet", "--replicas", SHUTDOWN_REPLICAS),
+        "enveloped": cli("plan", QUICKSTART, "--json", "--quiet", "--risk", "0.9", "--replicas", "4"),
         "run": cli("run", QUICKSTART, "--json"),
         "backtest": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet"),
         "offers": cli("pricing", "list", "--db", prices_db, "--gpu", "H100", "--option", "on_demand", "--json"),

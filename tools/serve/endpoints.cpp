@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <variant>
 #include <vector>
 
 #include "core/hash.h"
@@ -87,6 +88,41 @@ Result<LoadedScenario> load_scenario_body(const EndpointContext& context, std::s
 // would have read from a file.
 void set_scenario_hash(Plan& plan, std::string_view body) { plan.scenario_hash = fnv1a64_label(Fnv1a64().add(body).value()); }
 
+// What an endpoint reads: the document (a scenario, or a plan for /v1/export) and its options.
+struct RequestInput {
+  std::string document;         // the document's JSON text
+  QueryParameters parameters;   // the query's, plus the envelope's options
+};
+
+// A body is the document itself, or an envelope {"<document_key>": {...}, "options": {...}} whose
+// options are query parameters given as JSON strings or numbers (read exactly as if they were in
+// the query; one given both ways is refused). A body that is not JSON goes on as the document, so
+// its parse error is the one `fleetcast validate` gives.
+Result<RequestInput> request_input(const EndpointRequest& request, const std::string& document_key) {
+  RequestInput input{std::string(request.body), request.query};
+  auto parsed = json_text::parse(request.body);
+  const auto* body = std::get_if<nlohmann::json>(&parsed);
+  if (body == nullptr || !body->is_object() || !body->contains(document_key)) return input;
+  for (const auto& [key, value] : body->items()) {
+    if (key != document_key && key != "options") {
+      return invalid_argument_error("body: unknown field '" + key + "'; expected " + document_key + " and options");
+    }
+  }
+  input.document = json_text::dump((*body)[document_key]);
+  const nlohmann::json options = body->value("options", nlohmann::json::object());
+  if (!options.is_object()) return invalid_argument_error("body: options: expected an object of query parameters");
+  for (const auto& [name, value] : options.items()) {
+    if (!value.is_string() && !value.is_number()) {
+      return invalid_argument_error("body: options/" + name + ": expected a string or a number");
+    }
+    if (input.parameters.contains(name)) {
+      return invalid_argument_error("option '" + name + "' is given both in the query and in the body");
+    }
+    input.parameters.emplace(name, value.is_string() ? value.get<std::string>() : json_text::dump(value));
+  }
+  return input;
+}
+
 // The options `fleetcast plan` and `fleetcast backtest` share (plan_command.cpp), from the query.
 Result<PlanOptions> planning_options(const Query& query, const EndpointContext& context, const EndpointRequest& request,
                                      int default_replicas) {
@@ -139,15 +175,17 @@ Reply status_reply(const Status& status) {
 }
 
 Reply plan_endpoint(const EndpointContext& context, const EndpointRequest& request) {
-  const Query query(request.query, {"risk", "budget", "forecaster", "replicas"});
+  auto input = request_input(request, "scenario");
+  if (!input.ok()) return status_reply(input.status());
+  const Query query(input->parameters, {"risk", "budget", "forecaster", "replicas"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
   auto options = planning_options(query, context, request, 16);
   if (!options.ok()) return status_reply(options.status());
-  auto loaded = load_scenario_body(context, request.body);
+  auto loaded = load_scenario_body(context, input->document);
   if (!loaded.ok()) return status_reply(loaded.status());
   auto plan = make_plan(loaded->scenario, *loaded->prices, *options);
   if (!plan.ok()) return status_reply(plan.status());
-  set_scenario_hash(*plan, request.body);
+  set_scenario_hash(*plan, input->document);
   if (request.html) {
     return html_document(plan_report_html(*plan, &loaded->scenario, {.generated_by = cli::report_generated_by("plan")}));
   }
@@ -155,11 +193,13 @@ Reply plan_endpoint(const EndpointContext& context, const EndpointRequest& reque
 }
 
 Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& request) {
-  const Query query(request.query, {"replicas"});
+  auto input = request_input(request, "scenario");
+  if (!input.ok()) return status_reply(input.status());
+  const Query query(input->parameters, {"replicas"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
   auto replicas = query.number<int>("replicas", 1, 100000);
   if (!replicas.ok()) return status_reply(replicas.status());
-  auto loaded = load_scenario_body(context, request.body);
+  auto loaded = load_scenario_body(context, input->document);
   if (!loaded.ok()) return status_reply(loaded.status());
   RunOptions options;
   options.simulation.replicas = replicas->value_or(1);
@@ -169,7 +209,7 @@ Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& r
   options.planning.registry = context.registry;
   auto run = run_scenario(loaded->scenario, *loaded->prices, options);
   if (!run.ok()) return status_reply(run.status());
-  if (run->plan) set_scenario_hash(*run->plan, request.body);
+  if (run->plan) set_scenario_hash(*run->plan, input->document);
   if (request.html) {
     return html_document(simulation_report_html(run->report, &loaded->scenario, run->plan ? &*run->plan : nullptr,
                                                 {.generated_by = cli::report_generated_by("run")}));
@@ -178,7 +218,9 @@ Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& r
 }
 
 Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& request) {
-  const Query query(request.query, {"train_until", "risk", "budget", "forecaster", "replicas", "optimum_time_limit"});
+  auto input = request_input(request, "scenario");
+  if (!input.ok()) return status_reply(input.status());
+  const Query query(input->parameters, {"train_until", "risk", "budget", "forecaster", "replicas", "optimum_time_limit"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
   const std::optional<std::string> train_until = query.text("train_until");
   if (!train_until) return status_reply(invalid_argument_error("query parameter 'train_until' is required: the cut, an instant inside the scenario's horizon (RFC 3339 UTC)"));
@@ -191,11 +233,11 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
   BacktestOptions backtest;
   // The MILP search stops at its own time limit, not at the token: keep it inside the request's.
   backtest.optimum_time_limit_seconds = std::min(time_limit->value_or(60.0), std::max(request.seconds_left, 1e-3));
-  auto loaded = load_scenario_body(context, request.body);
+  auto loaded = load_scenario_body(context, input->document);
   if (!loaded.ok()) return status_reply(loaded.status());
   auto result = run_plan_backtest(loaded->scenario, *loaded->prices, *cut, *options, backtest);
   if (!result.ok()) return status_reply(result.status());
-  set_scenario_hash(result->plan, request.body);
+  set_scenario_hash(result->plan, input->document);
   if (request.html) {
     return html_document(backtest_report_html(*result, &loaded->scenario, {.generated_by = cli::report_generated_by("backtest")}));
   }
@@ -203,7 +245,9 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
 }
 
 Reply export_endpoint([[maybe_unused]] const EndpointContext& context, const EndpointRequest& request) {
-  const Query query(request.query, {"format", "max_actions", "window"});
+  auto input = request_input(request, "plan");
+  if (!input.ok()) return status_reply(input.status());
+  const Query query(input->parameters, {"format", "max_actions", "window"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
   const std::string format_name = query.text("format").value_or("");
   const std::optional<exporters::ExportFormat> format = exporters::parse_export_format(format_name);
@@ -220,7 +264,7 @@ Reply export_endpoint([[maybe_unused]] const EndpointContext& context, const End
     if (!window.ok()) return status_reply(window.status().with_context("query parameter 'window'"));
     options.window = *window;
   }
-  auto plan = plan_from_json(request.body, "body");
+  auto plan = plan_from_json(input->document, "body");
   if (!plan.ok()) return status_reply(plan.status());
   auto rendered = exporters::render_export(*plan, *format, options);
   if (!rendered.ok()) return status_reply(rendered.status().with_context("body"));

@@ -1,5 +1,6 @@
 // The endpoints of `fleetcast serve` as functions from a request to a reply, free of HTTP
-// plumbing: each reads its options from the query, its input from the body, calls the library
+// plumbing: each reads its options from the query (or from an envelope body
+// {"scenario"|"plan": document, "options": {...}}), its input from the body, calls the library
 // function the CLI calls for the same command, and answers with the document the CLI prints with
 // --json (or the HTML report the CLI writes with --html, when the client accepts text/html).
 //
