@@ -81,7 +81,10 @@ void check_against_reference(std::uint64_t seed, std::int64_t start, std::uint64
       reference.push_back({time, phase, order});
       ++order;
     } else if (action < 8 && !handles.empty()) {  // cancel a random known event (maybe stale)
-      const auto& [id, tag] = handles[random.below(handles.size())];
+      // Named copies, not a structured binding: clang 14 cannot capture one in a lambda.
+      const auto& handle = handles[random.below(handles.size())];
+      const engine::EventId id = handle.first;
+      const std::uint64_t tag = handle.second;
       const auto it = std::find_if(reference.begin(), reference.end(), [&](const Expected& e) { return e.order == tag; });
       CHECK(queue.cancel(id) == (it != reference.end()));
       if (it != reference.end()) reference.erase(it);

@@ -52,8 +52,8 @@ inline std::string database_digest(const std::filesystem::path& file) {
   }
   std::string digest;
   const char* queries[] = {
-      "SELECT count(*) || '/' || coalesce(sum(hourly_micro_usd), 0) || '/' || coalesce(sum(upfront_micro_usd), 0) "
-      "FROM offers",
+      ("SELECT count(*) || '/' || coalesce(sum(hourly_micro_usd), 0) || '/' || coalesce(sum(upfront_micro_usd), 0) "
+       "FROM offers"),
       "SELECT count(*) || '/' || coalesce(sum(price_micro_usd), 0) FROM spot_prices",
       "SELECT count(*) || '/' || coalesce(sum(vcpus), 0) FROM instance_types",
       "SELECT count(*) FROM pools", "SELECT count(*) FROM spot_risks", "SELECT count(*) FROM import_log"};
