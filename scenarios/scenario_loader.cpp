@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/csv.h"
+#include "core/hash.h"
 #include "core/json_text.h"
 #include "fleetcast/scenario.h"
 #include "scenarios/json_reader.h"
@@ -55,6 +56,7 @@ ScenarioValidation scenarios::validate_scenario_with_files(std::string_view json
   }
   if (sink.empty()) {
     scenario.source_file = file;
+    scenario.source_hash = fnv1a64_label(Fnv1a64().add(json_text).value());
     validation.scenario = std::move(scenario);
   }
   validation.diagnostics = std::move(sink.diagnostics());

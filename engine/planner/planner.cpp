@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <span>
-#include <sstream>
 
-#include "core/hash.h"
 #include "engine/demand.h"
 #include "engine/fleet_model.h"
 #include "engine/placement/placement.h"
@@ -365,14 +362,6 @@ Status check_plan_options(const PlanOptions& options, double risk) {
   return {};
 }
 
-std::string fingerprint_of_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return fnv1a64_label(Fnv1a64().add(text.str()).value());
-}
-
 }  // namespace
 
 }  // namespace engine::planner
@@ -397,7 +386,7 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   if (!planned.ok()) return planned.status();
   Plan plan;
   plan.scenario = scenario.name;
-  plan.scenario_hash = fingerprint_of_file(scenario.source_file);
+  plan.scenario_hash = scenario.source_hash;
   plan.seed = scenario.seed;
   plan.horizon = planning.horizon;
   plan.risk_quantile = risk;

@@ -138,7 +138,7 @@ struct PlanOutcome {
 struct Plan {
   int format_version = kPlanFormatVersion;
   std::string scenario;             // the scenario's name
-  std::string scenario_hash;        // "fnv1a64:..." of the scenario file's text, when it came from one
+  std::string scenario_hash;        // Scenario::source_hash: "fnv1a64:..." of the text the scenario was loaded from
   std::uint64_t seed = 0;
   Horizon horizon;
   double risk_quantile = 0.95;      // the demand quantile the capacity serves

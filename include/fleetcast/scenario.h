@@ -251,6 +251,7 @@ struct Scenario {
   std::string description;
   std::uint64_t seed = 0;
   std::filesystem::path source_file;  // the file it was loaded from, if any
+  std::string source_hash;            // "fnv1a64:..." of the JSON text it was loaded from, if any
   Horizon horizon;
   PricingSettings pricing;
   std::map<std::string, BillingSettings> billing;  // per provider, overriding the catalog

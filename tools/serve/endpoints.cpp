@@ -8,7 +8,6 @@
 #include <variant>
 #include <vector>
 
-#include "core/hash.h"
 #include "core/json_text.h"
 #include "fleetcast/export.h"
 #include "fleetcast/plan.h"
@@ -82,11 +81,6 @@ Result<LoadedScenario> load_scenario_body(const EndpointContext& context, std::s
   if (!prices.ok()) return prices.status().with_context("body");
   return LoadedScenario{std::move(*scenario), std::move(*prices)};
 }
-
-// make_plan fingerprints a scenario by reading its source file again (Plan::scenario_hash); a
-// scenario from a body has none, so the plan gets the fingerprint of the body: the bytes the CLI
-// would have read from a file.
-void set_scenario_hash(Plan& plan, std::string_view body) { plan.scenario_hash = fnv1a64_label(Fnv1a64().add(body).value()); }
 
 // What an endpoint reads: the document (a scenario, or a plan for /v1/export) and its options.
 struct RequestInput {
@@ -185,7 +179,6 @@ Reply plan_endpoint(const EndpointContext& context, const EndpointRequest& reque
   if (!loaded.ok()) return status_reply(loaded.status());
   auto plan = make_plan(loaded->scenario, *loaded->prices, *options);
   if (!plan.ok()) return status_reply(plan.status());
-  set_scenario_hash(*plan, input->document);
   if (request.html) {
     return html_document(plan_report_html(*plan, &loaded->scenario, {.generated_by = cli::report_generated_by("plan")}));
   }
@@ -209,7 +202,6 @@ Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& r
   options.planning.registry = context.registry;
   auto run = run_scenario(loaded->scenario, *loaded->prices, options);
   if (!run.ok()) return status_reply(run.status());
-  if (run->plan) set_scenario_hash(*run->plan, input->document);
   if (request.html) {
     return html_document(simulation_report_html(run->report, &loaded->scenario, run->plan ? &*run->plan : nullptr,
                                                 {.generated_by = cli::report_generated_by("run")}));
@@ -237,7 +229,6 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
   if (!loaded.ok()) return status_reply(loaded.status());
   auto result = run_plan_backtest(loaded->scenario, *loaded->prices, *cut, *options, backtest);
   if (!result.ok()) return status_reply(result.status());
-  set_scenario_hash(result->plan, input->document);
   if (request.html) {
     return html_document(backtest_report_html(*result, &loaded->scenario, {.generated_by = cli::report_generated_by("backtest")}));
   }
