@@ -141,6 +141,36 @@ def model_seeds():
         db.close()
 
 
+def results_database_seeds():
+    """Results databases as `fleetcast batch --out` writes them (the schema read from
+    batch/results_database.cpp), with small pages: two runs (one failed, one with parameters and a
+    time series), a newer schema version, another application's meta, and an empty file."""
+    source = (ROOT / "batch" / "results_database.cpp").read_text()
+    schema = source.split('R"sql(')[1].split(')sql"')[0]
+    folder = CORPUS / "results_database"
+    folder.mkdir(parents=True, exist_ok=True)
+    run = ("INSERT INTO runs VALUES ('0123456789abcdef', 'quickstart', 'sweep.json', '{\"risk\":0.95}', 42, NULL,"
+           " 1000000, 600000, 300000, 100000, 50000, 0.999, 0.8, 12, 3, 1, 0.5, 0, 0, 0, '{}', 0.25)")
+    failed = ("INSERT INTO runs (run_hash, scenario, source, parameters, seed, error, wall_seconds) VALUES"
+              " ('fedcba9876543210', 'quickstart', 'sweep.json', '{}', 43, 'demand: no such file', 0.01)")
+    variants = {"two_runs.db": ("fleetcast batch results", "1"), "newer_schema.db": ("fleetcast batch results", "2"),
+                "other_application.db": ("someone else", "1")}
+    for name, (application, version) in variants.items():
+        path = folder / name
+        path.unlink(missing_ok=True)
+        with sqlite3.connect(path) as db:
+            db.execute("PRAGMA page_size = 512")
+            db.executescript(schema)
+            db.execute("INSERT INTO meta VALUES ('application', ?), ('schema_version', ?)", (application, version))
+            db.execute(run)
+            db.execute(failed)
+            db.execute("INSERT INTO run_parameters VALUES ('0123456789abcdef', 0, 'risk', '0.95')")
+            db.execute("INSERT INTO time_series VALUES ('0123456789abcdef', 0, 'cost_usd', 1.5),"
+                       " ('0123456789abcdef', 1, 'cost_usd', 2.5)")
+        db.close()
+    put("results_database", "empty.db", b"")
+
+
 def plan_seeds():
     put("plan", "two_regions_plan.json", (ROOT / "tests" / "export" / "two_regions_plan.json").read_text())
 
@@ -154,6 +184,7 @@ if __name__ == "__main__":
     price_seeds()
     model_seeds()
     plan_seeds()
+    results_database_seeds()
     for harness in sorted(CORPUS.iterdir()):
         files = list(harness.iterdir())
         print(f"{harness.name}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")
