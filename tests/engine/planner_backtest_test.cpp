@@ -9,6 +9,7 @@
 
 #include "fleetcast/plan.h"
 #include "tests/engine/test_catalog.h"
+#include "tests/sanitized_build.h"
 
 using namespace fleetcast;
 
@@ -38,6 +39,7 @@ BacktestResult backtest(const RealSeries& series, const PriceSource& prices) {
   const Scenario scenario = testing::load(json, prices);
   PlanOptions options;
   options.replicas = 0;
+  if (kSanitizedBuild) options.forecaster = "seasonal_naive";  // no LSTM to train
   auto result = run_plan_backtest(scenario, prices, parse_instant(series.train_until).value(), options);
   INFO((result.ok() ? std::string() : result.status().message()));
   REQUIRE(result.ok());
@@ -46,7 +48,9 @@ BacktestResult backtest(const RealSeries& series, const PriceSource& prices) {
 
 }  // namespace
 
-TEST_CASE("engine::run_plan_backtest on the real Alibaba series captures the hindsight saving and costs no less than the optimum",
+TEST_CASE(FLEETCAST_HEAVY_TEST_NAME(
+              "engine::run_plan_backtest on the real Alibaba series captures the hindsight saving and costs no less than the optimum",
+              "engine::run_plan_backtest on the real Alibaba series with seasonal naive: the optimum bounds the baselines"),
           "[engine][planner][real-data]") {
   const std::string prices_file = kData + "/prices/ec2instances_gpu_2025-11-30.json";
   INFO("needs the shared data beside the repository: " << prices_file);
@@ -72,12 +76,14 @@ TEST_CASE("engine::run_plan_backtest on the real Alibaba series captures the hin
                      << hindsight.cost_usd << ", hindsight optimum $" << optimum.cost_usd << " (LP bound $"
                      << result.optimum.lp_bound_usd << ", " << result.optimum.solve_seconds << " s), captured "
                      << result.captured_saving << ", ratio " << result.cost_ratio);
-    CHECK(fleetcast.served_fraction >= 0.995);
-    CHECK(fleetcast.cost_usd < reactive.cost_usd);
-    CHECK(fleetcast.cost_usd < on_demand_peak.cost_usd);
-    // The goal: 90% of the hindsight_reservation baseline's saving while serving 99.5%, with the
-    // default forecaster (the LSTM) and risk quantile (0.95).
-    CHECK(result.captured_saving >= 0.9);
+    if (!kSanitizedBuild) {
+      CHECK(fleetcast.served_fraction >= 0.995);
+      CHECK(fleetcast.cost_usd < reactive.cost_usd);
+      CHECK(fleetcast.cost_usd < on_demand_peak.cost_usd);
+      // The goal: 90% of the hindsight_reservation baseline's saving while serving 99.5%, with the
+      // default forecaster (the LSTM) and risk quantile (0.95).
+      CHECK(result.captured_saving >= 0.9);
+    }
 
     // The optimum, solved exactly and quickly: a week of hours over 24 pools.
     CHECK(optimum.name == "hindsight_optimum");
@@ -98,7 +104,7 @@ TEST_CASE("engine::run_plan_backtest on the real Alibaba series captures the hin
     // at the target, so only its reactive part's minutes of lag run hotter, and these cannot make up
     // a whole hour's instances: a plan below the optimum would mean the program overstates the
     // least cost (a wrong formulation or price), which is what this check is for.
-    CHECK(fleetcast.cost_usd >= optimum.cost_usd);
+    if (!kSanitizedBuild) CHECK(fleetcast.cost_usd >= optimum.cost_usd);
     CHECK(result.cost_ratio == Approx(fleetcast.cost_usd / optimum.cost_usd));
   }
 }

@@ -6,6 +6,7 @@
 
 #include "fleetcast/forecast.h"
 #include "tests/models/synthetic_series.h"
+#include "tests/sanitized_build.h"
 
 namespace fc = fleetcast::forecast;
 
@@ -21,10 +22,13 @@ fc::LstmOptions one_day_context(int max_epochs) {
 
 }  // namespace
 
-TEST_CASE("forecast::train_lstm learns a daily pattern to a low error", "[models]") {
-  const fleetcast::TimeSeries series = fleetcast::test::synthetic_hourly_series(30, 1.0, 1);
+TEST_CASE(FLEETCAST_HEAVY_TEST_NAME("forecast::train_lstm learns a daily pattern to a low error",
+                                    "forecast::train_lstm trains on a daily pattern and forecasts from it"),
+          "[models]") {
+  const fleetcast::TimeSeries series = fleetcast::test::synthetic_hourly_series(kSanitizedBuild ? 10 : 30, 1.0, 1);
   int epochs_reported = 0;
   fc::LstmOptions options;
+  if (kSanitizedBuild) options = one_day_context(2);
   options.on_epoch = [&](const fc::EpochProgress& progress) {
     ++epochs_reported;
     CHECK(progress.epoch == epochs_reported);
@@ -49,7 +53,8 @@ TEST_CASE("forecast::train_lstm learns a daily pattern to a low error", "[models
     CHECK(forecast.quantile(0.1)[h] <= forecast.quantile(0.5)[h]);
     CHECK(forecast.quantile(0.5)[h] <= forecast.quantile(0.9)[h]);
   }
-  CHECK(absolute_error / 48 < 1.0);
+  if (!kSanitizedBuild) CHECK(absolute_error / 48 < 1.0);
+  CHECK(std::isfinite(absolute_error));
 }
 
 TEST_CASE("forecast::train_lstm gives the same weights for the same seed", "[models]") {
