@@ -164,7 +164,10 @@ class RefusingWrites final : public FileSystem {
   Result<std::unique_ptr<WritableFile>> create_file(const std::filesystem::path& path) override {
     return refused(path);
   }
-  Status create_folders(const std::filesystem::path& path) override { return disk_.create_folders(path); }
+  // As on a read-only mount: a folder that is there is fine, making one is refused.
+  Status create_folders(const std::filesystem::path& path) override {
+    return std::filesystem::is_directory(path) ? Status{} : refused(path);
+  }
   Status sync_folder(const std::filesystem::path& path) override { return disk_.sync_folder(path); }
   Status rename(const std::filesystem::path&, const std::filesystem::path& to) override { return refused(to); }
   Status remove(const std::filesystem::path& path) override { return refused(path); }
@@ -199,6 +202,22 @@ TEST_CASE("pricing::PriceDatabase on a read-only disk refuses an import and keep
   // The same import on the real disk then goes through.
   REQUIRE(open_or_fail(file)->import_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv")).ok());
   CHECK(database_digest(file) != before);
+}
+
+TEST_CASE("pricing::PriceDatabase makes its database's folder through the file-system seam", "[pricing]") {
+  const std::filesystem::path dir = fresh_database("folder_through_seam").replace_extension("");
+  std::filesystem::remove_all(dir);
+  RefusingWrites read_only_disk;
+  PriceDatabase::Options options;
+  options.file_system = &read_only_disk;
+  const auto refused = PriceDatabase::open(dir / "new" / "prices.db", options);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::permission_denied);
+  CHECK_THAT(refused.status().message(), Catch::Contains((dir / "new").string()));
+  CHECK_FALSE(std::filesystem::exists(dir));
+  // The real disk makes it.
+  CHECK(open_or_fail(dir / "new" / "prices.db")->instance_types("aws").ok());
+  CHECK(std::filesystem::is_directory(dir / "new"));
 }
 
 TEST_CASE("pricing::PriceDatabase refuses paths it cannot write even as root, leaving them as they were", "[pricing]") {
