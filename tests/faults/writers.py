@@ -89,11 +89,15 @@ def leftovers(target):
 
 class Writer:
     """name; target; first: argv of the first version (or None: the target starts absent);
-    second: argv of the write under test; read: target -> comparable value; database: SQLite."""
+    second: argv of the write under test; read: target -> comparable value; database: SQLite;
+    grows: each commit is durable (a batch), so some complete new rows are acceptable;
+    timed_steps: how many writes a run makes depends on timing (a batch commits together the runs
+    that finish within kCommitLinger of each other), so a run may end before a fault counted from
+    another run is reached; it must then be a clean, complete run."""
 
-    def __init__(self, name, target, first, second, read, database=False, grows=False):
+    def __init__(self, name, target, first, second, read, database=False, grows=False, timed_steps=False):
         self.name, self.target, self.first, self.second = name, target, first, second
-        self.read, self.database, self.grows = read, database, grows
+        self.read, self.database, self.grows, self.timed_steps = read, database, grows, timed_steps
 
     def prepare(self, run):
         """Writes the first version cleanly, keeps a copy of it, and returns its content."""
@@ -184,7 +188,7 @@ def make_writers(fleetcast, source_dir, work, large=False):
         Writer("batch results database", results,
                ["batch", quickstart, "--out", results, "--threads", "1", "--quiet"],
                ["batch", "--sweep", sweep, "--out", results, "--threads", "1", "--quiet"],
-               read_database, database=True, grows=True),
+               read_database, database=True, grows=True, timed_steps=True),
         Writer("export folder", exported, None,
                ["export", plan_json, "--format", "aws", "--out", exported], read_folder),
         Writer("plan --out", plan_out,
