@@ -110,4 +110,13 @@ inline void write_file(const std::filesystem::path& path, std::string_view bytes
   if (!out) fail("cannot write " + path.string());
 }
 
+/// Replaces the SQLite file `path` with exactly `bytes`, first removing any journal or WAL an
+/// earlier input left beside it (SQLite would replay it into this one).
+inline void write_database_file(const std::filesystem::path& path, std::string_view bytes) {
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    std::filesystem::remove(path.string() + suffix);
+  }
+  write_file(path, bytes);
+}
+
 }  // namespace fleetcast::fuzz

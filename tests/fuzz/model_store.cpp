@@ -10,11 +10,7 @@ using namespace fleetcast;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::no_escape([&] {
     const std::filesystem::path file = fuzz::scratch_dir() / "models.db";
-    // A journal or WAL left by an earlier input would be replayed into this one.
-    std::filesystem::remove(fuzz::scratch_dir() / "models.db-wal");
-    std::filesystem::remove(fuzz::scratch_dir() / "models.db-shm");
-    std::filesystem::remove(fuzz::scratch_dir() / "models.db-journal");
-    fuzz::write_file(file, fuzz::as_text(data, size));
+    fuzz::write_database_file(file, fuzz::as_text(data, size));
     if (auto model = forecast::load_model_from_database(file, "demand"); !model.ok()) {
       fuzz::explain(model.status().message());
     }

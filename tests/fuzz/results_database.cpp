@@ -52,11 +52,7 @@ void resume_and_record(const std::filesystem::path& file) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::no_escape([&] {
     const std::filesystem::path file = fuzz::scratch_dir() / "results.db";
-    // A journal or WAL left by an earlier input would be replayed into this one.
-    for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-      std::filesystem::remove(fuzz::scratch_dir() / ("results.db" + std::string(suffix)));
-    }
-    fuzz::write_file(file, fuzz::as_text(data, size));
+    fuzz::write_database_file(file, fuzz::as_text(data, size));
     read_as_export_and_report(file);
     resume_and_record(file);
   });
