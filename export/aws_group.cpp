@@ -106,7 +106,7 @@ Result<AwsExport> compressed_aws_groups(const Plan& plan, std::span<const std::s
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const PlannedGroup& planned = plan.groups[g];
     const std::vector<int> floor = planned_group_gpus(plan, planned);
-    auto schedule = compress_schedule(floor, plan.horizon, ScheduleLimits{action_budget[g], recurring});
+    auto schedule = compress_schedule(floor, plan.horizon, ScheduleLimits{action_budget[g], recurring}, planned.launch_lead);
     if (!schedule.ok()) return schedule.status().with_context("group '" + planned.name + "'");
     const bool has_spot = std::any_of(planned.pools.begin(), planned.pools.end(), [&](std::size_t p) {
       return p < plan.pools.size() && plan.pools[p].option == PurchaseOption::spot;

@@ -64,13 +64,20 @@ Money extra_cost(const Plan& plan, const PlannedGroup& group, std::size_t index,
   return Money::from_micro_usd(static_cast<std::int64_t>(std::ceil(hours * rate * std::max(1, pool.gpus_per_instance))));
 }
 
-// The formats write each change at its interval's start: rises are not shifted by the plan's launch
-// lead, so what an export runs is simulated without one.
-void drop_launch_lead(PlannedGroup& group) {
+// The lead the exported group runs with: the part of the plan's lead its rising actions fire
+// ahead (lead_shift); whole steps of it are held as capacity instead.
+void export_launch_lead(PlannedGroup& group, Seconds step) {
   if (group.launch_lead <= Seconds{0}) return;
-  group.launch_lead_reason = "none in the export: its scheduled actions fire at the interval starts, not " +
-                             format_duration(group.launch_lead) + " ahead of rises as planned";
-  group.launch_lead = Seconds{0};
+  const LeadShift shift = lead_shift(group.launch_lead, step);
+  std::string reason = "the exported actions that raise the capacity fire " + format_duration(shift.ahead) +
+                       " ahead of their interval";
+  if (shift.intervals > 0) {
+    reason += ", each level held " + std::to_string(shift.intervals) + " interval(s) early: the plan's lead of " +
+              format_duration(group.launch_lead);
+  }
+  if (!group.launch_lead_reason.empty()) reason += " (" + group.launch_lead_reason + ")";
+  group.launch_lead_reason = reason;
+  group.launch_lead = shift.ahead;
 }
 
 // Raises each group of `plan` to what the format exported; fills the summary's costs.
@@ -91,7 +98,7 @@ Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules
     if (on_demand_pool) cost += extra_cost(exported, group, *on_demand_pool, add_instances(exported, group, *on_demand_pool, on_demand));
     if (spot_pool) cost += extra_cost(exported, group, *spot_pool, add_instances(exported, group, *spot_pool, spot));
     summary[g].extra_cost = cost;
-    drop_launch_lead(group);
+    export_launch_lead(group, exported.horizon.step);
     group.schedule.clear();
     for (std::size_t k = 0; k < schedule.capacity.size(); ++k) {
       if (k > 0 && schedule.capacity[k] == schedule.capacity[k - 1]) continue;
@@ -210,10 +217,7 @@ Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, cons
 Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSource& prices, const Plan& plan,
                                          const RenderedExport& rendered, const SimulationOptions& options,
                                          PlanDemand demand) {
-  // The plan at the export's timing (no launch lead), so that the two differ only by what the
-  // export compressed.
-  Plan compared = plan_prefix(plan, static_cast<std::size_t>(rendered.exported.horizon.intervals()));
-  for (PlannedGroup& group : compared.groups) drop_launch_lead(group);
+  const Plan compared = plan_prefix(plan, static_cast<std::size_t>(rendered.exported.horizon.intervals()));
   auto planned = simulate_plan(scenario, compared, prices, options, demand);
   if (!planned.ok()) return planned.status();
   auto exported = simulate_plan(scenario, rendered.exported, prices, options, demand);

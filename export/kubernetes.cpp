@@ -209,10 +209,11 @@ ReplicaRange replica_range(std::span<const int> floor) {
   return range;
 }
 
-// The part's floor compressed into at most `budget` actions and written as KEDA windows.
+// The part's floor compressed into at most `budget` actions (rises fired `launch_lead` ahead, as
+// compress_schedule writes them) and written as KEDA windows.
 Result<std::vector<CronWindow>> cron_windows(const PartSchedule& schedule, const Horizon& horizon, std::size_t budget,
-                                             bool recurring) {
-  auto compressed = compress_schedule(schedule.floor, horizon, ScheduleLimits{budget, recurring});
+                                             bool recurring, Seconds launch_lead) {
+  auto compressed = compress_schedule(schedule.floor, horizon, ScheduleLimits{budget, recurring}, launch_lead);
   if (!compressed.ok()) return compressed.status();
   return keda_windows(compressed->actions, horizon, schedule.range.min);
 }
@@ -220,7 +221,7 @@ Result<std::vector<CronWindow>> cron_windows(const PartSchedule& schedule, const
 // The part's replicas per interval, its autoscaler's range and, where the plan changes them, the
 // cron triggers that hold them, replayed as KEDA applies them.
 Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, const Horizon& horizon,
-                                   std::size_t max_triggers, bool recurring) {
+                                   std::size_t max_triggers, bool recurring, Seconds launch_lead) {
   PartSchedule schedule;
   for (const std::int64_t gpus : part.gpus) schedule.floor.push_back(replicas(gpus, gpus_per_pod));
   schedule.range = replica_range(schedule.floor);
@@ -235,17 +236,17 @@ Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, c
   // actions: the largest action budget whose triggers fit is searched by bisection (the trigger
   // count grows with the budget). At a budget of one that still does not fit, the limit check
   // reports the count.
-  auto windows = cron_windows(schedule, horizon, max_triggers, recurring);
+  auto windows = cron_windows(schedule, horizon, max_triggers, recurring, launch_lead);
   if (!windows.ok()) return windows.status();
   if (windows->size() > max_triggers) {
     std::size_t fits = 1, too_many = max_triggers;
     while (fits + 1 < too_many) {
       const std::size_t budget = (fits + too_many) / 2;
-      auto tried = cron_windows(schedule, horizon, budget, recurring);
+      auto tried = cron_windows(schedule, horizon, budget, recurring, launch_lead);
       if (!tried.ok()) return tried.status();
       (tried->size() <= max_triggers ? fits : too_many) = budget;
     }
-    windows = cron_windows(schedule, horizon, fits, recurring);
+    windows = cron_windows(schedule, horizon, fits, recurring, launch_lead);
     if (!windows.ok()) return windows.status();
   }
   schedule.windows = std::move(*windows);
@@ -264,7 +265,7 @@ Status schedule_parts(KubernetesGroup& group, const Horizon& horizon, const Expo
   const std::size_t share = std::max<std::size_t>(1, options.max_actions / std::max<std::size_t>(1, scheduled));
   const bool recurring = !options.window.has_value();
   const auto schedule = [&](CapacityPart& part, std::size_t max_triggers) {
-    auto result = schedule_part(part, group.gpus_per_pod, horizon, max_triggers, recurring);
+    auto result = schedule_part(part, group.gpus_per_pod, horizon, max_triggers, recurring, group.planned->launch_lead);
     if (!result.ok()) return result.status().with_context("group '" + group.planned->name + "' " + part.capacity_type);
     part.schedule = std::move(*result);
     return Status{};

@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <iterator>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "core/cron.h"
@@ -363,7 +365,92 @@ class Compressor {
   std::vector<std::vector<Step>> how_;
 };
 
+// floor[k..k+intervals]'s highest level per k: what each interval holds when every level is held
+// `intervals` whole intervals ahead of its own.
+std::vector<int> held_ahead(std::span<const int> floor, std::int64_t intervals) {
+  std::vector<int> held(floor.begin(), floor.end());
+  for (std::size_t k = 0; k < held.size(); ++k) {
+    const std::size_t last = std::min(held.size() - 1, k + static_cast<std::size_t>(intervals));
+    held[k] = *std::max_element(floor.begin() + static_cast<std::ptrdiff_t>(k), floor.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+  }
+  return held;
+}
+
+// Moves every firing that raises the capacity `ahead` earlier: a one-off action's start; a
+// recurring action's StartTime when its first firing raises, and its recurrence and EndTime when
+// its daily firings do (a daily profile's piece follows the same piece every day, so its daily
+// firings all rise or all fall; anything else is an internal error). Falls stay at their
+// interval's start, so no interval holds less than it did.
+Status fire_rises_ahead(std::vector<ScheduleAction>& actions, const Horizon& horizon, int initial, Seconds ahead) {
+  if (ahead <= Seconds{0}) return {};
+  auto firings = schedule_firings(actions, horizon);
+  if (!firings.ok()) return firings.status();
+  std::vector<std::optional<bool>> first_rises(actions.size()), daily_rises(actions.size());
+  std::vector<Instant> daily_at(actions.size());
+  int level = initial;
+  for (const ScheduleFiring& firing : *firings) {
+    const bool rises = firing.capacity > level;
+    level = firing.capacity;
+    if (firing.at == actions[firing.action].start) {
+      if (!first_rises[firing.action]) first_rises[firing.action] = rises;
+      continue;
+    }
+    std::optional<bool>& daily = daily_rises[firing.action];
+    if (daily && *daily != rises) {
+      return internal_error("the recurring action starting " + format_instant(actions[firing.action].start) +
+                            " raises the capacity on some days and lowers it on others");
+    }
+    daily = rises;
+    daily_at[firing.action] = firing.at;
+  }
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    ScheduleAction& action = actions[i];
+    if (daily_rises[i].value_or(false)) {
+      const std::int64_t into_day = (daily_at[i] - ahead).time_since_epoch().count() % kDay.count();
+      action.recurrence = daily_cron(Seconds{(into_day + kDay.count()) % kDay.count()});
+      if (action.end) *action.end -= ahead;
+    }
+    if (first_rises[i].value_or(false)) action.start -= ahead;
+  }
+  return {};
+}
+
+// The capacity in force at `at`: the latest firing at or before it (`initial` before any).
+int capacity_at(const std::vector<ScheduleFiring>& firings, Instant at, int initial) {
+  const auto after = std::upper_bound(firings.begin(), firings.end(), at,
+                                      [](Instant t, const ScheduleFiring& firing) { return t < firing.at; });
+  return after == firings.begin() ? initial : std::prev(after)->capacity;
+}
+
+// Checks that from `ahead` before each interval to its start the actions hold at least the
+// interval's level (replay_schedule checks the intervals themselves).
+Status check_rises_ahead(std::span<const ScheduleAction> actions, const Horizon& horizon, std::span<const int> held,
+                         Seconds ahead) {
+  if (ahead <= Seconds{0}) return {};
+  auto firings = schedule_firings(actions, horizon);
+  if (!firings.ok()) return firings.status();
+  for (std::size_t k = 1; k < held.size(); ++k) {
+    const Instant begin = horizon.start + horizon.step * static_cast<std::int64_t>(k);
+    int lowest = capacity_at(*firings, begin - ahead, held.front());
+    const auto by_time = [](const ScheduleFiring& firing, Instant t) { return firing.at < t; };
+    auto firing = std::lower_bound(firings->begin(), firings->end(), begin - ahead + Seconds{1}, by_time);
+    for (; firing != firings->end() && firing->at < begin; ++firing) lowest = std::min(lowest, firing->capacity);
+    if (lowest < held[k]) {
+      return internal_error("the exported schedule holds " + std::to_string(lowest) + " GPUs in the " +
+                            format_duration(ahead) + " before interval " + std::to_string(k) + ", below its " +
+                            std::to_string(held[k]));
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+LeadShift lead_shift(Seconds launch_lead, Seconds step) {
+  if (launch_lead <= Seconds{0} || step <= Seconds{0}) return {};
+  const Seconds whole_minutes = (launch_lead + kMinute - Seconds{1}) / kMinute * kMinute;
+  return LeadShift{whole_minutes / step, whole_minutes % step};
+}
 
 Result<std::vector<ScheduleFiring>> schedule_firings(std::span<const ScheduleAction> actions, const Horizon& horizon) {
   const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, horizon.intervals()));
@@ -413,7 +500,7 @@ Result<std::vector<int>> replay_schedule(std::span<const ScheduleAction> actions
 }
 
 Result<CompressedSchedule> compress_schedule(std::span<const int> floor, const Horizon& horizon,
-                                             const ScheduleLimits& limits) {
+                                             const ScheduleLimits& limits, Seconds launch_lead) {
   if (horizon.step.count() <= 0 || horizon.step.count() % 60 != 0) {
     return invalid_argument_error("the plan's step " + format_duration(horizon.step) +
                                   " is not a whole number of minutes: scheduled actions are set to the minute");
@@ -428,13 +515,19 @@ Result<CompressedSchedule> compress_schedule(std::span<const int> floor, const H
   CompressedSchedule schedule;
   if (floor.empty()) return schedule;
   if (limits.max_actions == 0) return invalid_argument_error("no scheduled action is allowed, but the plan has a schedule");
-  schedule.actions = Compressor(floor, horizon, limits).run();
-  auto replayed = replay_schedule(schedule.actions, horizon, floor.front());
+  const LeadShift lead = lead_shift(launch_lead, horizon.step);
+  const std::vector<int> held = held_ahead(floor, lead.intervals);
+  schedule.actions = Compressor(held, horizon, limits).run();
+  if (Status status = fire_rises_ahead(schedule.actions, horizon, held.front(), lead.ahead); !status.ok()) return status;
+  if (Status status = check_rises_ahead(schedule.actions, horizon, held, lead.ahead); !status.ok()) return status;
+  auto replayed = replay_schedule(schedule.actions, horizon, held.front());
   if (!replayed.ok()) return replayed.status();
   schedule.capacity = std::move(*replayed);
   for (std::size_t k = 0; k < floor.size(); ++k) {
     const int over = schedule.capacity[k] - floor[k];
-    if (over < 0) return internal_error("the compressed schedule falls below the plan in interval " + std::to_string(k));
+    if (schedule.capacity[k] < held[k]) {
+      return internal_error("the compressed schedule falls below the plan in interval " + std::to_string(k));
+    }
     schedule.extra_gpu_intervals += over;
     schedule.max_over_provision = std::max(schedule.max_over_provision, over);
   }

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -80,17 +81,37 @@ struct ScheduleLimits {
   bool recurring = true;  // false: one-off actions only (a rolling window)
 };
 
+/// How a launch lead is written on a horizon's step: the lead rounded up to whole minutes (cron and
+/// scheduled actions are set to the minute) is `intervals` whole steps, by which every level is
+/// held early, and `ahead` (< step), by which each action that raises the capacity fires before
+/// its interval starts. The plan runs with `ahead` as its lead once exported.
+struct LeadShift {
+  std::int64_t intervals = 0;
+  Seconds ahead{0};
+};
+LeadShift lead_shift(Seconds launch_lead, Seconds step);
+
 /// Compresses a group's planned capacity (`floor[k]` GPUs in interval k of `horizon`) into at most
 /// `limits.max_actions` actions whose replayed capacity is >= floor everywhere. The horizon is cut
 /// into segments, each either a stretch of one-off levels or a block of whole UTC days following
 /// one daily profile (a recurring action per level change of the profile, bounded to the block);
 /// a dynamic program over segment ends and actions used finds the schedule with the fewest extra
 /// GPU-intervals exactly within that family. With no more level changes than actions, the result
-/// is the plan itself (no extra). invalid_argument when even one action per ... cannot fit:
-/// max_actions == 0 with a non-empty floor, a negative floor, or a horizon whose step is not a
-/// whole number of minutes.
+/// is the plan itself (no extra).
+///
+/// `launch_lead`: what the plan launches ahead of each rise so that instances are ready when their
+/// interval starts (PlannedGroup::launch_lead; the simulator holds the level of every interval
+/// whose lead has begun). The schedule does the same (lead_shift): the floor is first held
+/// `intervals` steps early (that part counts as extra), then every firing that raises the capacity
+/// moves `ahead` earlier, falls staying at their interval's start; the capacity in force from
+/// `ahead` before each interval to its end is checked to be at least the interval's level.
+/// `capacity` is per interval as replay_schedule reports it, so a rise fired ahead shows in the
+/// interval it serves.
+///
+/// invalid_argument when even one action per ... cannot fit: max_actions == 0 with a non-empty
+/// floor, a negative floor, or a horizon whose step is not a whole number of minutes.
 Result<CompressedSchedule> compress_schedule(std::span<const int> floor, const Horizon& horizon,
-                                             const ScheduleLimits& limits = {});
+                                             const ScheduleLimits& limits = {}, Seconds launch_lead = Seconds{0});
 
 /// The capacity in each interval of `horizon` when `actions` are applied as AWS applies them (the
 /// latest firing at or before the interval's start wins; `initial` before any firing).
@@ -171,10 +192,10 @@ struct ExportVerification {
   SimulationReport exported;
 };
 
-/// Simulates `plan` and `rendered.exported` with the same options against `demand`, both without
-/// the groups' launch lead: the exported actions fire at the interval starts (rises are not shifted
-/// by the lead yet), so the two differ only by what the export compressed. Errors as
-/// simulate_plan's.
+/// Simulates `plan` (cut to the exported horizon) and `rendered.exported` with the same options
+/// against `demand`: the plan with its groups' launch lead, the export with the lead its rising
+/// actions fire ahead (lead_shift), so the two differ only by what the export compressed and held
+/// early. Errors as simulate_plan's.
 Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSource& prices, const Plan& plan,
                                          const RenderedExport& rendered, const SimulationOptions& options,
                                          PlanDemand demand);

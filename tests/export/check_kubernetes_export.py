@@ -76,10 +76,11 @@ def keda_active(trigger, now):
     return now <= end
 
 
-def replay_scaled_object(scaled, start, step, intervals):
+def replay_scaled_object(scaled, start, step, intervals, lead):
     """Replicas per interval: the largest desiredReplicas among the active cron triggers, at least
-    minReplicaCount; an interval holds the lowest count it sees (windows change on whole minutes,
-    so each minute where a cron fires inside the interval is looked at)."""
+    minReplicaCount; an interval holds the lowest count it sees from `lead` before its start (the
+    plan launches that early) to its end (windows change on whole minutes, so each minute where a
+    cron fires in that span is looked at)."""
     spec = scaled["spec"]
     crons = [t["metadata"] for t in spec["triggers"] if t["type"] == "cron"]
     end = start + step * intervals
@@ -100,8 +101,8 @@ def replay_scaled_object(scaled, start, step, intervals):
 
     result = []
     for k in range(intervals):
-        begin = start + step * k
-        seen = [begin] + [at for at in changes if begin < at < begin + step]
+        begin = max(start, start + step * k - lead)
+        seen = [begin] + [at for at in changes if begin < at < start + step * (k + 1)]
         result.append(min(replicas_at(at) for at in seen))
     return result
 
@@ -283,7 +284,7 @@ def main():
                 if f"03-scaledobject-{part}.json" in loaded:
                     scaler_name = f"03-scaledobject-{part}.json"
                     counts["ScaledObject"] += 1
-                    held = replay_scaled_object(loaded[scaler_name], start, step, intervals)
+                    held = replay_scaled_object(loaded[scaler_name], start, step, intervals, checks.launch_lead(group))
                 else:
                     scaler_name = f"03-hpa-{part}.json"
                     problems += check_autoscaler_with_kubectl(manifests[scaler_name])

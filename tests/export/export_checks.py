@@ -161,12 +161,31 @@ def action_firings(action, horizon_end):
     return firings
 
 
+def sorted_firings(actions, horizon):
+    start, step, intervals = horizon
+    return sorted((firing for action in actions for firing in action_firings(action, start + step * intervals)),
+                  key=lambda firing: firing[0])
+
+
+def lowest_between(firings, initial, begin, end):
+    """The lowest capacity in force during [begin, end): the latest firing at or before `begin`,
+    then every firing before `end`."""
+    lowest = initial
+    for at, capacity in firings:
+        if at > begin:
+            if at >= end:
+                break
+            lowest = min(lowest, capacity)
+        else:
+            lowest = capacity
+    return lowest
+
+
 def replay(actions, horizon, initial):
     """Capacity per interval of `horizon` (start, step, intervals): the latest firing at or before
     the interval's start, or the lowest value set during the interval."""
     start, step, intervals = horizon
-    firings = sorted((firing for action in actions for firing in action_firings(action, start + step * intervals)),
-                     key=lambda firing: firing[0])
+    firings = sorted_firings(actions, horizon)
     capacity, current, index = [], initial, 0
     for k in range(intervals):
         begin = start + step * k
@@ -220,4 +239,28 @@ def check_schedule_covers_plan(plan, group_name, actions, initial, where):
     if below:
         k = below[0]
         fail(f"{where}: the replayed schedule holds {capacity[k]} GPUs in interval {k}, below the plan's {floor[k]}")
+    check_launch_lead(plan, group, actions, initial, floor, where)
     return len(actions), sum(have - want for have, want in zip(capacity, floor))
+
+
+def launch_lead(group):
+    """The plan group's launch lead rounded up to whole minutes, as actions and cron triggers are
+    set; zero when it has none."""
+    lead = parse_duration(group["launch_lead"]) if group.get("launch_lead") else datetime.timedelta(0)
+    return datetime.timedelta(minutes=-(-lead.total_seconds() // 60))
+
+
+def check_launch_lead(plan, group, actions, initial, floor, where):
+    """Fails unless the actions hold each interval's planned GPUs from the group's launch lead
+    before the interval starts: the plan was simulated launching that early, so the export must
+    launch that early too."""
+    lead = launch_lead(group)
+    horizon = plan_horizon(plan)
+    start, step, intervals = horizon
+    firings = sorted_firings(actions, horizon)
+    for k in range(1, intervals):
+        begin = start + step * k
+        have = lowest_between(firings, initial, max(start, begin - lead), begin)
+        if have < floor[k]:
+            fail(f"{where}: {have} GPUs in force {lead} before interval {k}, below the {floor[k]} the plan "
+                 f"launches by then (launch_lead {group.get('launch_lead')})")

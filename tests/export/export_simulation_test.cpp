@@ -1,8 +1,8 @@
 // What is exported is what was simulated: every shipped example, and a 30-day plan that follows a
 // real load series hour by hour (../shared/data/load), planned, exported in every format within
 // the targets' limits, and the exported schedule simulated beside the plan against the same
-// demand and seed. The export must serve at least what the plan serves and cost no more than the
-// plan plus the extra the export reports.
+// demand and seed, both launching ahead of rises by the plan's lead. The export must serve at
+// least what the plan serves and cost no more than the plan plus the extra the export reports.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -26,6 +26,12 @@ void check_exports(const Scenario& scenario, const PriceSource& prices, const Pl
     auto rendered = render_export(plan, format);
     INFO((rendered.ok() ? std::string() : rendered.status().message()));
     REQUIRE(rendered.ok());
+    // The export launches ahead of rises as the plan does: the exported plan runs with the part
+    // of the lead its actions fire ahead (the hourly plans here lead by minutes: all of it).
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+      CHECK(rendered->exported.groups[g].launch_lead == lead_shift(plan.groups[g].launch_lead, plan.horizon.step).ahead);
+      if (plan.horizon.step == kHour) CHECK(rendered->exported.groups[g].launch_lead == plan.groups[g].launch_lead);
+    }
     Money extra;
     for (const GroupExportSummary& group : rendered->groups) {
       CHECK(group.actions <= kDefaultMaxActionsPerGroup);
@@ -93,5 +99,6 @@ TEST_CASE("a 30-day plan of a real load series exports within the limits and ser
   std::size_t changes = 0;
   for (const PlannedGroup& group : plan->groups) changes = std::max(changes, group.schedule.size());
   CHECK(changes > kAwsMaxScheduledActionsPerGroup);  // the plan itself would not fit
+  for (const PlannedGroup& group : plan->groups) CHECK(group.launch_lead > Seconds{0});  // rises are launched ahead
   check_exports(scenario, prices, *plan, PlanDemand::scenario);
 }

@@ -53,7 +53,96 @@ std::int64_t exhaustive_one_off(const std::vector<int>& floor, std::size_t piece
   return best;
 }
 
+// GPUs the plan needs in force at each minute of `horizon` when each interval's level is launched
+// `lead` ahead of it (as the simulator follows a plan): the highest level among the intervals
+// whose lead has begun and that have not ended.
+std::vector<int> needed_per_minute(const std::vector<int>& floor, const Horizon& horizon, Seconds lead) {
+  const auto per_interval = horizon.step / kMinute;
+  std::vector<int> needed(floor.size() * static_cast<std::size_t>(per_interval), 0);
+  for (std::size_t m = 0; m < needed.size(); ++m) {
+    const Seconds at = kMinute * static_cast<std::int64_t>(m);
+    for (std::size_t k = 0; k < floor.size(); ++k) {
+      const Seconds begin = horizon.step * static_cast<std::int64_t>(k);
+      if (at >= begin - lead && at < begin + horizon.step) needed[m] = std::max(needed[m], floor[k]);
+    }
+  }
+  return needed;
+}
+
+// What `actions` hold at each minute of `horizon`: replay_schedule on a one-minute grid (actions
+// fire on whole minutes, so each minute holds one value).
+std::vector<int> held_per_minute(const std::vector<ScheduleAction>& actions, const Horizon& horizon, int initial) {
+  return replay_schedule(actions, Horizon{horizon.start, horizon.duration, kMinute}, initial).value();
+}
+
 }  // namespace
+
+TEST_CASE("compress_schedule fires each rise the launch lead ahead of its interval, falls at their start", "[export]") {
+  const std::vector<int> floor{2, 5, 5, 3, 6, 1};
+  const Horizon horizon = hourly(kMonday, 6);
+  auto schedule = compress_schedule(floor, horizon, ScheduleLimits{10, true}, Seconds{230});  // 3m50s: 4 minutes
+  REQUIRE(schedule.ok());
+  const Seconds four{240};
+  const std::vector<ScheduleAction> expected{{kMonday, "", std::nullopt, 2},
+                                             {kMonday + kHour - four, "", std::nullopt, 5},
+                                             {kMonday + kHour * 3, "", std::nullopt, 3},
+                                             {kMonday + kHour * 4 - four, "", std::nullopt, 6},
+                                             {kMonday + kHour * 5, "", std::nullopt, 1}};
+  CHECK(schedule->actions == expected);
+  CHECK(schedule->capacity == floor);  // a rise fired ahead shows in the interval it serves
+  CHECK(schedule->extra_gpu_intervals == 0);
+  CHECK(held_per_minute(schedule->actions, horizon, 2) == needed_per_minute(floor, horizon, four));
+  CHECK(lead_shift(Seconds{230}, kHour).intervals == 0);
+  CHECK(lead_shift(Seconds{230}, kHour).ahead == four);
+}
+
+TEST_CASE("compress_schedule fires a daily rise ahead through its recurrence, over midnight too", "[export]") {
+  // Each day: 4 GPUs from midnight, 10 from 06:00, 2 from 18:00; three days from Monday.
+  std::vector<int> day(24, 4);
+  std::fill(day.begin() + 6, day.begin() + 18, 10);
+  std::fill(day.begin() + 18, day.end(), 2);
+  const std::vector<int> floor = repeat_days(day, 3);
+  const Horizon horizon = hourly(kMonday, 72);
+  auto schedule = compress_schedule(floor, horizon, ScheduleLimits{3, true}, Seconds{300});
+  REQUIRE(schedule.ok());
+  // The midnight rise (2 -> 4) fires at 23:55 the evening before, the 06:00 one at 05:55; the
+  // first day's midnight is the horizon's start, where nothing rises: StartTime stays there. The
+  // fall at 18:00 stays on the hour.
+  const std::vector<ScheduleAction> expected{
+      {kMonday, "55 23 * * *", kMonday + kDay * 2 - Seconds{300} + kMinute, 4},
+      {kMonday + kHour * 6 - Seconds{300}, "55 5 * * *", kMonday + kDay * 2 + kHour * 6 - Seconds{300} + kMinute, 10},
+      {kMonday + kHour * 18, "0 18 * * *", kMonday + kDay * 2 + kHour * 18 + kMinute, 2}};
+  CHECK(schedule->actions == expected);
+  CHECK(schedule->capacity == floor);
+  CHECK(held_per_minute(schedule->actions, horizon, floor.front()) == needed_per_minute(floor, horizon, Seconds{300}));
+}
+
+TEST_CASE("compress_schedule with a launch lead holds every minute the plan needs on random plans", "[export]") {
+  RandomStream rng = RandomStream::for_purpose(11, "schedule-lead");
+  for (int trial = 0; trial < 10; ++trial) {
+    const auto days = static_cast<int>(1 + rng.below(4));
+    std::vector<int> floor(static_cast<std::size_t>(days) * 24);
+    for (std::size_t k = 0; k < floor.size(); ++k) {
+      floor[k] = static_cast<int>(3 + 2 * std::sin(static_cast<double>(k % 24) / 24.0 * 6.283) + static_cast<double>(rng.below(5)));
+    }
+    const Horizon horizon = hourly(kMonday + kHour * static_cast<std::int64_t>(rng.below(24)), static_cast<std::int64_t>(floor.size()));
+    // Leads below a step, of several steps, and not whole minutes.
+    for (const Seconds lead : {Seconds{59}, Seconds{600}, Seconds{3599}, Seconds{3600}, Seconds{2 * 3600 + 420}}) {
+      INFO("trial " << trial << ", lead " << lead.count() << " s");
+      const Seconds minutes = (lead + Seconds{59}) / kMinute * kMinute;
+      const std::vector<int> needed = needed_per_minute(floor, horizon, minutes);
+      for (const std::size_t actions : {4, 100}) {
+        auto schedule = compress_schedule(floor, horizon, ScheduleLimits{actions, true}, lead);
+        REQUIRE(schedule.ok());
+        CHECK(schedule->actions.size() <= actions);
+        const std::vector<int> held = held_per_minute(schedule->actions, horizon, schedule->capacity.front());
+        for (std::size_t m = 0; m < held.size(); ++m) REQUIRE(held[m] >= needed[m]);
+        // With an action per change and a lead of less than a step, the schedule is the plan's.
+        if (actions == 100 && minutes < kHour) CHECK(held == needed);
+      }
+    }
+  }
+}
 
 TEST_CASE("compress_schedule keeps a repeating daily shape as one recurring action per change, exactly", "[export]") {
   // 00:00-08:00 two GPUs, 08:00-18:00 four, 18:00-24:00 three; three days: 9 changes in the plan.
