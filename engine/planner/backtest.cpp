@@ -402,6 +402,7 @@ std::string backtest_json(const BacktestResult& result) {
                                      {"cost_ratio", result.cost_ratio},
                                      {"planning_seconds", result.planning_seconds},
                                      {"forecasters", forecasters},
+                                     {"risk_quantile", result.plan.risk_quantile},
                                      {"commitments", result.plan.commitments.size()}};
   return json_text::dump(document, 2) + "\n";
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <span>
@@ -362,19 +363,205 @@ Status check_plan_options(const PlanOptions& options, double risk) {
   return {};
 }
 
+// The risk quantiles a validated plan chooses among.
+constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
+// The most history a validated plan replays: the last week before the history's end.
+constexpr Seconds kRiskValidationSpan = kWeek;
+
+// The scenario's SLO as a served fraction: 1 - the least unserved fraction any service allows.
+double required_served_fraction(const Scenario& scenario) {
+  double allowed = 1;
+  for (const Workload& workload : scenario.workloads) {
+    if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) allowed = std::min(allowed, service->max_unserved_fraction);
+  }
+  return 1 - allowed;
+}
+
+// Serving quantile `risk` within the budget: the plan at `risk` when it fits, else the highest
+// quantile in [0.5, risk] whose plan fits (bisection), else the median's, saying so in `plan`.
+Result<PlannedAtRisk> plan_within_budget(Plan& plan, const Scenario& planning, const PriceSource& prices,
+                                         const FleetModel& model, const std::vector<WorkloadDemand>& demand, double risk,
+                                         const std::optional<Money>& budget_cap) {
+  auto planned = plan_at_quantile(planning, prices, model, demand, risk);
+  if (!planned.ok() || !budget_cap) return planned;
+  const double budget = budget_cap->usd();
+  if (planned->cost_usd <= budget) {
+    plan.budget_status = "met";
+    return planned;
+  }
+  auto lowest = plan_at_quantile(planning, prices, model, demand, 0.5);
+  if (!lowest.ok()) return lowest.status();
+  if (lowest->cost_usd > budget) {
+    plan.budget_status = "infeasible";
+    plan.notes.push_back("even the median demand costs $" + std::to_string(lowest->cost_usd) +
+                         " over the horizon, above the budget; the plan serves the median");
+    plan.risk_quantile = 0.5;
+    return lowest;
+  }
+  double low = 0.5, high = risk;
+  PlannedAtRisk best = std::move(*lowest);
+  for (int i = 0; i < 10; ++i) {
+    const double middle = (low + high) / 2;
+    auto attempt = plan_at_quantile(planning, prices, model, demand, middle);
+    if (!attempt.ok()) return attempt.status();
+    if (attempt->cost_usd <= budget) {
+      low = middle;
+      best = std::move(*attempt);
+    } else {
+      high = middle;
+    }
+  }
+  char status[96];
+  std::snprintf(status, sizeof status, "met by serving quantile %.3f", low);
+  plan.budget_status = status;
+  plan.risk_quantile = low;
+  return best;
+}
+
+// The plan of `planning` at quantile `risk` from its forecast `demand`: commitments, placement,
+// groups and notes, without the Monte Carlo simulation.
+Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
+                                const FleetModel& model, const std::vector<WorkloadDemand>& demand, double risk,
+                                const std::optional<Money>& budget) {
+  Plan plan;
+  plan.scenario = scenario.name;
+  plan.scenario_hash = scenario.source_hash;
+  plan.seed = scenario.seed;
+  plan.horizon = planning.horizon;
+  plan.risk_quantile = risk;
+  plan.budget = budget;
+  auto planned = plan_within_budget(plan, planning, prices, model, demand, risk, budget);
+  if (!planned.ok()) return planned.status();
+  for (const WorkloadDemand& workload : demand) plan.forecasts.push_back(workload.summary);
+  plan.commitments = planned->commitments.recommendations;
+  std::vector<int> reserved(model.pools.size(), 0);
+  for (const engine::ReservationModel& reservation : model.reservations) {
+    if (reservation.pool && reservation.active_from <= Seconds{0}) reserved[*reservation.pool] += reservation.count;
+  }
+  for (std::size_t p = 0; p < reserved.size(); ++p) reserved[p] += planned->commitments.new_reserved[p];
+  describe_capacity(plan, planning, model, planned->instances, reserved);
+  plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
+  plan.notes.insert(plan.notes.end(), model.notes.begin(), model.notes.end());
+  if (planned->instances.unplaced_units > 1e-6) {
+    plan.notes.push_back("some demand could not be placed within the spot share caps and pools: " +
+                         std::to_string(planned->instances.unplaced_units) + " unit-intervals");
+  }
+  return plan;
+}
+
+// One candidate risk quantile replayed on the validation span.
+struct RiskTrial {
+  double risk = 0;
+  double cost_usd = 0;
+  double served_fraction = 0;
+};
+
+std::string describe_trials(const std::vector<RiskTrial>& trials, double chosen, double required, Seconds span) {
+  std::string text;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "risk quantile %.2f chosen by planning from the history up to %s before its end and replaying each "
+                "candidate against the demand that followed (SLO %.2f%% served):",
+                chosen, format_duration(span).c_str(), 100 * required);
+  text = line;
+  for (const RiskTrial& trial : trials) {
+    std::snprintf(line, sizeof line, " %.2f: $%.0f, %.3f%%;", trial.risk, trial.cost_usd, 100 * trial.served_fraction);
+    text += line;
+  }
+  text.pop_back();
+  return text;
+}
+
+// The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
+// history before the last week (at most the horizon) of the history, each simulated against that
+// week's actual demand; the cheapest that serves the SLO, else the one that serves most. nullopt
+// with `why` when there is too little history (a forecast from it would read the week itself).
+Result<std::optional<double>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
+                                             const PlanOptions& options, std::string& why) {
+  const Seconds span = std::min(kRiskValidationSpan, planning.horizon.duration) / planning.horizon.step * planning.horizon.step;
+  const Instant until = options.history_until.value_or(planning.horizon.start);
+  Scenario past = planning;
+  past.horizon = Horizon{until - span, span, planning.horizon.step};
+  auto model = engine::build_fleet_model(past, prices);
+  if (!model.ok()) return model.status();
+  auto demand = forecast_demand(past, past.horizon, past.horizon.start, options);
+  if (!demand.ok()) return demand.status().with_context("validating the risk quantile");
+  for (std::size_t w = 0; w < demand->size(); ++w) {
+    const auto* service = std::get_if<ServiceWorkload>(&past.workloads[w].spec);
+    if (service != nullptr && std::holds_alternative<DemandTrace>(service->demand.source) && (*demand)[w].summary.forecaster == "scenario") {
+      why = "workload '" + past.workloads[w].name + "' has less than two days of history before the " +
+            format_duration(span) + " the risk is validated on";
+      return std::optional<double>{};
+    }
+  }
+  const double required = required_served_fraction(scenario);
+  std::vector<RiskTrial> trials;
+  SimulationOptions replay;
+  replay.replicas = 1;
+  replay.threads = 1;
+  replay.cancellation = options.cancellation;
+  for (const double risk : kRiskCandidates) {
+    auto plan = plan_from_forecast(scenario, past, prices, *model, *demand, risk, std::nullopt);
+    if (!plan.ok()) return plan.status();
+    auto report = simulate_plan(past, *plan, prices, replay, PlanDemand::scenario);
+    if (!report.ok()) return report.status().with_context("validating the risk quantile");
+    trials.push_back(RiskTrial{risk, report->cost_usd.mean, report->served_fraction.mean});
+  }
+  // Meeting the SLO beats missing it; then the cheaper among those that meet it, the one serving
+  // more among those that miss it (ties: the lower quantile, listed first).
+  const auto better = [required](const RiskTrial& a, const RiskTrial& b) {
+    const bool a_meets = a.served_fraction >= required, b_meets = b.served_fraction >= required;
+    if (a_meets != b_meets) return a_meets;
+    return a_meets ? a.cost_usd < b.cost_usd : a.served_fraction > b.served_fraction;
+  };
+  const RiskTrial& best = *std::min_element(trials.begin(), trials.end(), better);
+  why = describe_trials(trials, best.risk, required, span);
+  return std::optional<double>{best.risk};
+}
+
 }  // namespace
 
 }  // namespace engine::planner
 
+Status set_risk_option(PlanOptions& options, std::string_view text) {
+  if (text == "validated") {
+    options.validate_risk = true;
+    options.risk_quantile.reset();
+    return {};
+  }
+  const std::string value(text);
+  char* end = nullptr;
+  const double risk = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size() || !(risk >= 0.5 && risk <= 0.999)) {
+    return invalid_argument_error("expected a demand quantile from 0.5 to 0.999 or 'validated', found '" + value + "'");
+  }
+  options.risk_quantile = risk;
+  options.validate_risk = false;
+  return {};
+}
+
 Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options) {
   using namespace engine::planner;
-  const double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile);
+  double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile);
   if (Status status = check_plan_options(options, risk); !status.ok()) return status;
   Scenario planning = scenario;
   planning.horizon = options.horizon.value_or(scenario.horizon);
   const auto progress = [&](const std::string& line) {
     if (options.on_progress) options.on_progress(line);
   };
+  std::string risk_note;
+  if (options.validate_risk && !options.risk_quantile) {
+    progress("validating the risk quantile on the last week of history");
+    auto validated = validated_risk(scenario, planning, prices, options, risk_note);
+    if (!validated.ok()) return validated.status();
+    if (*validated) {
+      risk = **validated;
+    } else {
+      char kept[64];
+      std::snprintf(kept, sizeof kept, "risk quantile %.3g (the scenario's) not validated: ", risk);
+      risk_note = kept + risk_note;
+    }
+  }
   auto model = engine::build_fleet_model(planning, prices);
   if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
   auto demand = forecast_demand(planning, planning.horizon, options.history_until.value_or(planning.horizon.start), options);
@@ -382,65 +569,9 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
 
   progress("placing " + std::to_string(planning.horizon.intervals()) + " intervals at the p" +
            std::to_string(static_cast<int>(std::lround(risk * 100))) + " demand");
-  auto planned = plan_at_quantile(planning, prices, *model, *demand, risk);
-  if (!planned.ok()) return planned.status();
-  Plan plan;
-  plan.scenario = scenario.name;
-  plan.scenario_hash = scenario.source_hash;
-  plan.seed = scenario.seed;
-  plan.horizon = planning.horizon;
-  plan.risk_quantile = risk;
-  plan.budget = options.budget;
-  if (options.budget) {
-    const double budget = options.budget->usd();
-    if (planned->cost_usd <= budget) {
-      plan.budget_status = "met";
-    } else {
-      // Trade service for cost: the highest demand quantile in [0.5, risk] whose plan fits.
-      auto lowest = plan_at_quantile(planning, prices, *model, *demand, 0.5);
-      if (!lowest.ok()) return lowest.status();
-      if (lowest->cost_usd > budget) {
-        plan.budget_status = "infeasible";
-        plan.notes.push_back("even the median demand costs $" + std::to_string(lowest->cost_usd) +
-                             " over the horizon, above the budget; the plan serves the median");
-        plan.risk_quantile = 0.5;
-        planned = std::move(lowest);
-      } else {
-        double low = 0.5, high = risk;
-        PlannedAtRisk best = std::move(*lowest);
-        for (int i = 0; i < 10; ++i) {
-          const double middle = (low + high) / 2;
-          auto attempt = plan_at_quantile(planning, prices, *model, *demand, middle);
-          if (!attempt.ok()) return attempt.status();
-          if (attempt->cost_usd <= budget) {
-            low = middle;
-            best = std::move(*attempt);
-          } else {
-            high = middle;
-          }
-        }
-        char status[96];
-        std::snprintf(status, sizeof status, "met by serving quantile %.3f", low);
-        plan.budget_status = status;
-        plan.risk_quantile = low;
-        planned = std::move(best);
-      }
-    }
-  }
-  for (const WorkloadDemand& workload : *demand) plan.forecasts.push_back(workload.summary);
-  plan.commitments = planned->commitments.recommendations;
-  std::vector<int> reserved(model->pools.size(), 0);
-  for (const engine::ReservationModel& reservation : model->reservations) {
-    if (reservation.pool && reservation.active_from <= Seconds{0}) reserved[*reservation.pool] += reservation.count;
-  }
-  for (std::size_t p = 0; p < reserved.size(); ++p) reserved[p] += planned->commitments.new_reserved[p];
-  describe_capacity(plan, planning, *model, planned->instances, reserved);
-  plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
-  plan.notes.insert(plan.notes.end(), model->notes.begin(), model->notes.end());
-  if (planned->instances.unplaced_units > 1e-6) {
-    plan.notes.push_back("some demand could not be placed within the spot share caps and pools: " +
-                         std::to_string(planned->instances.unplaced_units) + " unit-intervals");
-  }
+  auto plan = plan_from_forecast(scenario, planning, prices, *model, *demand, risk, options.budget);
+  if (!plan.ok()) return plan.status();
+  if (!risk_note.empty()) plan->notes.insert(plan->notes.begin(), risk_note);
   if (options.replicas > 0) {
     progress("simulating the plan over " + std::to_string(options.replicas) + " demand paths");
     SimulationOptions simulation;
@@ -448,24 +579,21 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
     simulation.threads = options.threads;
     simulation.executor = options.executor;
     simulation.cancellation = options.cancellation;
-    auto report = simulate_plan(planning, plan, prices, simulation, PlanDemand::forecast);
+    auto report = simulate_plan(planning, *plan, prices, simulation, PlanDemand::forecast);
     if (!report.ok()) return report.status();
-    PlanOutcome& expected = plan.expected;
+    PlanOutcome& expected = plan->expected;
     expected.replicas = options.replicas;
     expected.cost_p50_usd = report->cost_usd.p50;
     expected.cost_p95_usd = report->cost_usd.p95;
     expected.cost_mean_usd = report->cost_usd.mean;
     expected.served_fraction_mean = report->served_fraction.mean;
     expected.served_fraction_p5 = report->served_fraction.p5;
-    double allowed = 1;
-    for (const Workload& workload : scenario.workloads) {
-      if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) allowed = std::min(allowed, service->max_unserved_fraction);
-    }
+    const double required = required_served_fraction(scenario);
     const auto met = std::count_if(report->replicas.begin(), report->replicas.end(),
-                                   [&](const ReplicaOutcome& outcome) { return 1 - outcome.served_fraction <= allowed + 1e-12; });
+                                   [&](const ReplicaOutcome& outcome) { return outcome.served_fraction >= required - 1e-12; });
     expected.slo_attainment = static_cast<double>(met) / static_cast<double>(report->replicas.size());
   }
-  return plan;
+  return *plan;
 }
 
 Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& plan, const PriceSource& prices,

@@ -161,6 +161,12 @@ struct Plan {
 /// outlive the call.
 struct PlanOptions {
   std::optional<double> risk_quantile;   // the demand quantile served; nullopt: the scenario policy's
+  /// With no risk_quantile: choose it by validation instead of taking the scenario's. Plans at
+  /// 0.5, 0.65, 0.8, 0.9, 0.95 and 0.99 are made from the history up to a week (at most the
+  /// horizon) before its end and simulated against the demand of that week; the cheapest that
+  /// serves every service's SLO is taken (the one serving most when none does). The plan's first
+  /// note gives every candidate's cost and served fraction. Costs one more forecast and six plans.
+  bool validate_risk = false;
   std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
   /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),
   /// "lstm", "validated" (chosen per workload by a rolling-origin backtest of its history, see
@@ -180,6 +186,12 @@ struct PlanOptions {
   /// Called with one line per stage ("forecasting chat: lstm", ...); the library never prints.
   std::function<void(std::string_view)> on_progress;
 };
+
+/// Reads a risk option as the CLI's --risk and the HTTP service's `risk` take it: a demand
+/// quantile from 0.5 to 0.999 (PlanOptions::risk_quantile) or "validated"
+/// (PlanOptions::validate_risk). invalid_argument saying what was expected (the caller names the
+/// option).
+Status set_risk_option(PlanOptions& options, std::string_view text);
 
 /// Plans a scenario: forecasts each workload's demand, chooses reservations to buy by the
 /// break-even rule, places every interval's demand at the risk quantile on pools by a min-cost

@@ -265,6 +265,107 @@ TEST_CASE("engine::make_plan refuses bad options with clear errors", "[engine][p
   CHECK(make_plan(scenario, prices, options).status().message().find("forecaster: expected auto, lstm") != std::string::npos);
 }
 
+TEST_CASE("set_risk_option takes a quantile from 0.5 to 0.999 or 'validated', and says what it expected", "[engine][planner]") {
+  PlanOptions options;
+  REQUIRE(set_risk_option(options, "0.9").ok());
+  CHECK(options.risk_quantile == 0.9);
+  CHECK_FALSE(options.validate_risk);
+  REQUIRE(set_risk_option(options, "validated").ok());
+  CHECK(options.validate_risk);
+  CHECK_FALSE(options.risk_quantile);
+  for (const char* bad : {"0.4", "1", "0.9x", "", "high"}) {
+    INFO(bad);
+    const Status status = set_risk_option(options, bad);
+    CHECK(status.code() == StatusCode::invalid_argument);
+    CHECK(status.message() == std::string("expected a demand quantile from 0.5 to 0.999 or 'validated', found '") + bad + "'");
+  }
+}
+
+namespace {
+
+// Three weeks of hourly demand whose level jumps every few hours (so that planning a low quantile
+// leaves rises to reactive capacity, which arrives late), on one.gpu and four.gpu with spot; the
+// SLO allows 0.05% unserved.
+Scenario jumping_scenario(const PriceSource& prices, const std::string& test) {
+  std::vector<double> values;
+  std::mt19937 generator(7);
+  std::uniform_real_distribution<double> jump(0.5, 1.8);
+  double level = 12;
+  for (int k = 0; k < 21 * 24; ++k) {
+    if (k % 5 == 0) level = 12 * jump(generator);
+    values.push_back(level * (1 + 0.3 * std::cos(2 * 3.14159265358979 * k / 24.0)));
+  }
+  std::string json = planning_json(21 * 24, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
+                                   trace_demand(demand_csv("jumping-" + test, values)), R"(, "spot": {"max_share_per_pool_percent": 40})");
+  const std::string slo = R"("max_unserved_fraction": 0.01)";
+  json.replace(json.find(slo), slo.size(), R"("max_unserved_fraction": 0.0005)");
+  return load(json, prices);
+}
+
+}  // namespace
+
+TEST_CASE("engine::make_plan with a validated risk takes the cheapest candidate that met the SLO on the week before its history ends",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = jumping_scenario(prices, "validated");
+  const Horizon test_week{scenario.horizon.start + kWeek * 2, kWeek, kHour};
+  PlanOptions options;
+  options.forecaster = "seasonal_naive";
+  options.history_until = test_week.start;
+  options.horizon = test_week;
+  // Each candidate by hand: planned from the history up to the week before the cut, then replayed
+  // against that week's demand.
+  double expected = 0, expected_cost = std::numeric_limits<double>::max();
+  std::vector<double> served;
+  for (const double risk : {0.5, 0.65, 0.8, 0.9, 0.95, 0.99}) {
+    PlanOptions candidate = options;
+    candidate.risk_quantile = risk;
+    candidate.history_until = test_week.start - kWeek;
+    candidate.horizon = Horizon{test_week.start - kWeek, kWeek, kHour};
+    const Plan plan = plan_of(scenario, prices, candidate);
+    SimulationOptions replay;
+    replay.replicas = 1;
+    auto report = simulate_plan(scenario, plan, prices, replay, PlanDemand::scenario);
+    REQUIRE(report.ok());
+    served.push_back(report->served_fraction.mean);
+    if (report->served_fraction.mean >= 0.9995 && report->cost_usd.mean < expected_cost) {
+      expected = risk;
+      expected_cost = report->cost_usd.mean;
+    }
+  }
+  INFO("served at each candidate: " << served[0] << " " << served[1] << " " << served[2] << " " << served[3] << " "
+                                    << served[4] << " " << served[5]);
+  REQUIRE(served.front() < 0.9995);  // the median misses the SLO: the choice is not the cheapest plan
+  REQUIRE(expected > 0);
+  options.validate_risk = true;
+  const Plan validated = plan_of(scenario, prices, options);
+  CHECK(validated.risk_quantile == expected);
+  REQUIRE_FALSE(validated.notes.empty());
+  CHECK(validated.notes.front().rfind("risk quantile", 0) == 0);
+  CHECK(validated.notes.front().find("0.99: $") != std::string::npos);
+  // Otherwise it is the plan at that quantile.
+  options.validate_risk = false;
+  options.risk_quantile = expected;
+  CHECK(plan_of(scenario, prices, options).groups == validated.groups);
+}
+
+TEST_CASE("engine::make_plan keeps the scenario's risk, saying why, when the history is too short to validate one",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = jumping_scenario(prices, "short-history");
+  PlanOptions options;
+  options.forecaster = "seasonal_naive";
+  options.validate_risk = true;
+  options.history_until = scenario.horizon.start + kDay * 8;  // one day before the validation week
+  options.horizon = Horizon{*options.history_until, kWeek, kHour};
+  const Plan plan = plan_of(scenario, prices, options);
+  CHECK(plan.risk_quantile == 0.95);
+  REQUIRE_FALSE(plan.notes.empty());
+  CHECK(plan.notes.front() ==
+        "risk quantile 0.95 (the scenario's) not validated: workload 'svc' has less than two days of history before the 7d "
+        "the risk is validated on");
+}
+
 namespace {
 
 // Demand of `hours` hours: a daily-shaped level with a deterministic ripple, in GPUs.

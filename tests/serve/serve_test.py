@@ -170,7 +170,7 @@ def check_bad_requests(server, data_dir):
     status, _, error = server.error("POST", "/v1/plan?colour=blue", read_file(QUICKSTART))
     check(status == 400 and "unknown query parameter 'colour'" in error["message"], f"unknown option: 400, got {error}")
     for option, message in [("forecaster=nope", "forecaster: expected auto, lstm, validated, holt_winters or seasonal_naive"),
-                             ("budget=-5", "budget: expected a positive amount of USD"), ("risk=2", "expected a number from 0.5")]:
+                             ("budget=-5", "budget: expected a positive amount of USD"), ("risk=2", "expected a demand quantile from 0.5")]:
         status, _, error = server.error("POST", "/v1/plan?" + option, read_file(QUICKSTART))
         check(status == 400 and message in error["message"], f"{option}: 400 saying '{message}', got {status} {error}")
 

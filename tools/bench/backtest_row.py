@@ -54,7 +54,7 @@ def main():
     cost = lambda strategy: strategies[strategy]["cost_usd"]
     print(f"{name:32} {offset:>5} {cost('fleetcast'):11.0f} {optimum['cost_usd']:11.0f} {cost('hindsight_reservation'):11.0f} "
           f"{cost('reactive'):11.0f} {cost('on_demand_peak'):11.0f} {result['cost_ratio']:6.3f} "
-          f"{100 * strategies['fleetcast']['served_fraction']:7.3f}% {result['forecasters']['load']:15} "
+          f"{100 * strategies['fleetcast']['served_fraction']:7.3f}% {result['risk_quantile']:5.2f} {result['forecasters']['load']:15} "
           f"{100 * coverage:5.1f}% {mase:6.3f} {result['planning_seconds']:7.1f} {optimum['solve_seconds']:6.2f}{gap}")
 
 

@@ -7,11 +7,13 @@
 # (demand averaged over each hour, by the planner, the simulator and the optimum alike).
 # Prints one row per (series, cut): the cost in USD of fleetcast, the exact hindsight optimum
 # (MILP), hindsight_reservation, reactive and on-demand at the peak; fleetcast over the optimum;
-# fleetcast's served fraction; the forecaster the plan chose; the p10-p90 coverage and MASE of its
+# fleetcast's served fraction; the risk quantile it planned (--risk validated chooses one); the
+# forecaster the plan chose; the p10-p90 coverage and MASE of its
 # forecast over the held-out hours (MASE against the in-sample daily seasonal naive error), and the
 # planning and MILP seconds.
 # Usage: [SERIES=REGEX] tools/bench/backtest_series.sh [path/to/fleetcast] [backtest option...]
-#        (default build/release/tools/fleetcast; options such as --forecaster holt_winters --risk 0.8;
+#        (default build/release/tools/fleetcast; options such as --forecaster holt_winters --risk 0.8
+#        or --risk validated;
 #        SERIES keeps the series whose names match the extended regular expression)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,8 +38,8 @@ for shape in spiky_requests bursty_serverless zero_inflated regime_shift; do
   seed=$((seed + 1))
 done
 
-printf '%-32s %5s %11s %11s %11s %11s %11s %6s %8s %-15s %6s %6s %7s %6s\n' series cut_h fleetcast optimum hindsight_res \
-  reactive od_peak ratio served forecaster p10_90 mase plan_s milp_s
+printf '%-32s %5s %11s %11s %11s %11s %11s %6s %8s %5s %-15s %6s %6s %7s %6s\n' series cut_h fleetcast optimum hindsight_res \
+  reactive od_peak ratio served risk forecaster p10_90 mase plan_s milp_s
 for entry in "${series[@]}"; do
   name=${entry%%=*} csv=${entry#*=}
   [[ $name =~ ${SERIES:-.} ]] || continue

@@ -21,7 +21,7 @@ struct PlanningArguments {
   FileSystem* file_system = nullptr;  // where the output files go
   std::string scenario;
   bool json = false;
-  std::optional<double> risk;
+  std::optional<std::string> risk;
   std::optional<std::string> budget;
   std::string forecaster = "auto";
   std::string model_file;
@@ -34,8 +34,9 @@ struct PlanningArguments {
 void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
   command->add_option("SCENARIO", arguments.scenario, "Scenario JSON file")->required();
   command->add_flag("--json", arguments.json, "Print the result as JSON");
-  command->add_option("--risk", arguments.risk, "Demand quantile the capacity serves (default: the scenario policy's risk_quantile)")
-      ->check(CLI::Range(0.5, 0.999));
+  command->add_option("--risk", arguments.risk,
+                      "Demand quantile the capacity serves, 0.5-0.999, or 'validated': the cheapest that met the SLO on "
+                      "the last week of history (default: the scenario policy's risk_quantile)");
   command->add_option("--budget", arguments.budget, "Cap on the plan's cost over the horizon, in USD: the plan trades SLO for cost and says so");
   command->add_option("--forecaster", arguments.forecaster, "auto, validated, lstm, holt_winters or seasonal_naive")
       ->check(CLI::IsMember({"auto", "validated", "lstm", "holt_winters", "seasonal_naive"}));
@@ -72,7 +73,12 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
   }
   inputs->prices = std::move(*prices);
   PlanOptions& options = inputs->options;
-  options.risk_quantile = arguments.risk;
+  if (arguments.risk) {
+    if (Status status = set_risk_option(options, *arguments.risk); !status.ok()) {
+      std::cerr << "--risk: " << status.message() << '\n';
+      return kExitInvalidInput;
+    }
+  }
   if (arguments.budget) {
     auto budget = parse_usd(*arguments.budget);
     if (!budget.ok() || budget->micro_usd() <= 0) {

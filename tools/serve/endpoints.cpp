@@ -121,9 +121,9 @@ Result<RequestInput> request_input(const EndpointRequest& request, const std::st
 Result<PlanOptions> planning_options(const Query& query, const EndpointContext& context, const EndpointRequest& request,
                                      int default_replicas) {
   PlanOptions options;
-  auto risk = query.number<double>("risk", 0.5, 0.999);
-  if (!risk.ok()) return risk.status();
-  options.risk_quantile = *risk;
+  if (auto risk = query.text("risk")) {
+    if (Status status = set_risk_option(options, *risk); !status.ok()) return status.with_context("query parameter 'risk'");
+  }
   if (auto budget_text = query.text("budget")) {
     auto budget = parse_usd(*budget_text);
     if (!budget.ok()) return budget.status().with_context("query parameter 'budget'");
