@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <iterator>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -415,28 +414,18 @@ Status fire_rises_ahead(std::vector<ScheduleAction>& actions, const Horizon& hor
   return {};
 }
 
-// The capacity in force at `at`: the latest firing at or before it (`initial` before any).
-int capacity_at(const std::vector<ScheduleFiring>& firings, Instant at, int initial) {
-  const auto after = std::upper_bound(firings.begin(), firings.end(), at,
-                                      [](Instant t, const ScheduleFiring& firing) { return t < firing.at; });
-  return after == firings.begin() ? initial : std::prev(after)->capacity;
-}
-
-// Checks that from `ahead` before each interval to its start the actions hold at least the
-// interval's level (replay_schedule checks the intervals themselves).
+// Checks that from `ahead` (< step) before each interval to its start the actions hold at least
+// the interval's level: replayed on the horizon moved `ahead` earlier, interval k holds the lowest
+// value of [start(k) - ahead, end(k) - ahead), which with the replay of the horizon itself (checked
+// by compress_schedule) covers [start(k) - ahead, end(k)).
 Status check_rises_ahead(std::span<const ScheduleAction> actions, const Horizon& horizon, std::span<const int> held,
                          Seconds ahead) {
   if (ahead <= Seconds{0}) return {};
-  auto firings = schedule_firings(actions, horizon);
-  if (!firings.ok()) return firings.status();
+  auto early = replay_schedule(actions, Horizon{horizon.start - ahead, horizon.duration, horizon.step}, held.front());
+  if (!early.ok()) return early.status();
   for (std::size_t k = 1; k < held.size(); ++k) {
-    const Instant begin = horizon.start + horizon.step * static_cast<std::int64_t>(k);
-    int lowest = capacity_at(*firings, begin - ahead, held.front());
-    const auto by_time = [](const ScheduleFiring& firing, Instant t) { return firing.at < t; };
-    auto firing = std::lower_bound(firings->begin(), firings->end(), begin - ahead + Seconds{1}, by_time);
-    for (; firing != firings->end() && firing->at < begin; ++firing) lowest = std::min(lowest, firing->capacity);
-    if (lowest < held[k]) {
-      return internal_error("the exported schedule holds " + std::to_string(lowest) + " GPUs in the " +
+    if ((*early)[k] < held[k]) {
+      return internal_error("the exported schedule holds " + std::to_string((*early)[k]) + " GPUs in the " +
                             format_duration(ahead) + " before interval " + std::to_string(k) + ", below its " +
                             std::to_string(held[k]));
     }
