@@ -254,7 +254,7 @@ void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario,
   page.section("commitments", "Commitments");
   page.subheading("Recommended: reservations to buy at the horizon start");
   if (plan.commitments.empty()) {
-    page.paragraph("None: no reservation passes the break-even rule for this horizon.");
+    page.paragraph("None: no reservation passes the break-even rule for this horizon and pays over its term.");
   } else {
     std::vector<std::vector<std::string>> rows;
     for (const CommitmentRecommendation& c : plan.commitments) {
@@ -263,11 +263,19 @@ void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario,
                           " " + std::string(upfront_payment_name(c.terms.payment)),
                       "$" + fixed(c.hourly_cost.usd(), 4), report::usd(c.upfront_per_instance.usd()),
                       report::percent(c.expected_utilisation, 1), report::percent(c.break_even_utilisation, 1),
-                      report::usd(c.expected_saving.usd()), c.reason});
+                      report::usd(c.expected_saving.usd()), report::usd(c.term.expected_net_saving.usd()),
+                      report::usd(c.term.net_saving_p5.usd()) + " to " + report::usd(c.term.net_saving_p95.usd()),
+                      c.term.break_even_month > 0 ? std::to_string(c.term.break_even_month) : "never",
+                      c.reason + (c.term_choice.empty() ? "" : ". " + c.term_choice)});
     }
     page.table({"instance type", "region", "count", "terms", "effective $/h each", "upfront each", "expected use",
-                "break-even use", "expected saving", "why"},
-               rows, {2, 4, 5, 6, 7, 8});
+                "break-even use", "saving over the horizon", "expected saving over the term", "p5 to p95",
+                "break-even month", "why"},
+               rows, {2, 4, 5, 6, 7, 8, 9, 11});
+  }
+  if (!plan.declined_commitments.empty()) {
+    page.subheading("Declined: reservations the horizon favours that do not pay over their term");
+    page.bullets(plan.declined_commitments);
   }
   page.subheading("Owned: reservations the scenario already holds");
   if (scenario == nullptr) {

@@ -249,6 +249,21 @@ Commitment parse_commitment(const json& value, const std::string& pointer, Diagn
   return commitment;
 }
 
+DemandOutlook parse_demand_outlook(ObjectReader& root, DiagnosticSink& sink) {
+  DemandOutlook outlook;
+  const json* value = root.field("demand_outlook", Presence::optional);
+  if (value == nullptr) return outlook;
+  ObjectReader reader(sink, *value, child_pointer(root.pointer(), "demand_outlook"),
+                      {"monthly_growth_percent", "monthly_volatility_percent", "migration_probability_per_year",
+                       "discount_rate_percent_per_year"});
+  // A month's change below -100% would make demand negative; above +100% a month is not a trend.
+  outlook.monthly_growth_percent = reader.number("monthly_growth_percent", Presence::optional, -99, 100);
+  assign(outlook.monthly_volatility_percent, reader.number("monthly_volatility_percent", Presence::optional, 0, 100));
+  assign(outlook.migration_probability_per_year, reader.number("migration_probability_per_year", Presence::optional, 0, 1));
+  assign(outlook.discount_rate_percent_per_year, reader.number("discount_rate_percent_per_year", Presence::optional, 0, 100));
+  return outlook;
+}
+
 SpotSettings parse_spot(ObjectReader& root, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
   SpotSettings spot;
   const json* value = root.field("spot", Presence::optional);
@@ -490,7 +505,7 @@ Scenario parse_scenario(const json& document, const std::filesystem::path& base_
   Scenario scenario;
   ObjectReader root(sink, document, "",
                     {"$schema", "version", "name", "description", "seed", "horizon", "pricing", "billing",
-                     "instance_types", "purchase_options", "workloads", "commitments", "spot", "policy"});
+                     "instance_types", "purchase_options", "workloads", "commitments", "demand_outlook", "spot", "policy"});
   if (!root.is_object()) return scenario;
   root.field("$schema", Presence::optional);  // editors' hint, not used
   if (auto version = root.integer("version", Presence::required, 1, kIntMax)) {
@@ -522,6 +537,7 @@ Scenario parse_scenario(const json& document, const std::filesystem::path& base_
   root.array("commitments", Presence::optional, [&](const json& value, const std::string& pointer) {
     scenario.commitments.push_back(parse_commitment(value, pointer, sink));
   });
+  scenario.demand_outlook = parse_demand_outlook(root, sink);
   scenario.spot = parse_spot(root, base_dir, sink);
   scenario.policy = parse_policy(root, sink);
   return scenario;

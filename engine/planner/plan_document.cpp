@@ -42,6 +42,16 @@ ordered_json target_tracking_json(const TargetTracking& tracking) {
                       {"disable_scale_in", tracking.disable_scale_in}};
 }
 
+ordered_json term_valuation_json(const TermValuation& term) {
+  return ordered_json{{"months", term.months},
+                      {"expected_net_saving_usd", term.expected_net_saving.usd()},
+                      {"net_saving_p5_usd", term.net_saving_p5.usd()},
+                      {"net_saving_p95_usd", term.net_saving_p95.usd()},
+                      {"upfront_cash_usd", term.upfront_cash.usd()},
+                      {"break_even_month", term.break_even_month},
+                      {"monthly_growth_percent", term.monthly_growth_percent}};
+}
+
 ordered_json group_json(const PlannedGroup& group) {
   ordered_json types = ordered_json::array();
   for (const GroupInstanceType& type : group.instance_types) {
@@ -113,8 +123,11 @@ ordered_json plan_document(const Plan& plan) {
                            {"break_even_utilisation", commitment.break_even_utilisation},
                            {"expected_saving_usd", commitment.expected_saving.usd()}});
     if (!commitment.reason.empty()) commitments.back()["reason"] = commitment.reason;
+    if (commitment.term.months > 0) commitments.back()["term_valuation"] = term_valuation_json(commitment.term);
+    if (!commitment.term_choice.empty()) commitments.back()["term_choice"] = commitment.term_choice;
   }
   document["commitments"] = commitments;
+  document["declined_commitments"] = plan.declined_commitments;
   ordered_json pools = ordered_json::array();
   for (std::size_t p = 0; p < plan.pools.size(); ++p) {
     const PlannedPool& pool = plan.pools[p];
@@ -213,12 +226,30 @@ WorkloadForecast read_forecast(DiagnosticSink& sink, const json& value, const st
   return forecast;
 }
 
+TermValuation read_term_valuation(DiagnosticSink& sink, const json& value, const std::string& pointer) {
+  TermValuation term;
+  ObjectReader reader(sink, value, pointer,
+                      {"months", "expected_net_saving_usd", "net_saving_p5_usd", "net_saving_p95_usd", "upfront_cash_usd",
+                       "break_even_month", "monthly_growth_percent"});
+  assign(term.months, reader.integer("months", Presence::required, 1, 1200));
+  assign_money(term.expected_net_saving, reader.number("expected_net_saving_usd", Presence::required, -kUsdMax, kUsdMax));
+  assign_money(term.net_saving_p5, reader.number("net_saving_p5_usd", Presence::required, -kUsdMax, kUsdMax));
+  assign_money(term.net_saving_p95, reader.number("net_saving_p95_usd", Presence::required, -kUsdMax, kUsdMax));
+  assign_money(term.upfront_cash, reader.number("upfront_cash_usd", Presence::required, 0, kUsdMax));
+  assign(term.break_even_month, reader.integer("break_even_month", Presence::required, 0, 1200));
+  assign(term.monthly_growth_percent, reader.number("monthly_growth_percent", Presence::required, -100, 100));
+  if (term.months > 0 && term.break_even_month > term.months) {
+    reader.error("break_even_month", "expected a month within the term's " + std::to_string(term.months) + " months");
+  }
+  return term;
+}
+
 CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value, const std::string& pointer) {
   CommitmentRecommendation commitment;
   ObjectReader reader(sink, value, pointer,
                       {"instance_type", "region", "count", "term", "offering_class", "payment", "hourly_cost_usd",
                        "upfront_per_instance_usd", "expected_utilisation", "break_even_utilisation",
-                       "expected_saving_usd", "reason"});
+                       "expected_saving_usd", "reason", "term_valuation", "term_choice"});
   assign(commitment.instance_type, reader.string("instance_type", Presence::required));
   assign(commitment.region, reader.string("region", Presence::required));
   assign(commitment.count, reader.integer("count", Presence::required, 1, kCountMax));
@@ -237,6 +268,10 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
   assign(commitment.break_even_utilisation, reader.number("break_even_utilisation", Presence::required, 0, 1e6));
   assign_money(commitment.expected_saving, reader.number("expected_saving_usd", Presence::required, -kUsdMax, kUsdMax));
   assign(commitment.reason, reader.string("reason", Presence::optional));
+  if (const json* term = reader.field("term_valuation", Presence::optional)) {
+    commitment.term = read_term_valuation(sink, *term, child_pointer(pointer, "term_valuation"));
+  }
+  assign(commitment.term_choice, reader.string("term_choice", Presence::optional));
   return commitment;
 }
 
@@ -362,7 +397,8 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   Plan plan;
   ObjectReader root(sink, document, "",
                     {"format", "format_version", "scenario", "scenario_hash", "seed", "horizon", "risk_quantile",
-                     "budget_usd", "budget_status", "forecasts", "commitments", "pools", "groups", "expected", "notes"});
+                     "budget_usd", "budget_status", "forecasts", "commitments", "declined_commitments", "pools", "groups", "expected",
+                     "notes"});
   if (!root.is_object()) return plan;
   if (auto format = root.string("format", Presence::required); format && *format != kFormatName) {
     root.error("format", "expected \"" + std::string(kFormatName) + "\", found \"" + *format + "\"; is this a plan file?");
@@ -390,6 +426,9 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   root.array("commitments", Presence::required, [&](const json& element, const std::string& pointer) {
     plan.commitments.push_back(read_commitment(sink, element, pointer));
   });
+  if (auto declined = root.string_array("declined_commitments", Presence::optional, false)) {
+    plan.declined_commitments = *declined;
+  }
   root.array("pools", Presence::required, [&](const json& element, const std::string& pointer) {
     std::vector<int> instances;
     plan.pools.push_back(read_pool(sink, element, pointer, instances));

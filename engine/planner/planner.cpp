@@ -7,10 +7,12 @@
 #include <functional>
 #include <map>
 #include <span>
+#include <utility>
 
 #include "engine/demand.h"
 #include "engine/fleet_model.h"
 #include "engine/placement/placement.h"
+#include "engine/planner/commitment_term.h"
 #include "engine/planner/demand_forecast.h"
 #include "engine/planner/plan_building.h"
 #include "engine/run_replicas.h"
@@ -25,6 +27,12 @@ namespace {
 constexpr double kUsageLevels[] = {0.2, 0.5, 0.8};
 // Reservation levels tried between the two break-even bounds (see choose_commitments).
 constexpr int kCandidateSteps = 2;
+// Demand paths a commitment is valued on over its term (see choose_over_term): the expected
+// saving's standard error is 1/sqrt(500), 4.5%, of its standard deviation across paths.
+constexpr int kOutlookPaths = 500;
+constexpr double kTrendDamping = 0.9;
+// Reservation counts a pool's term is valued at (see count_candidates).
+constexpr int kTermCounts = 6;
 
 bool allows(const Scenario& scenario, PurchaseOption option) {
   return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) !=
@@ -157,6 +165,7 @@ struct CommitmentChoice {
   std::vector<int> new_reserved;    // per model pool
   std::vector<double> new_rates;    // USD per instance-hour, per model pool
   std::vector<CommitmentRecommendation> recommendations;
+  std::vector<std::string> declined;  // reservations the horizon favoured and their term did not, and why
 };
 
 // Expected cost over the horizon with `reserved` new reservations per pool: the planned cost
@@ -259,10 +268,11 @@ std::vector<int> least_cost_level(const Scenario& scenario, const FleetModel& mo
   return best;
 }
 
-// The recommendation to buy `count` reservations of pool p, with its expected use and the reason.
+// The recommendation to buy `count` reservations of pool p (of the `level` the horizon alone
+// favours), with its expected use and the reason.
 CommitmentRecommendation recommend(const Scenario& scenario, const FleetModel& model, const PlacementSetup& setup,
                                    const ReservationOffer& offer, const BreakEvenBounds& bounds, double rate, std::size_t p,
-                                   int count) {
+                                   int level, int count) {
   const double hours = static_cast<double>(scenario.horizon.duration.count()) / 3600.0;
   const std::vector<int>& usage = bounds.usage[p];
   double used_intervals = 0;
@@ -283,11 +293,74 @@ CommitmentRecommendation recommend(const Scenario& scenario, const FleetModel& m
   std::snprintf(text, sizeof text,
                 "expected busy %.1f%% of the hours against a break-even of %.1f%% with on-demand ($%.4f/h) and "
                 "%.1f%% with the cheapest alternative ($%.4f/h); %d to %d pay by the rule, %d cost least over the "
-                "expected demand",
+                "horizon's expected demand, %d pay most over the term",
                 100 * utilisation, 100 * rate / on_demand, on_demand, 100 * rate / bounds.cheapest[p], bounds.cheapest[p],
-                bounds.low[p], bounds.high[p], count);
+                bounds.low[p], bounds.high[p], level, count);
   recommendation.reason = text;
   return recommendation;
+}
+
+// The reservation counts of pool p its term is valued at: up to kTermCounts spread over 1..level
+// (the horizon's level is the most a term buys: growth past the horizon is for a later purchase),
+// each with what it displaces over the horizon: the plan's own spend (its placement at the risk
+// quantile, which the fleet follows) beyond pool p's new reservations without them less with them.
+std::vector<CountCandidate> count_candidates(const Scenario& scenario, const FleetModel& model, const PlacementSetup& setup,
+                                             std::vector<int> reserved, const std::vector<double>& rates, std::size_t p) {
+  const double hours = static_cast<double>(scenario.horizon.duration.count()) / 3600.0;
+  const int level = reserved[p];
+  const auto spend = [&](int count) {
+    reserved[p] = count;
+    return planned_cost_usd(scenario, model, place_horizon_cost(setup, scenario, reserved), reserved, rates) -
+           count * rates[p] * hours;
+  };
+  const double without = spend(0);
+  std::vector<CountCandidate> candidates;
+  const int tried = std::min(level, kTermCounts);
+  for (int i = 1; i <= tried; ++i) {
+    const int count = static_cast<int>(std::lround(static_cast<double>(i) * level / tried));
+    if (!candidates.empty() && candidates.back().count == count) continue;
+    candidates.push_back(CountCandidate{count, (without - spend(count)) / hours});
+  }
+  return candidates;
+}
+
+// The forecast's monthly trend for the workloads that may run in pool p: the mean of their median
+// forecasts' trends (monthly_trend_percent).
+double forecast_trend_percent(const Scenario& scenario, const std::vector<WorkloadDemand>& demand,
+                              const PlacementSetup& setup, std::size_t p) {
+  double sum = 0;
+  int workloads = 0;
+  for (std::size_t w = 0; w < demand.size(); ++w) {
+    const auto& options = setup.options[w];
+    if (std::none_of(options.begin(), options.end(), [p](const placement::PlacementOption& o) { return o.pool == p; })) continue;
+    const DemandBands& bands = demand[w].bands;
+    const auto median = std::lower_bound(bands.levels.begin(), bands.levels.end(), 0.5);
+    if (median == bands.levels.end()) continue;
+    sum += monthly_trend_percent(bands.values[static_cast<std::size_t>(median - bands.levels.begin())], scenario.horizon.step);
+    ++workloads;
+  }
+  return workloads > 0 ? sum / workloads : 0;
+}
+
+// The horizon's level for pool p judged over the whole term (commitment_term.h): every offer of
+// the pool and counts up to that level, on demand paths from the scenario's outlook, its growth
+// stated or the trend of the forecast.
+Result<TermChoice> choose_term(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
+                               const std::vector<WorkloadDemand>& demand, const PlacementSetup& setup,
+                               const BreakEvenBounds& bounds, const std::vector<int>& level,
+                               const std::vector<double>& rates, std::size_t p) {
+  auto offers = reservation_offers(prices, model.pools[p].key);
+  if (!offers.ok()) return offers.status();
+  const DemandOutlook& outlook = scenario.demand_outlook;
+  // A stated growth is the user's; a trend measured on the horizon is damped (Gardner and
+  // McKenzie's damped trend), so that a few weeks' slope adds about ten months' growth at most.
+  const double growth = outlook.monthly_growth_percent.value_or(forecast_trend_percent(scenario, demand, setup, p));
+  const double damping = outlook.monthly_growth_percent ? 1.0 : kTrendDamping;
+  int months = 0;
+  for (const ReservationOffer& offer : *offers) months = std::max(months, term_offer(offer).months());
+  const DemandPaths paths = draw_demand_paths(outlook, growth, damping, months, kOutlookPaths, scenario.seed, p);
+  return choose_over_term(*offers, count_candidates(scenario, model, setup, level, rates, p),
+                          UsageProfile(bounds.usage[p]), paths, outlook);
 }
 
 // Reservations to buy, by the break-even rule: the r-th reservation of a pool pays when r or more
@@ -321,11 +394,29 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
   const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
   const BreakEvenBounds bounds = break_even_bounds(setup, pricing->offers, choice.new_rates, preferred, intervals);
   const std::vector<int> best = least_cost_level(scenario, model, by_level, bounds, choice.new_rates);
+  std::vector<TermChoice> terms(model.pools.size());
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     if (best[p] == 0) continue;
-    choice.new_reserved[p] = best[p];
-    choice.recommendations.push_back(
-        recommend(scenario, model, setup, *pricing->offers[p], bounds, choice.new_rates[p], p, best[p]));
+    auto term = choose_term(scenario, prices, model, demand, setup, bounds, best, choice.new_rates, p);
+    if (!term.ok()) return term.status();
+    terms[p] = std::move(*term);
+  }
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    if (best[p] == 0) continue;
+    const TermChoice& term = terms[p];
+    if (term.count == 0) {
+      choice.declined.push_back("no reservation of " + model.pools[p].key.instance_type + " in " + model.pools[p].key.region +
+                             " although the horizon alone favours " + std::to_string(best[p]) + ": " + term.reason);
+      continue;
+    }
+    const ReservationOffer& offer = term.offer;
+    choice.new_reserved[p] = term.count;
+    choice.new_rates[p] = offer.hourly.usd();
+    CommitmentRecommendation recommendation =
+        recommend(scenario, model, setup, offer, bounds, choice.new_rates[p], p, best[p], term.count);
+    recommendation.term = term.value;
+    recommendation.term_choice = term.reason;
+    choice.recommendations.push_back(std::move(recommendation));
   }
   return choice;
 }
@@ -434,6 +525,7 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   if (!planned.ok()) return planned.status();
   for (const WorkloadDemand& workload : demand) plan.forecasts.push_back(workload.summary);
   plan.commitments = planned->commitments.recommendations;
+  plan.declined_commitments = planned->commitments.declined;
   std::vector<int> reserved(model.pools.size(), 0);
   for (const engine::ReservationModel& reservation : model.reservations) {
     if (reservation.pool && reservation.active_from <= Seconds{0}) reserved[*reservation.pool] += reservation.count;

@@ -53,6 +53,20 @@ struct WorkloadForecast {
   friend bool operator==(const WorkloadForecast&, const WorkloadForecast&) = default;
 };
 
+/// A commitment judged over its whole term, on demand paths drawn from the scenario's
+/// DemandOutlook (shorter terms renewed up to the window while the workload stays and renewal
+/// pays). Money is net of what the reserved instances displace, discounted to the purchase date.
+struct TermValuation {
+  int months = 0;                   // the window compared: the longest term offered for the pool
+  Money expected_net_saving;        // mean over the paths
+  Money net_saving_p5;
+  Money net_saving_p95;
+  Money upfront_cash;               // paid at purchase: count x upfront
+  int break_even_month = 0;         // first month whose expected cumulative saving is >= 0; 0: none in the window
+  double monthly_growth_percent = 0;  // the growth the paths were drawn with (stated or the forecast's trend)
+  friend bool operator==(const TermValuation&, const TermValuation&) = default;
+};
+
 /// A reservation to buy now, and why.
 struct CommitmentRecommendation {
   std::string instance_type;
@@ -65,6 +79,8 @@ struct CommitmentRecommendation {
   double break_even_utilisation = 0;  // reserved effective rate / on-demand rate
   Money expected_saving;            // over the horizon, against the best alternative (on-demand or spot)
   std::string reason;               // one sentence a reader can check
+  TermValuation term;               // over the whole term
+  std::string term_choice;          // why this term, class and payment over the other offers
   friend bool operator==(const CommitmentRecommendation&, const CommitmentRecommendation&) = default;
 };
 
@@ -148,6 +164,8 @@ struct Plan {
   std::string budget_status;
   std::vector<WorkloadForecast> forecasts;  // one per workload, scenario order
   std::vector<CommitmentRecommendation> commitments;
+  /// Reservations the horizon alone favoured that do not pay over their term, each with why.
+  std::vector<std::string> declined_commitments;
   std::vector<PlannedPool> pools;
   /// instances[p][k]: instances of pool p desired in interval k (k < horizon.intervals()).
   std::vector<std::vector<int>> instances;

@@ -160,6 +160,20 @@ struct Commitment {
   friend bool operator==(const Commitment&, const Commitment&) = default;
 };
 
+/// How demand may develop after the horizon: what a commitment is judged on over its whole term.
+/// Demand follows a random walk in its logarithm, month by month (so its uncertainty widens with
+/// the square root of the months), and the workload may leave its GPU generation at any month (a
+/// standard reservation is then idle; a convertible one is exchanged for the new generation).
+struct DemandOutlook {
+  /// Expected change of demand per month, in percent (negative: decline). nullopt: the trend of the
+  /// plan's own forecast (its last week against its first, when the horizon holds two weeks; else 0).
+  std::optional<double> monthly_growth_percent;
+  double monthly_volatility_percent = 5;         // standard deviation of one month's change, percent
+  double migration_probability_per_year = 0.25;  // chance the workload moves to another GPU generation within a year
+  double discount_rate_percent_per_year = 5;     // cost of capital: a later saving is worth less than cash now
+  friend bool operator==(const DemandOutlook&, const DemandOutlook&) = default;
+};
+
 enum class InterruptionModel { advisor, trace };
 
 struct SpotSettings {
@@ -259,6 +273,7 @@ struct Scenario {
   std::vector<PurchaseOption> purchase_options;    // candidates
   std::vector<Workload> workloads;
   std::vector<Commitment> commitments;
+  DemandOutlook demand_outlook;
   SpotSettings spot;
   Policy policy;
   friend bool operator==(const Scenario&, const Scenario&) = default;

@@ -25,7 +25,11 @@ Plan sample_plan() {
   plan.commitments = {CommitmentRecommendation{
       "g6e.xlarge", "us-east-1", 3,
       ReservationTerms{ReservationTerm::three_years, ReservationClass::convertible, UpfrontPayment::partial_upfront},
-      Money::from_usd(1.25), Money::from_usd(9000), 0.875, 0.62, Money::from_usd(-12.5), "used 87.5% of hours"}};
+      Money::from_usd(1.25), Money::from_usd(9000), 0.875, 0.62, Money::from_usd(-12.5), "used 87.5% of hours",
+      TermValuation{36, Money::from_usd(4321.25), Money::from_usd(-800), Money::from_usd(9100.5), Money::from_usd(27000), 19,
+                    -1.5},
+      "chose 3 x 3y convertible partial_upfront"}};
+  plan.declined_commitments = {"no reservation of g6e.12xlarge in us-east-1 although the horizon alone favours 2"};
   plan.pools = {PlannedPool{"aws/us-east-1/g6e.xlarge/on_demand", "aws", "us-east-1", "g6e.xlarge", PurchaseOption::on_demand,
                             "L40S", 1, Money::from_usd(1.861)},
                 PlannedPool{"aws/us-east-1/g6e.12xlarge/spot", "aws", "us-east-1", "g6e.12xlarge", PurchaseOption::spot,
@@ -86,6 +90,8 @@ TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan
   plan.budget_status.clear();
   plan.forecasts.front().reason.clear();
   plan.commitments.front().reason.clear();
+  plan.commitments.front().term = TermValuation{};  // a document written before term valuations existed
+  plan.commitments.front().term_choice.clear();
   plan.groups.front().launch_lead = Seconds{0};  // a document written before the lead existed
   plan.groups.front().launch_lead_reason.clear();
   auto read = plan_from_json(plan_to_json(plan), "plan.json");

@@ -38,6 +38,12 @@ std::string demand_csv(const std::string& name, const std::vector<double>& value
 
 // A predictive scenario over `hours` hours with one GPU-denominated service at 100% target
 // utilisation, on `types`, with the given purchase options and demand.
+// The outlook under which a commitment's term is the horizon repeated: no growth, volatility,
+// migration or discounting. The exhaustive search and the MILP price reservations that way.
+constexpr const char* kHorizonRepeated =
+    R"("demand_outlook": {"monthly_growth_percent": 0, "monthly_volatility_percent": 0,
+                          "migration_probability_per_year": 0, "discount_rate_percent_per_year": 0},)";
+
 std::string planning_json(int hours, const std::string& types, const std::string& options, const std::string& demand,
                           const std::string& extra = "") {
   return R"({"version": 1, "name": "plan-test", "seed": 3,
@@ -45,7 +51,7 @@ std::string planning_json(int hours, const std::string& types, const std::string
     "pricing": {"provider": "test", "regions": ["r1"]},
     "instance_types": )" + types + R"(, "purchase_options": )" + options + R"(,
     "workloads": [{"name": "svc", "kind": "service", "demand": )" + demand + R"(,
-                   "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}}],
+                   "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}}], )" + kHorizonRepeated + R"(
     "policy": {"kind": "predictive", "predictive": {}})" + extra + "}";
 }
 
@@ -146,9 +152,27 @@ TEST_CASE("engine::make_plan on one pool reproduces the break-even rule exactly"
   CHECK(commitment.count == 5);
   CHECK(commitment.break_even_utilisation == Approx(0.6));
   CHECK(commitment.expected_utilisation == Approx((7 * 5 + 2 * 3 + 1) / 50.0));
-  // 5 reserved for 10 h at $0.60, no on-demand beyond them: $30; without: $43 on-demand.
+  // 5 reserved for 10 h at $0.60, no on-demand beyond them: $30; without: $42 on-demand.
   CHECK(plan.expected.planned_cost == Money::from_usd(30.0));
   CHECK(plan.forecasts.front().forecaster == "scenario");
+  // Over the 1-year term, the horizon repeated: the 5 displace $42 of on-demand per 10 h, $4.20/h,
+  // against 5 x $0.60/h, for 8,760 h, every month saving the same.
+  CHECK(commitment.term.months == 12);
+  CHECK(commitment.term.expected_net_saving.usd() == Approx(8760 * (4.2 - 3.0)));
+  CHECK(commitment.term.net_saving_p5 == commitment.term.expected_net_saving);
+  CHECK(commitment.term.break_even_month == 1);
+
+  SECTION("a workload certain to move to another GPU generation within its first month buys nothing") {
+    Scenario moving = scenario;
+    moving.demand_outlook.migration_probability_per_year = 1;
+    const Plan cautious = plan_of(moving, prices);
+    CHECK(cautious.commitments.empty());
+    // All on-demand: 5 x 7 + 3 x 2 + 1 instance-hours at $1.
+    CHECK(cautious.expected.planned_cost == Money::from_usd(42.0));
+    REQUIRE(cautious.declined_commitments.size() == 1);
+    CHECK(cautious.declined_commitments.front().find("no reservation of one.gpu in r1 although the horizon alone favours 5: nothing pays "
+                                      "over the term") == 0);
+  }
 
   SECTION("its simulation against the same demand costs what was planned") {
     SimulationOptions options;
@@ -394,7 +418,7 @@ Scenario foresight_scenario(const PriceSource& prices, int hours, const std::str
        "slo": {"target_utilisation": 0.9, "max_unserved_fraction": 0.01}},
       {"name": "train", "kind": "batch", "jobs": {"arrivals_per_day": 24, "gpus_per_job": 2, "work": "3h",
        "checkpoint_interval": "30m", "deadline": "12h"}}],
-    "spot": {"max_share_per_pool_percent": 40},
+    "spot": {"max_share_per_pool_percent": 40}, )" + kHorizonRepeated + R"(
     "policy": {"kind": "predictive", "predictive": {}}})",
               prices);
 }

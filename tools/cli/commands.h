@@ -30,6 +30,7 @@ void add_pricing_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_forecast_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_plan_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files);
+void add_commitments_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_batch_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_report_command(CLI::App& app, int& exit_code, FileSystem* files);

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   fleetcast::cli::add_forecast_command(app, exit_code, files);
   fleetcast::cli::add_plan_command(app, exit_code, files);
   fleetcast::cli::add_backtest_command(app, exit_code, files);
+  fleetcast::cli::add_commitments_command(app, exit_code);
   fleetcast::cli::add_export_command(app, exit_code, files);
   fleetcast::cli::add_batch_command(app, exit_code, files);
   fleetcast::cli::add_report_command(app, exit_code, files);

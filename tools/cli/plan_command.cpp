@@ -1,11 +1,13 @@
-// `fleetcast plan SCENARIO` and `fleetcast backtest SCENARIO --train-until T`: the planner's answer
-// for a scenario (written as the plan document, summarised on the terminal), and the planner
+// `fleetcast plan SCENARIO`, `fleetcast commitments SCENARIO` and `fleetcast backtest SCENARIO
+// --train-until T`: the planner's answer for a scenario (written as the plan document, summarised
+// on the terminal), the reservations owned and bought judged over their terms, and the planner
 // checked against the demand that followed a cut, beside the baselines.
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "fleetcast/forecast.h"
 #include "fleetcast/plan.h"
@@ -31,20 +33,25 @@ struct PlanningArguments {
   std::string html_file;
 };
 
-void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
+// What to plan and how to forecast it: the options of every planning command.
+void add_forecasting_options(CLI::App* command, PlanningArguments& arguments) {
   command->add_option("SCENARIO", arguments.scenario, "Scenario JSON file")->required();
-  command->add_flag("--json", arguments.json, "Print the result as JSON");
   command->add_option("--risk", arguments.risk,
                       "Demand quantile the capacity serves, 0.5-0.999, or 'validated': the cheapest that met the SLO on "
                       "the last week of history (default: the scenario policy's risk_quantile)");
-  command->add_option("--budget", arguments.budget, "Cap on the plan's cost over the horizon, in USD: the plan trades SLO for cost and says so");
   command->add_option("--forecaster", arguments.forecaster, "auto, validated, lstm, holt_winters or seasonal_naive")
       ->check(CLI::IsMember({"auto", "validated", "lstm", "holt_winters", "seasonal_naive"}));
   command->add_option("--model", arguments.model_file, "A trained LSTM model file (fleetcast forecast train) for every workload");
+  command->add_flag("--quiet", arguments.quiet, "No progress lines on stderr");
+}
+
+void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
+  add_forecasting_options(command, arguments);
+  command->add_flag("--json", arguments.json, "Print the result as JSON");
+  command->add_option("--budget", arguments.budget, "Cap on the plan's cost over the horizon, in USD: the plan trades SLO for cost and says so");
   command->add_option("--replicas", arguments.replicas, "Monte Carlo replicas of the plan's risk simulation (0: none)")
       ->check(CLI::Range(0, 100000));
   command->add_option("--threads", arguments.threads, "Threads for the replicas (0: one per core)")->check(CLI::Range(0, 1024));
-  command->add_flag("--quiet", arguments.quiet, "No progress lines on stderr");
   command->add_option("--html", arguments.html_file, "Write a self-contained HTML report (charts, opens offline) to this file");
 }
 
@@ -104,6 +111,53 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
   return inputs;
 }
 
+// The reservations to buy with their term valuation, and those the term declined.
+void print_recommended_commitments(std::ostream& out, const Plan& plan) {
+  char line[400];
+  if (plan.commitments.empty()) out << "  buy       no reservations\n";
+  for (const CommitmentRecommendation& commitment : plan.commitments) {
+    std::snprintf(line, sizeof line,
+                  "  buy       %d x %s in %s, %s %s %s at $%.4f/h: expected use %.1f%% vs break-even %.1f%%, saving $%.2f over the horizon\n",
+                  commitment.count, commitment.instance_type.c_str(), commitment.region.c_str(),
+                  std::string(reservation_term_name(commitment.terms.term)).c_str(),
+                  std::string(reservation_class_name(commitment.terms.reservation_class)).c_str(),
+                  std::string(upfront_payment_name(commitment.terms.payment)).c_str(), commitment.hourly_cost.usd(),
+                  commitment.expected_utilisation * 100, commitment.break_even_utilisation * 100, commitment.expected_saving.usd());
+    out << line;
+    const TermValuation& term = commitment.term;
+    if (term.months == 0) continue;
+    std::snprintf(line, sizeof line,
+                  "            over %d months: expected saving $%.0f (p5 $%.0f, p95 $%.0f), upfront $%.0f, breaks even %s\n",
+                  term.months, term.expected_net_saving.usd(), term.net_saving_p5.usd(), term.net_saving_p95.usd(),
+                  term.upfront_cash.usd(),
+                  term.break_even_month > 0 ? ("in month " + std::to_string(term.break_even_month)).c_str() : "never");
+    out << line << "            " << commitment.term_choice << '\n';
+  }
+  for (const std::string& declined : plan.declined_commitments) out << "  declined  " << declined << '\n';
+}
+
+// The reservations the scenario owns, and where each stands against the plan's horizon.
+void print_owned_commitments(std::ostream& out, const Scenario& scenario, const Horizon& horizon) {
+  const Instant end = horizon.start + horizon.duration;
+  if (scenario.commitments.empty()) out << "  owned     no reservations\n";
+  for (const Commitment& owned : scenario.commitments) {
+    std::string standing = "in force through the horizon";
+    if (owned.end() <= horizon.start) {
+      standing = "ended before the horizon";
+    } else if (owned.start >= end) {
+      standing = "starts after the horizon";
+    } else if (owned.end() < end) {
+      standing = "expires inside the horizon (renewal is not planned: it lapses)";
+    } else if (owned.start > horizon.start) {
+      standing = "starts inside the horizon";
+    }
+    out << "  owned     " << owned.count << " x " << owned.instance_type << " in " << owned.region << ", "
+        << reservation_term_name(owned.term) << ' ' << reservation_class_name(owned.offering_class) << ' '
+        << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to " << format_instant(owned.end())
+        << ": " << standing << '\n';
+  }
+}
+
 void print_plan(std::ostream& out, const Plan& plan) {
   char line[400];
   out << "Plan for " << plan.scenario << ": " << format_duration(plan.horizon.duration) << " from "
@@ -115,17 +169,7 @@ void print_plan(std::ostream& out, const Plan& plan) {
                   forecast.forecaster.c_str(), forecast.mean_p50, forecast.peak_planned);
     out << line << (forecast.reason.empty() ? "" : "  - ") << forecast.reason << '\n';
   }
-  if (plan.commitments.empty()) out << "  buy       no reservations\n";
-  for (const CommitmentRecommendation& commitment : plan.commitments) {
-    std::snprintf(line, sizeof line,
-                  "  buy       %d x %s in %s, %s %s %s at $%.4f/h: expected use %.1f%% vs break-even %.1f%%, saving $%.2f over the horizon\n",
-                  commitment.count, commitment.instance_type.c_str(), commitment.region.c_str(),
-                  std::string(reservation_term_name(commitment.terms.term)).c_str(),
-                  std::string(reservation_class_name(commitment.terms.reservation_class)).c_str(),
-                  std::string(upfront_payment_name(commitment.terms.payment)).c_str(), commitment.hourly_cost.usd(),
-                  commitment.expected_utilisation * 100, commitment.break_even_utilisation * 100, commitment.expected_saving.usd());
-    out << line;
-  }
+  print_recommended_commitments(out, plan);
   for (const PlannedGroup& group : plan.groups) {
     std::snprintf(line, sizeof line, "  group     %s: %d-%d GPUs, on-demand base %d, %d%% on-demand above it, %zu schedule changes\n",
                   group.name.c_str(), group.min_capacity, group.max_capacity, group.distribution.on_demand_base_capacity,
@@ -148,16 +192,32 @@ void print_plan(std::ostream& out, const Plan& plan) {
   for (const std::string& note : plan.notes) out << "  note: " << note << "\n";
 }
 
-int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
+// A scenario's inputs and the plan made from them.
+struct PlannedScenario {
+  std::unique_ptr<PlanningInputs> inputs;
+  Plan plan;
+};
+
+// Loads the inputs and plans them, or prints why not and returns the exit code.
+std::variant<PlannedScenario, int> load_and_plan(const PlanningArguments& arguments) {
   auto loaded = load_inputs(arguments);
   if (auto* code = std::get_if<int>(&loaded)) return *code;
-  PlanningInputs& inputs = *std::get<std::unique_ptr<PlanningInputs>>(loaded);
-  auto plan = make_plan(inputs.scenario, *inputs.prices, inputs.options);
+  PlannedScenario planned{std::move(std::get<std::unique_ptr<PlanningInputs>>(loaded)), {}};
+  auto plan = make_plan(planned.inputs->scenario, *planned.inputs->prices, planned.inputs->options);
   if (!plan.ok()) {
     std::cerr << arguments.scenario << ": " << plan.status().message() << '\n';
     return exit_code_for(plan.status());
   }
-  const std::string document = plan_to_json(*plan);
+  planned.plan = std::move(*plan);
+  return planned;
+}
+
+int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
+  auto planned = load_and_plan(arguments);
+  if (auto* code = std::get_if<int>(&planned)) return *code;
+  const PlanningInputs& inputs = *std::get<PlannedScenario>(planned).inputs;
+  const Plan& plan = std::get<PlannedScenario>(planned).plan;
+  const std::string document = plan_to_json(plan);
   if (!out_file.empty()) {
     if (Status status = write_file_atomically(out_file, document, arguments.file_system); !status.ok()) {
       std::cerr << status.message() << '\n';
@@ -165,7 +225,7 @@ int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
     }
   }
   if (int code = write_html_report(arguments.html_file, [&] {
-        return plan_report_html(*plan, &inputs.scenario, {.generated_by = report_generated_by("plan")});
+        return plan_report_html(plan, &inputs.scenario, {.generated_by = report_generated_by("plan")});
       }, arguments.file_system);
       code != kExitOk) {
     return code;
@@ -173,8 +233,20 @@ int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
   if (arguments.json) {
     std::cout << document;
   } else {
-    print_plan(std::cout, *plan);
+    print_plan(std::cout, plan);
   }
+  return kExitOk;
+}
+
+int run_commitments(const PlanningArguments& arguments) {
+  auto planned = load_and_plan(arguments);
+  if (auto* code = std::get_if<int>(&planned)) return *code;
+  const PlanningInputs& inputs = *std::get<PlannedScenario>(planned).inputs;
+  const Plan& plan = std::get<PlannedScenario>(planned).plan;
+  std::cout << "Commitments for " << plan.scenario << ", planned over " << format_duration(plan.horizon.duration) << " from "
+            << format_instant(plan.horizon.start) << " and judged over their terms\n";
+  print_owned_commitments(std::cout, inputs.scenario, plan.horizon);
+  print_recommended_commitments(std::cout, plan);
   return kExitOk;
 }
 
@@ -244,6 +316,17 @@ void add_plan_command(CLI::App& app, int& exit_code, FileSystem* files) {
   command->add_option("--out", *out_file, "Write the plan document (JSON) to this file");
   command->footer("Exit status: 0 planned, 2 the scenario or an option is invalid or cannot be planned, 1 another failure.");
   command->callback([arguments, out_file, &exit_code] { exit_code = run_plan(*arguments, *out_file); });
+}
+
+void add_commitments_command(CLI::App& app, int& exit_code) {
+  auto arguments = std::make_shared<PlanningArguments>();
+  auto* command = app.add_subcommand(
+      "commitments", "The reservations a scenario owns and those its plan buys, each judged over its whole term");
+  add_forecasting_options(command, *arguments);
+  arguments->replicas = 0;
+  command->footer("The plan document (fleetcast plan --json) carries the same analysis.\n"
+                  "Exit status: 0 done, 2 the scenario or an option is invalid or cannot be planned, 1 another failure.");
+  command->callback([arguments, &exit_code] { exit_code = run_commitments(*arguments); });
 }
 
 void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files) {
