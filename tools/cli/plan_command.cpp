@@ -136,17 +136,14 @@ void print_recommended_commitments(std::ostream& out, const Plan& plan) {
   for (const std::string& declined : plan.declined_commitments) out << "  declined  " << declined << '\n';
 }
 
-// The reservations the scenario owns, and where each stands against the plan's horizon.
+// The reservations the scenario owns, and where each stands against the plan's horizon (the
+// loader refuses one that lies wholly outside it).
 void print_owned_commitments(std::ostream& out, const Scenario& scenario, const Horizon& horizon) {
   const Instant end = horizon.start + horizon.duration;
   if (scenario.commitments.empty()) out << "  owned     no reservations\n";
   for (const Commitment& owned : scenario.commitments) {
     std::string standing = "in force through the horizon";
-    if (owned.end() <= horizon.start) {
-      standing = "ended before the horizon";
-    } else if (owned.start >= end) {
-      standing = "starts after the horizon";
-    } else if (owned.end() < end) {
+    if (owned.end() < end) {
       standing = "expires inside the horizon (renewal is not planned: it lapses)";
     } else if (owned.start > horizon.start) {
       standing = "starts inside the horizon";
