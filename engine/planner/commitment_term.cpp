@@ -87,7 +87,9 @@ double monthly_trend_percent(const std::vector<double>& series, Seconds step) {
   return std::clamp(monthly, -kMaxTrendPercent, kMaxTrendPercent);
 }
 
-int TermOffer::months() const { return terms.term == ReservationTerm::three_years ? 36 : 12; }
+int TermOffer::months() const {
+  return static_cast<int>(reservation_term_length(terms.term).count() / static_cast<std::int64_t>(kHoursPerMonth * 3600));
+}
 
 TermOffer term_offer(const ReservationOffer& offer) {
   TermOffer flows{offer.terms, offer.upfront.usd(), 0, false};
@@ -140,7 +142,7 @@ TermValuation value_over_term(const TermOffer& offer, const CountCandidate& cand
   for (std::size_t path = 0; path < paths.scale.size(); ++path) {
     double total = 0;
     bool held = true;
-    for (int m = 0; m < paths.months && held; ++m) {
+    for (int m = 0; m < paths.months; ++m) {
       const double scale = paths.scale[path][m];
       const bool stays = exchangeable || m < paths.migration_month[path];
       const bool purchase = m % term == 0;

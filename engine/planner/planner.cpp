@@ -394,16 +394,13 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
   const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
   const BreakEvenBounds bounds = break_even_bounds(setup, pricing->offers, choice.new_rates, preferred, intervals);
   const std::vector<int> best = least_cost_level(scenario, model, by_level, bounds, choice.new_rates);
-  std::vector<TermChoice> terms(model.pools.size());
+  // Every pool is judged against the horizon's levels and cheapest rates of the others.
+  const std::vector<double> cheapest_rates = choice.new_rates;
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     if (best[p] == 0) continue;
-    auto term = choose_term(scenario, prices, model, demand, setup, bounds, best, choice.new_rates, p);
-    if (!term.ok()) return term.status();
-    terms[p] = std::move(*term);
-  }
-  for (std::size_t p = 0; p < model.pools.size(); ++p) {
-    if (best[p] == 0) continue;
-    const TermChoice& term = terms[p];
+    auto judged = choose_term(scenario, prices, model, demand, setup, bounds, best, cheapest_rates, p);
+    if (!judged.ok()) return judged.status();
+    const TermChoice& term = *judged;
     if (term.count == 0) {
       choice.declined.push_back("no reservation of " + model.pools[p].key.instance_type + " in " + model.pools[p].key.region +
                              " although the horizon alone favours " + std::to_string(best[p]) + ": " + term.reason);
