@@ -38,7 +38,11 @@ CREATE TABLE runs (
   jobs_completed INTEGER,
   deadline_misses INTEGER,
   plan_hash TEXT,
-  wall_seconds REAL NOT NULL
+  wall_seconds REAL NOT NULL,
+  -- Version 2. Last, where kAddSavingsPlans puts them in an upgraded version 1 database, so that
+  -- every database of this version has one column order.
+  cost_savings_plan_micro_usd INTEGER,
+  cost_savings_plan_unused_micro_usd INTEGER
 ) WITHOUT ROWID;
 CREATE TABLE run_parameters (
   run_hash TEXT NOT NULL REFERENCES runs (run_hash),
@@ -56,22 +60,48 @@ CREATE TABLE time_series (
 ) WITHOUT ROWID;
 )sql";
 
+/// The schema version before the Savings Plan costs: written when Savings Plans were not modelled,
+/// so every run it records that completed paid none.
+constexpr std::string_view kVersionWithoutSavingsPlans = "1";
+static_assert(kResultsSchemaVersion == 2, "a newer schema version needs its migration after kAddSavingsPlans");
+
+std::string current_version() { return std::to_string(kResultsSchemaVersion); }
+
+/// From kVersionWithoutSavingsPlans to kResultsSchemaVersion, in the caller's transaction: the
+/// Savings Plan costs, 0 for a completed run and NULL (as every figure) for a failed one, as this
+/// version records them. The caller sets the schema version.
+constexpr const char* kAddSavingsPlans = R"sql(
+ALTER TABLE runs ADD COLUMN cost_savings_plan_micro_usd INTEGER;
+ALTER TABLE runs ADD COLUMN cost_savings_plan_unused_micro_usd INTEGER;
+UPDATE runs SET cost_savings_plan_micro_usd = 0, cost_savings_plan_unused_micro_usd = 0 WHERE error IS NULL;
+)sql";
+
 constexpr std::string_view kInsertRun =
     "INSERT OR IGNORE INTO runs (run_hash, scenario, source, parameters, seed, error, cost_total_micro_usd, "
     "cost_on_demand_micro_usd, cost_reserved_micro_usd, cost_spot_micro_usd, cost_reserved_unused_micro_usd, "
     "served_fraction, utilisation, instances_launched, interruptions, launch_failures, lost_gpu_hours, jobs_total, "
-    "jobs_completed, deadline_misses, plan_hash, wall_seconds) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
+    "jobs_completed, deadline_misses, plan_hash, wall_seconds, cost_savings_plan_micro_usd, "
+    "cost_savings_plan_unused_micro_usd) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+    "?23, ?24)";
 constexpr std::string_view kInsertParameter =
     "INSERT INTO run_parameters (run_hash, position, name, value) VALUES (?1, ?2, ?3, ?4)";
 constexpr std::string_view kInsertSample =
     "INSERT INTO time_series (run_hash, interval, series, value) VALUES (?1, ?2, ?3, ?4)";
 constexpr std::string_view kSelectHashes = "SELECT run_hash FROM runs";
-constexpr std::string_view kSelectRuns =
-    "SELECT run_hash, scenario, source, seed, error, cost_total_micro_usd, cost_on_demand_micro_usd, "
-    "cost_reserved_micro_usd, cost_spot_micro_usd, cost_reserved_unused_micro_usd, served_fraction, utilisation, "
-    "instances_launched, interruptions, launch_failures, lost_gpu_hours, jobs_total, jobs_completed, "
-    "deadline_misses, plan_hash, wall_seconds FROM runs ORDER BY run_hash";
+/// The Savings Plan costs as the runs query reads them: their columns, or, from a version 1
+/// database opened read-only, 0 (see Impl::accept_version_without_savings_plans).
+constexpr std::string_view kSavingsPlanColumns = "cost_savings_plan_micro_usd, cost_savings_plan_unused_micro_usd";
+constexpr std::string_view kNoSavingsPlanColumns = "0, 0";
+
+/// The runs, their Savings Plan costs read from `savings_plan_columns` (two expressions).
+std::string select_runs_sql(std::string_view savings_plan_columns) {
+  return "SELECT run_hash, scenario, source, seed, error, cost_total_micro_usd, cost_on_demand_micro_usd, "
+         "cost_reserved_micro_usd, cost_spot_micro_usd, cost_reserved_unused_micro_usd, served_fraction, utilisation, "
+         "instances_launched, interruptions, launch_failures, lost_gpu_hours, jobs_total, jobs_completed, "
+         "deadline_misses, plan_hash, wall_seconds, " +
+         std::string(savings_plan_columns) + " FROM runs ORDER BY run_hash";
+}
 constexpr std::string_view kSelectParameters =
     "SELECT run_hash, name, value FROM run_parameters ORDER BY run_hash, position";
 constexpr std::string_view kSelectSamples =
@@ -83,6 +113,8 @@ struct ResultsDatabase::Impl {
   std::filesystem::path file;
   sqlite::Connection connection;
   std::map<std::string_view, sqlite::Statement> statements;
+  /// The runs query (a key of `statements`, so set only while opening).
+  std::string select_runs = select_runs_sql(kSavingsPlanColumns);
 
   Result<sqlite::Statement*> statement(std::string_view sql) {
     if (auto it = statements.find(sql); it != statements.end()) return &it->second;
@@ -137,43 +169,77 @@ struct ResultsDatabase::Impl {
     return *row ? use->text(0) : std::string{};
   }
 
-  /// Creates the schema in an empty database; checks the application and version of another.
+  /// Creates the schema in an empty database; checks the application and version of another,
+  /// upgrading or adapting to one at kVersionWithoutSavingsPlans.
   Status check_or_create_schema(Mode mode) {
     Result<std::string> application = meta("application");
     if (!application.ok()) return application.status();
-    if (application->empty()) {
-      Result<std::int64_t> tables = count("SELECT count(*) FROM sqlite_master");
-      if (!tables.ok()) return tables.status();
-      if (*tables != 0) {
-        return failed_precondition_error(file.string() +
-                                         ": not a fleetcast results database (it holds other tables); "
-                                         "give --out a new file or an earlier results database");
-      }
-      if (mode == Mode::read_only) {
-        return failed_precondition_error(file.string() + ": the results database is empty (no batch has written to it)");
-      }
-      return in_transaction("creating the results schema", [&] {
-        if (Status status = exec(kSchema, "creating the results schema"); !status.ok()) return status;
-        const std::string meta_rows = "INSERT INTO meta (key, value) VALUES ('application', '" +
-                                      std::string(kApplication) + "'), ('schema_version', '" +
-                                      std::to_string(kResultsSchemaVersion) + "')";
-        return exec(meta_rows.c_str(), "creating the results schema");
-      });
-    }
+    if (application->empty()) return create_schema(mode);
     if (*application != kApplication) {
       return failed_precondition_error(file.string() + ": not a fleetcast results database (its application is '" +
                                        *application + "')");
     }
     Result<std::string> version = meta("schema_version");
     if (!version.ok()) return version.status();
-    if (*version == std::to_string(kResultsSchemaVersion)) return {};
-    if (const auto number = text::parse_int64(*version); number && *number > kResultsSchemaVersion) {
-      return failed_precondition_error(file.string() + ": the results database has schema version " + *version +
-                                       ", newer than this fleetcast reads (" + std::to_string(kResultsSchemaVersion) +
+    if (*version == current_version()) return {};
+    if (*version == kVersionWithoutSavingsPlans) return accept_version_without_savings_plans(mode);
+    return version_error(*version);
+  }
+
+  /// The schema in a database without tables (read_write); refused when it holds other tables.
+  Status create_schema(Mode mode) {
+    Result<std::int64_t> tables = count("SELECT count(*) FROM sqlite_master");
+    if (!tables.ok()) return tables.status();
+    if (*tables != 0) {
+      return failed_precondition_error(file.string() +
+                                       ": not a fleetcast results database (it holds other tables); "
+                                       "give --out a new file or an earlier results database");
+    }
+    if (mode == Mode::read_only) {
+      return failed_precondition_error(file.string() + ": the results database is empty (no batch has written to it)");
+    }
+    return in_transaction("creating the results schema", [&] {
+      if (Status status = exec(kSchema, "creating the results schema"); !status.ok()) return status;
+      const std::string meta_rows = "INSERT INTO meta (key, value) VALUES ('application', '" +
+                                    std::string(kApplication) + "'), ('schema_version', '" + current_version() + "')";
+      return exec(meta_rows.c_str(), "creating the results schema");
+    });
+  }
+
+  /// A database at kVersionWithoutSavingsPlans. Read-write, it is upgraded in place, in one
+  /// transaction with its new schema version. Read-only, it is read as it is, its runs' Savings
+  /// Plan costs 0, rather than refused as the price catalog refuses an older schema read-only:
+  /// 0 is what those runs paid, not a guess, and its readers (`batch export`, `report`) are what
+  /// an old database is kept for, while the one command that opens it read-write (`batch --out`)
+  /// needs the batch's own sweep or scenario files.
+  Status accept_version_without_savings_plans(Mode mode) {
+    if (mode == Mode::read_only) {
+      select_runs = select_runs_sql(kNoSavingsPlanColumns);
+      return {};
+    }
+    constexpr std::string_view what = "upgrading the results schema";
+    return in_transaction(what, [&] {
+      // Read again under the write lock: another writer may have upgraded the file meanwhile.
+      Result<std::string> version = meta("schema_version");
+      if (!version.ok()) return version.status();
+      if (*version == current_version()) return Status{};
+      if (*version != kVersionWithoutSavingsPlans) return version_error(*version);
+      if (Status status = exec(kAddSavingsPlans, what); !status.ok()) return status;
+      const std::string set_version =
+          "UPDATE meta SET value = '" + current_version() + "' WHERE key = 'schema_version'";
+      return exec(set_version.c_str(), what);
+    });
+  }
+
+  /// Why a database at `version`, neither this code's nor one it upgrades, is refused.
+  [[nodiscard]] Status version_error(const std::string& version) const {
+    if (const auto number = text::parse_int64(version); number && *number > kResultsSchemaVersion) {
+      return failed_precondition_error(file.string() + ": the results database has schema version " + version +
+                                       ", newer than this fleetcast reads (" + current_version() +
                                        "); use a newer fleetcast, or another --out file");
     }
     return failed_precondition_error(file.string() + ": the results database has an unknown schema version '" +
-                                     *version + "'");
+                                     version + "'");
   }
 
   Status insert_one(const RunRecord& record) {
@@ -196,6 +262,8 @@ struct ResultsDatabase::Impl {
             .bind(9, o.cost.reserved.micro_usd())
             .bind(10, o.cost.spot.micro_usd())
             .bind(11, o.cost.reserved_unused.micro_usd())
+            .bind(23, o.cost.savings_plan.micro_usd())
+            .bind(24, o.cost.savings_plan_unused.micro_usd())
             .bind(12, o.served_fraction)
             .bind(13, o.utilisation)
             .bind(14, o.instances_launched)
@@ -284,7 +352,7 @@ Status ResultsDatabase::insert(std::span<const RunRecord> records) {
 Result<std::vector<RunRecord>> ResultsDatabase::runs(bool with_time_series) {
   std::vector<RunRecord> records;
   std::map<std::string, std::size_t> index;  // run hash -> position in records
-  Status status = impl_->for_each_row(kSelectRuns, "reading the recorded runs", [&](sqlite::Statement& row) {
+  Status status = impl_->for_each_row(impl_->select_runs, "reading the recorded runs", [&](sqlite::Statement& row) {
     RunRecord record;
     record.run_hash = row.text(0);
     record.scenario = row.text(1);
@@ -299,6 +367,8 @@ Result<std::vector<RunRecord>> ResultsDatabase::runs(bool with_time_series) {
       o.cost.reserved = Money::from_micro_usd(row.int64(7));
       o.cost.spot = Money::from_micro_usd(row.int64(8));
       o.cost.reserved_unused = Money::from_micro_usd(row.int64(9));
+      o.cost.savings_plan = Money::from_micro_usd(row.int64(21));
+      o.cost.savings_plan_unused = Money::from_micro_usd(row.int64(22));
       o.served_fraction = row.real(10);
       o.utilisation = row.real(11);
       o.instances_launched = row.int64(12);

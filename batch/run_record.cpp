@@ -28,7 +28,9 @@ json outcome_to_json(const RunOutcome& outcome) {
         {"on_demand", outcome.cost.on_demand.micro_usd()},
         {"reserved", outcome.cost.reserved.micro_usd()},
         {"spot", outcome.cost.spot.micro_usd()},
-        {"reserved_unused", outcome.cost.reserved_unused.micro_usd()}}},
+        {"reserved_unused", outcome.cost.reserved_unused.micro_usd()},
+        {"savings_plan", outcome.cost.savings_plan.micro_usd()},
+        {"savings_plan_unused", outcome.cost.savings_plan_unused.micro_usd()}}},
       {"served_fraction", outcome.served_fraction},
       {"utilisation", outcome.utilisation},
       {"instances_launched", outcome.instances_launched},
@@ -54,6 +56,9 @@ Result<RunOutcome> outcome_from_json(const json& value) {
     outcome.cost.reserved = Money::from_micro_usd(cost.at("reserved").get<std::int64_t>());
     outcome.cost.spot = Money::from_micro_usd(cost.at("spot").get<std::int64_t>());
     outcome.cost.reserved_unused = Money::from_micro_usd(cost.at("reserved_unused").get<std::int64_t>());
+    // Outcomes written before Savings Plans were modelled lack these two: they cost nothing then.
+    outcome.cost.savings_plan = Money::from_micro_usd(cost.value("savings_plan", std::int64_t{0}));
+    outcome.cost.savings_plan_unused = Money::from_micro_usd(cost.value("savings_plan_unused", std::int64_t{0}));
     outcome.served_fraction = value.at("served_fraction").get<double>();
     outcome.utilisation = value.at("utilisation").get<double>();
     outcome.instances_launched = value.at("instances_launched").get<std::int64_t>();

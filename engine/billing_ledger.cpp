@@ -1,5 +1,7 @@
 #include "engine/billing_ledger.h"
 
+#include "engine/savings_plans.h"
+
 namespace fleetcast::engine {
 
 BillingLedger::BillingLedger(const FleetModel& model, std::size_t hours, bool keep_entries)
@@ -31,12 +33,13 @@ void BillingLedger::bill_interruption(std::size_t pool, Seconds ran, std::int64_
 void BillingLedger::close_hour(std::int64_t hour, Seconds now) {
   for (std::size_t p = 0; p < pools_.size(); ++p) accrue(p, now);
   charge_reservations(hour, now);
+  charge_savings_plans(hour, now);
   for (std::size_t p = 0; p < pools_.size(); ++p) {
     PoolBill& bill = pools_[p];
     // price_seconds is (micro-USD per hour) x seconds: prorating it over one second divides by
     // 3600 with Money's rounding, once per pool and hour.
     const Money cost = Money::from_micro_usd(bill.price_seconds).prorate(Seconds{1});
-    charge(hour, p, model_.pools[p].name, model_.pools[p].key.option, cost);
+    charge(hour, p, model_.pools[p].name, model_.pools[p].market ? LedgerCharge::spot : LedgerCharge::on_demand, cost);
     (model_.pools[p].market ? cost_.spot : cost_.on_demand) += cost;
     bill.instance_seconds = 0;
     bill.price_seconds = 0;
@@ -60,15 +63,41 @@ void BillingLedger::charge_reservations(std::int64_t hour, Seconds now) {
     }
     const Money cost = reservation.hourly_rate.prorate(Seconds{reserved_seconds});
     charge(hour, reservation.pool, reservation.pool ? model_.pools[*reservation.pool].name : reservation.label,
-           PurchaseOption::reserved, cost);
+           LedgerCharge::reserved, cost);
     cost_.reserved += cost;
     cost_.reserved_unused += reservation.hourly_rate.prorate(Seconds{reserved_seconds - covered});
   }
 }
 
+// Savings Plans spend their commitment on the seconds reservations left, in the model's order
+// (EC2 Instance plans first); what a plan covers is billed through its commitment, not the pool.
+void BillingLedger::charge_savings_plans(std::int64_t hour, Seconds now) {
+  if (model_.savings_plans.empty()) return;
+  const Seconds hour_start{hour * 3600};
+  std::vector<std::int64_t> uncovered(pools_.size());
+  for (std::size_t p = 0; p < pools_.size(); ++p) uncovered[p] = pools_[p].instance_seconds;
+  for (const SavingsPlanModel& plan : model_.savings_plans) {
+    const Seconds from = std::max(plan.active_from, hour_start);
+    const Seconds until = std::min(plan.active_until, now);
+    if (until <= from) continue;
+    // (micro-USD per hour) x seconds, the unit spend_commitment() and price_seconds share.
+    const std::int64_t budget = plan.hourly_commitment.micro_usd() * (until - from).count();
+    const std::int64_t unused = spend_commitment(plan, budget, uncovered);
+    const Money cost = plan.hourly_commitment.prorate(until - from);
+    charge(hour, std::nullopt, plan.label, LedgerCharge::savings_plan, cost);
+    cost_.savings_plan += cost;
+    cost_.savings_plan_unused += Money::from_micro_usd(unused).prorate(Seconds{1});
+  }
+  for (std::size_t p = 0; p < pools_.size(); ++p) {
+    PoolBill& bill = pools_[p];
+    bill.price_seconds -= (bill.instance_seconds - uncovered[p]) * bill.price.micro_usd();
+    bill.instance_seconds = uncovered[p];
+  }
+}
+
 void BillingLedger::charge(std::int64_t hour, std::optional<std::size_t> pool, const std::string& name,
-                           PurchaseOption option, Money cost) {
-  if (keep_entries_ && cost != Money{}) entries_.push_back(LedgerEntry{hour, name, option, cost});
+                           LedgerCharge kind, Money cost) {
+  if (keep_entries_ && cost != Money{}) entries_.push_back(LedgerEntry{hour, name, kind, cost});
   cost_by_hour_[static_cast<std::size_t>(hour)] += cost;
   if (pool) cost_by_pool_[*pool] += cost;
 }
@@ -82,7 +111,7 @@ std::int64_t BillingLedger::take_interval_gpu_seconds(std::size_t pool, Seconds 
 
 CostBreakdown BillingLedger::cost() const {
   CostBreakdown cost = cost_;
-  cost.total = cost.on_demand + cost.reserved + cost.spot;
+  cost.total = cost.on_demand + cost.reserved + cost.spot + cost.savings_plan;
   return cost;
 }
 

@@ -1,6 +1,7 @@
 // The bill of one replica's fleet: per pool, the instance-seconds that ran at each price, charged
-// hour by hour with each provider's billing rule, and the reservations owned, which are paid every
-// hour and cover matching on-demand seconds first.
+// hour by hour with each provider's billing rule; the reservations owned, which are paid every
+// hour and cover matching on-demand seconds first; then the Savings Plans owned, whose hourly
+// commitment is paid every hour and spent on the on-demand seconds left (engine/savings_plans.h).
 //
 // Interrupted spot instances, as the EC2 User Guide's "Billing for interrupted Spot Instances"
 // states it (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/billing-for-interrupted-spot-instances.html,
@@ -73,8 +74,9 @@ class BillingLedger {
   }
 
   /// Closes hour `hour` at `now` (its end, or the horizon's): reservations in force cover the
-  /// matching pool's seconds first and are charged whole; the rest of each pool is charged at the
-  /// prices it ran at. Adds the charges to cost(), cost_by_pool(), cost_by_hour() and entries().
+  /// matching pool's seconds first and are charged whole; Savings Plans in force cover what is left
+  /// of their pools at their rates and are charged their whole commitment; the rest of each pool
+  /// is charged at the prices it ran at. Adds the charges to cost(), cost_by_pool(), cost_by_hour() and entries().
   void close_hour(std::int64_t hour, Seconds now);
 
   /// The pool's GPU-seconds since the last call (or the start), billed up to `now`.
@@ -112,8 +114,9 @@ class BillingLedger {
     bill.last_accrual = now;
   }
   void charge_reservations(std::int64_t hour, Seconds now);
+  void charge_savings_plans(std::int64_t hour, Seconds now);
   // Adds a charge to the hour, to the pool when it has one, and to the entries.
-  void charge(std::int64_t hour, std::optional<std::size_t> pool, const std::string& name, PurchaseOption option,
+  void charge(std::int64_t hour, std::optional<std::size_t> pool, const std::string& name, LedgerCharge kind,
               Money cost);
 
   const FleetModel& model_;

@@ -1,10 +1,13 @@
 #include "engine/fleet_model.h"
 
+#include "engine/savings_plans.h"
+
 #include <algorithm>
 #include <map>
 
 #include "core/cron.h"
 #include "engine/launch_latency.h"
+#include "engine/savings_plans.h"
 
 namespace fleetcast::engine {
 
@@ -323,6 +326,9 @@ Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource
   if (Status status = add_pools(model, scenario, prices, *trace); !status.ok()) return status;
   if (Status status = add_groups(model, scenario); !status.ok()) return status;
   if (Status status = add_reservations(model, scenario, prices); !status.ok()) return status;
+  auto savings_plans = build_savings_plans(scenario, prices, model);
+  if (!savings_plans.ok()) return savings_plans.status();
+  model.savings_plans = std::move(*savings_plans);
   if (Status status = place_static_capacity(model, scenario); !status.ok()) return status;
   if (Status status = add_scheduled_firings(model, scenario); !status.ok()) return status;
   return model;

@@ -1,6 +1,6 @@
 // The immutable part of a simulation, built once per scenario and shared by all replicas: the
-// pools with their prices, each workload's group of eligible pools, the reservations owned, the
-// billing rule. Building it is where a scenario that validates but cannot run is refused.
+// pools with their prices, each workload's group of eligible pools, the reservations and Savings
+// Plans owned, the billing rule. Building it is where a scenario that validates but cannot run is refused.
 //
 // Thread-safety: immutable after build_fleet_model(); shared read-only by replicas on many threads.
 #pragma once
@@ -36,6 +36,22 @@ struct ReservationModel {
   int count = 0;
   Money hourly_rate;                  // effective: upfront amortised over the term
   Seconds active_from{0}, active_until{0};  // horizon-relative, clipped to the horizon
+};
+
+/// One Savings Plan owned: its hourly commitment is spent, hour by hour, on the uncovered seconds
+/// of `coverage`'s on-demand pools in that order (see engine/savings_plans.h for AWS's rule).
+struct SavingsPlanModel {
+  /// One eligible on-demand pool and what an instance-hour of it costs under the plan.
+  struct Coverage {
+    std::size_t pool = 0;
+    Money rate;              // USD per instance-hour covered; > 0
+    bool estimated = false;  // derived from a reserved rate: the catalog imported none
+  };
+  std::string label;  // "compute 3y no_upfront Savings Plan, $12.500000/h"
+  SavingsPlanType type = SavingsPlanType::compute;
+  Money hourly_commitment;
+  Seconds active_from{0}, active_until{0};  // horizon-relative, clipped to the horizon
+  std::vector<Coverage> coverage;           // highest savings percentage first
 };
 
 /// A workload's autoscaling group: the pools it may use and what a GPU of each delivers.
@@ -78,6 +94,7 @@ struct FleetModel {
   std::vector<PoolModel> pools;
   std::vector<GroupModel> groups;            // one per workload, same order
   std::vector<ReservationModel> reservations;
+  std::vector<SavingsPlanModel> savings_plans;  // applied in this order: EC2 Instance plans, then Compute
   /// Static policy: per group, (pool, instance count) pairs.
   std::vector<std::vector<std::pair<std::size_t, int>>> static_instances;
   std::vector<ScheduledFiring> scheduled_firings;  // in order

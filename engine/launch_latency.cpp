@@ -34,7 +34,7 @@ Seconds median_by_gpu_count(int gpu_count) {
 
 Seconds median_launch_latency(const InstanceType& type) {
   if (type.provider == "aws") {
-    const std::string_view family = std::string_view(type.name).substr(0, type.name.find('.'));
+    const std::string_view family = instance_family(type.name);
     const auto* known = std::find_if(kAwsFamilyMedians.begin(), kAwsFamilyMedians.end(),
                                      [&](const FamilyMedian& entry) { return entry.family == family; });
     if (known != kAwsFamilyMedians.end()) return known->median;

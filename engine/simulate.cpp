@@ -36,6 +36,16 @@ nlohmann::json usd(Money amount) { return nlohmann::json::parse(format_usd(amoun
 
 }  // namespace
 
+std::string_view ledger_charge_name(LedgerCharge charge) noexcept {
+  switch (charge) {
+    case LedgerCharge::on_demand: return "on_demand";
+    case LedgerCharge::reserved: return "reserved";
+    case LedgerCharge::spot: return "spot";
+    case LedgerCharge::savings_plan: return "savings_plan";
+  }
+  return "?";
+}
+
 std::string simulation_report_json(const SimulationReport& report) {
   const ReplicaOutcome& first = report.replicas.front();
   nlohmann::json by_pool = nlohmann::json::object();
@@ -55,8 +65,13 @@ std::string simulation_report_json(const SimulationReport& report) {
       {"replica_count", report.replicas.size()},
       {"cost",
        {{"total_usd", usd(first.cost.total)},
-        {"by_option", {{"on_demand", usd(first.cost.on_demand)}, {"reserved", usd(first.cost.reserved)}, {"spot", usd(first.cost.spot)}}},
+        {"by_option",
+         {{"on_demand", usd(first.cost.on_demand)},
+          {"reserved", usd(first.cost.reserved)},
+          {"spot", usd(first.cost.spot)},
+          {"savings_plan", usd(first.cost.savings_plan)}}},
         {"reserved_unused_usd", usd(first.cost.reserved_unused)},
+        {"savings_plan_unused_usd", usd(first.cost.savings_plan_unused)},
         {"by_pool", by_pool},
         {"across_replicas_usd", spread_json(report.cost_usd)}}},
       {"slo",
@@ -98,7 +113,7 @@ std::string simulation_ledger_csv(const SimulationReport& report, Instant horizo
   std::string csv = "hour_start,pool,option,cost_usd\n";
   for (const LedgerEntry& entry : report.ledger) {
     csv += format_instant(horizon_start + kHour * entry.hour) + "," + entry.pool + "," +
-           std::string(purchase_option_name(entry.option)) + "," + format_usd(entry.cost) + "\n";
+           std::string(ledger_charge_name(entry.charge)) + "," + format_usd(entry.cost) + "\n";
   }
   return csv;
 }

@@ -121,4 +121,11 @@ Status CatalogBuilder::add_spot_risk(SpotRisk risk, std::string where) {
   return add_unique(spot_risks_, catalog_.spot_risks, std::move(key), std::move(risk), std::move(where), what);
 }
 
+Status CatalogBuilder::add_savings_plan_rate(SavingsPlanRate rate, std::string where) {
+  std::string what = "Savings Plan rate for " + rate.instance_type + " in " + rate.region;
+  auto key = std::make_tuple(rate.provider, savings_plan_rate_key(rate), rate.valid_from);
+  return add_unique(savings_plan_rates_, catalog_.savings_plan_rates, std::move(key), std::move(rate),
+                    std::move(where), what);
+}
+
 }  // namespace fleetcast::pricing

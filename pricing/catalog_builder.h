@@ -2,8 +2,9 @@
 // every import format shares, so each importer only maps its format's fields:
 //   - a price is a non-negative decimal USD amount (parse_price);
 //   - the same key twice (an instance type, an offer's pool + terms + date, a spot price's pool +
-//     instant, a spot risk's pool + date) is allowed only with identical values; different values
-//     are an error naming both places ("duplicate rows with different prices").
+//     instant, a spot risk's pool + date, a Savings Plan rate's provider + key + date) is allowed
+//     only with identical values; different values are an error naming both places ("duplicate
+//     rows with different prices").
 //
 // Thread-safety: not thread-safe; one builder per import.
 #pragma once
@@ -15,6 +16,7 @@
 #include <tuple>
 
 #include "fleetcast/pricing.h"
+#include "pricing/offer_selection.h"
 
 namespace fleetcast::pricing {
 
@@ -49,6 +51,7 @@ class CatalogBuilder {
   Status add_offer(Offer offer, std::string where);
   Status add_spot_price(SpotPricePoint point, std::string where);
   Status add_spot_risk(SpotRisk risk, std::string where);
+  Status add_savings_plan_rate(SavingsPlanRate rate, std::string where);
 
   [[nodiscard]] PriceCatalog take() && { return std::move(catalog_); }
 
@@ -65,6 +68,7 @@ class CatalogBuilder {
   Seen<std::tuple<PoolKey, std::optional<ReservationTerms>, Instant>> offers_;
   Seen<std::pair<PoolKey, Instant>> spot_prices_;
   Seen<std::pair<PoolKey, Instant>> spot_risks_;
+  Seen<std::tuple<std::string, SavingsPlanRateKey, Instant>> savings_plan_rates_;
 };
 
 }  // namespace fleetcast::pricing

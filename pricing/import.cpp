@@ -27,6 +27,8 @@ Result<PriceCatalog> parse_price_text(ImportFormat format, std::string_view text
         return parse_aws_spot_history(text, source);
       case ImportFormat::fleetcast_csv:
         return parse_fleetcast_csv(text, source, options.provider, valid_from);
+      case ImportFormat::aws_savings_plans_rates:
+        return parse_aws_savings_plans_rates(text, source, valid_from);
     }
   } catch (const nlohmann::json::exception& error) {
     // The importers check every type before they read; this stops what they did not foresee at

@@ -1,6 +1,8 @@
-// The JSON import formats: ec2instances.info instances.json and the AWS CLI's spot price history.
-// nlohmann exceptions stop here; every error names the file and the JSON pointer of the value.
+// The JSON import formats: ec2instances.info instances.json and the AWS CLI's spot price history
+// and Savings Plans offering rates. nlohmann exceptions stop here; every error names the file and
+// the JSON pointer of the value.
 #include <cctype>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +54,15 @@ Result<Money> price_value(const json& value, const std::string& where) {
   if (value.is_string()) return parse_price(value.get_ref<const std::string&>(), where, "price");
   if (value.is_number()) return parse_price(json_text::dump(value), where, "price");
   return type_error(where, "a price as a decimal string", value);
+}
+
+// The array `key` of a document that must be an object holding one ({"SpotPriceHistory": [...]}).
+Result<const json*> top_level_array(const json& doc, const std::string& key, const std::string& source) {
+  if (!doc.is_object()) return type_error(source + ": /", "an object with " + key, doc);
+  const json* array = member(doc, key);
+  if (array == nullptr) return invalid_argument_error(source + ": missing /" + key);
+  if (!array->is_array()) return type_error(source + ": /" + key, "an array", *array);
+  return array;
 }
 
 /// Removes `prefix` from the front of `text`; false (and `text` unchanged) when it is not there.
@@ -194,6 +205,140 @@ Result<Instant> parse_aws_timestamp(const std::string& text) {
   return parse_instant(whole_seconds);
 }
 
+// ---- aws-savings-plans-rates ----
+//
+// `aws savingsplans describe-savings-plans-offering-rates --output json` prints one page of the
+// response shape of botocore's savingsplans model (2019-06-28):
+//   DescribeSavingsPlansOfferingRatesResponse {searchResults: list of SavingsPlanOfferingRate,
+//                                              nextToken}
+//   SavingsPlanOfferingRate {savingsPlanOffering: ParentSavingsPlanOffering, rate (a decimal
+//                            string), unit, productType, serviceCode, usageType, operation,
+//                            properties: list of SavingsPlanOfferingRateProperty}
+//   ParentSavingsPlanOffering {offeringId, paymentOption, planType, durationSeconds, currency,
+//                              planDescription}
+//   SavingsPlanOfferingRateProperty {name, value}
+// tests/pricing/check_savings_plans_sample.py checks the test sample against that model.
+
+using RateProperties = std::map<std::string, std::string>;
+
+// The plan types that cover EC2 instances; nullopt for the others (SageMaker, Database).
+std::optional<SavingsPlanType> ec2_plan_type(std::string_view plan_type) {
+  if (plan_type == "Compute") return SavingsPlanType::compute;
+  if (plan_type == "EC2Instance") return SavingsPlanType::ec2_instance;
+  return std::nullopt;
+}
+
+// `properties` as name -> value.
+Result<RateProperties> rate_properties(const json& entry, const std::string& where) {
+  const json* list = member(entry, "properties");
+  if (list == nullptr) return invalid_argument_error(where + ": missing 'properties'");
+  if (!list->is_array()) return type_error(where + "/properties", "an array", *list);
+  RateProperties properties;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const json& property = (*list)[i];
+    const std::string at = where + "/properties/" + std::to_string(i);
+    if (!property.is_object()) return type_error(at, "an object with name and value", property);
+    Result<std::string> name = string_member(property, "name", at);
+    Result<std::string> value = string_member(property, "value", at);
+    for (const Status& status : {name.status(), value.status()}) {
+      if (!status.ok()) return status;
+    }
+    properties.emplace(*name, *value);
+  }
+  return properties;
+}
+
+// Whether a rate prices what every catalog price is: an hour of an EC2 instance running
+// Linux/UNIX in shared tenancy, in USD. `offering` is the row's savingsPlanOffering.
+Result<bool> is_linux_instance_hour(const json& entry, const json& offering, const RateProperties& properties,
+                                    const std::string& where) {
+  Result<std::string> product = string_member(entry, "productType", where);
+  Result<std::string> unit = string_member(entry, "unit", where);
+  Result<std::string> operation = string_member(entry, "operation", where);
+  Result<std::string> usage = string_member(entry, "usageType", where);
+  Result<std::string> currency = string_member(offering, "currency", where + "/savingsPlanOffering");
+  for (const Status& status : {product.status(), unit.status(), operation.status(), usage.status(), currency.status()}) {
+    if (!status.ok()) return status;
+  }
+  const auto property_is = [&](const std::string& name, std::string_view expected) {
+    const auto found = properties.find(name);
+    return found != properties.end() && found->second == expected;
+  };
+  // RunInstances without a suffix is Linux/UNIX; Windows and others are RunInstances:<code>. A
+  // running shared instance's usage type is "[REGION-]BoxUsage:<type>"; the same instance type also
+  // has rows for unused capacity reservations ("UnusedBox:") and dedicated usage, which would
+  // otherwise collide with it on (type, term, payment, region, instance type).
+  return *product == "EC2" && *unit == "Hrs" && *operation == "RunInstances" && *currency == "USD" &&
+         usage->find("BoxUsage:") != std::string::npos && property_is("productDescription", "Linux/UNIX") &&
+         property_is("tenancy", "shared");
+}
+
+// The term of a plan of `durationSeconds`: exactly one or three 365-day years.
+Result<ReservationTerm> savings_plan_term(const json& offering, const std::string& where) {
+  Result<double> seconds = number_member(offering, "durationSeconds", where);
+  if (!seconds.ok()) return seconds.status();
+  for (const ReservationTerm term : {ReservationTerm::one_year, ReservationTerm::three_years}) {
+    if (*seconds == static_cast<double>(reservation_term_length(term).count())) return term;
+  }
+  return invalid_argument_error(where + "/durationSeconds: expected 31536000 (1 year) or 94608000 (3 years), got " +
+                                json_text::dump(offering.at("durationSeconds")));
+}
+
+Result<UpfrontPayment> savings_plan_payment(const json& offering, const std::string& where) {
+  Result<std::string> option = string_member(offering, "paymentOption", where);
+  if (!option.ok()) return option.status();
+  if (*option == "No Upfront") return UpfrontPayment::no_upfront;
+  if (*option == "Partial Upfront") return UpfrontPayment::partial_upfront;
+  if (*option == "All Upfront") return UpfrontPayment::all_upfront;
+  return invalid_argument_error(where + "/paymentOption: expected All Upfront, Partial Upfront or No Upfront, got '" +
+                                *option + "'");
+}
+
+Result<std::string> required_property(const RateProperties& properties, const std::string& name,
+                                      const std::string& where) {
+  const auto found = properties.find(name);
+  if (found == properties.end()) return invalid_argument_error(where + "/properties: missing the '" + name + "' property");
+  return found->second;
+}
+
+// A kept row's rate: its terms, where it holds and the price.
+Result<SavingsPlanRate> savings_plan_rate(SavingsPlanType type, const json& entry, const json& offering,
+                                          const RateProperties& properties, const std::string& where) {
+  const std::string offering_at = where + "/savingsPlanOffering";
+  Result<ReservationTerm> term = savings_plan_term(offering, offering_at);
+  Result<UpfrontPayment> payment = savings_plan_payment(offering, offering_at);
+  Result<std::string> region = required_property(properties, "region", where);
+  Result<std::string> instance_type = required_property(properties, "instanceType", where);
+  for (const Status& status : {term.status(), payment.status(), region.status(), instance_type.status()}) {
+    if (!status.ok()) return status;
+  }
+  const json* rate_json = member(entry, "rate");
+  if (rate_json == nullptr) return invalid_argument_error(where + ": missing 'rate'");
+  Result<Money> hourly = price_value(*rate_json, where + "/rate");
+  if (!hourly.ok()) return hourly.status();
+  return SavingsPlanRate{"aws", type, *term, *payment, *region, *instance_type, *hourly, Instant{}};
+}
+
+// One element of searchResults: its rate added when it is an EC2 plan's Linux instance-hour.
+Status add_offering_rate(CatalogBuilder& builder, const json& entry, const std::string& where, Instant valid_from) {
+  if (!entry.is_object()) return type_error(where, "an object", entry);
+  const json* offering = member(entry, "savingsPlanOffering");
+  if (offering == nullptr) return invalid_argument_error(where + ": missing 'savingsPlanOffering'");
+  if (!offering->is_object()) return type_error(where + "/savingsPlanOffering", "an object", *offering);
+  Result<std::string> plan_type = string_member(*offering, "planType", where + "/savingsPlanOffering");
+  if (!plan_type.ok()) return plan_type.status();
+  const std::optional<SavingsPlanType> type = ec2_plan_type(*plan_type);
+  if (!type) return {};
+  Result<RateProperties> properties = rate_properties(entry, where);
+  if (!properties.ok()) return properties.status();
+  Result<bool> kept = is_linux_instance_hour(entry, *offering, *properties, where);
+  if (!kept.ok() || !*kept) return kept.status();
+  Result<SavingsPlanRate> rate = savings_plan_rate(*type, entry, *offering, *properties, where);
+  if (!rate.ok()) return rate.status();
+  rate->valid_from = valid_from;
+  return builder.add_savings_plan_rate(*std::move(rate), where);
+}
+
 }  // namespace
 
 Result<PriceCatalog> parse_ec2instances(std::string_view text, const std::string& source, Instant valid_from) {
@@ -228,13 +373,11 @@ Result<PriceCatalog> parse_ec2instances(std::string_view text, const std::string
 Result<PriceCatalog> parse_aws_spot_history(std::string_view text, const std::string& source) {
   Result<json> doc = parse_json(text, source);
   if (!doc.ok()) return doc.status();
-  if (!doc->is_object()) return type_error(source + ": /", "an object with SpotPriceHistory", *doc);
-  const json* history = member(*doc, "SpotPriceHistory");
-  if (history == nullptr) return invalid_argument_error(source + ": missing /SpotPriceHistory");
-  if (!history->is_array()) return type_error(source + ": /SpotPriceHistory", "an array", *history);
+  Result<const json*> history = top_level_array(*doc, "SpotPriceHistory", source);
+  if (!history.ok()) return history.status();
   CatalogBuilder builder;
-  for (std::size_t i = 0; i < history->size(); ++i) {
-    const json& entry = (*history)[i];
+  for (std::size_t i = 0; i < (*history)->size(); ++i) {
+    const json& entry = (**history)[i];
     const std::string where = source + ": /SpotPriceHistory/" + std::to_string(i);
     if (!entry.is_object()) return type_error(where, "an object", entry);
     Result<std::string> zone = string_member(entry, "AvailabilityZone", where);
@@ -255,6 +398,20 @@ Result<PriceCatalog> parse_aws_spot_history(std::string_view text, const std::st
     if (Status status = builder.add_spot_price(SpotPricePoint{std::move(pool), *at, *price}, where); !status.ok()) {
       return status;
     }
+  }
+  return std::move(builder).take();
+}
+
+Result<PriceCatalog> parse_aws_savings_plans_rates(std::string_view text, const std::string& source,
+                                                   Instant valid_from) {
+  Result<json> doc = parse_json(text, source);
+  if (!doc.ok()) return doc.status();
+  Result<const json*> results = top_level_array(*doc, "searchResults", source);
+  if (!results.ok()) return results.status();
+  CatalogBuilder builder;
+  for (std::size_t i = 0; i < (*results)->size(); ++i) {
+    const std::string where = source + ": /searchResults/" + std::to_string(i);
+    if (Status status = add_offering_rate(builder, (**results)[i], where, valid_from); !status.ok()) return status;
   }
   return std::move(builder).take();
 }

@@ -21,6 +21,12 @@ Result<PriceCatalog> parse_ec2instances(std::string_view text, const std::string
 /// only; other product descriptions are skipped).
 Result<PriceCatalog> parse_aws_spot_history(std::string_view text, const std::string& source);
 
+/// `aws savingsplans describe-savings-plans-offering-rates` output (one page): the rates of
+/// Compute and EC2 Instance Savings Plans for EC2 Linux/UNIX shared-tenancy instance-hours in USD;
+/// other rows are skipped. A duration other than 1 or 3 years is an error.
+Result<PriceCatalog> parse_aws_savings_plans_rates(std::string_view text, const std::string& source,
+                                                   Instant valid_from);
+
 /// SkyPilot vms.csv for `provider`, columns mapped by header.
 Result<PriceCatalog> parse_skypilot_csv(std::string_view text, const std::string& source,
                                         const std::string& provider, Instant valid_from);

@@ -121,6 +121,19 @@ Result<BillingRule> InMemoryPriceSource::billing_rule(std::string_view provider)
   return not_found_error("no billing rule for provider '" + std::string(provider) + "' in the catalog");
 }
 
+Result<std::vector<SavingsPlanRate>> InMemoryPriceSource::savings_plan_rates(std::string_view provider) const {
+  // Keyed in the contract's sort order; the latest valid_from wins, the first one on a tie.
+  std::map<pricing::SavingsPlanRateKey, SavingsPlanRate> latest;
+  for (const SavingsPlanRate& rate : catalog_.savings_plan_rates) {
+    if (rate.provider != provider) continue;
+    auto [it, inserted] = latest.try_emplace(pricing::savings_plan_rate_key(rate), rate);
+    if (!inserted && it->second.valid_from < rate.valid_from) it->second = rate;
+  }
+  std::vector<SavingsPlanRate> rates;
+  for (auto& [key, rate] : latest) rates.push_back(std::move(rate));
+  return rates;
+}
+
 std::unique_ptr<PriceSource> make_builtin_price_source() {
   return std::make_unique<InMemoryPriceSource>(builtin_price_catalog());
 }

@@ -1,5 +1,6 @@
-// Names of the pricing enums, the canonical GPU model names, and the cost arithmetic on offers
-// (effective hourly cost, break-even utilisation) that every PriceSource shares.
+// Names of the pricing enums, instance families, the canonical GPU model names, and the cost
+// arithmetic on offers (effective hourly cost, break-even utilisation) that every PriceSource
+// shares.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -34,11 +35,14 @@ constexpr NameTable<InterruptionBucket, 5> kBucketNames{{
     {InterruptionBucket::from_10_to_15_percent, "10-15%"},
     {InterruptionBucket::from_15_to_20_percent, "15-20%"},
     {InterruptionBucket::over_20_percent, ">20%"}}};
-constexpr NameTable<ImportFormat, 4> kFormatNames{{
+constexpr NameTable<SavingsPlanType, 2> kSavingsPlanTypeNames{{
+    {SavingsPlanType::compute, "compute"}, {SavingsPlanType::ec2_instance, "ec2_instance"}}};
+constexpr NameTable<ImportFormat, 5> kFormatNames{{
     {ImportFormat::ec2instances, "ec2instances"},
     {ImportFormat::skypilot, "skypilot"},
     {ImportFormat::aws_spot_history, "aws-spot-history"},
-    {ImportFormat::fleetcast_csv, "fleetcast-csv"}}};
+    {ImportFormat::fleetcast_csv, "fleetcast-csv"},
+    {ImportFormat::aws_savings_plans_rates, "aws-savings-plans-rates"}}};
 
 template <typename Enum, std::size_t N>
 std::string_view name_of(const NameTable<Enum, N>& table, Enum value) noexcept {
@@ -80,6 +84,15 @@ std::optional<UpfrontPayment> parse_upfront_payment(std::string_view name) noexc
 }
 Seconds reservation_term_length(ReservationTerm term) noexcept {
   return term == ReservationTerm::one_year ? kYear : 3 * kYear;
+}
+std::string_view savings_plan_type_name(SavingsPlanType type) noexcept {
+  return name_of(kSavingsPlanTypeNames, type);
+}
+std::optional<SavingsPlanType> parse_savings_plan_type(std::string_view name) noexcept {
+  return parse_name(kSavingsPlanTypeNames, name);
+}
+std::string_view instance_family(std::string_view instance_type) noexcept {
+  return instance_type.substr(0, instance_type.find('.'));
 }
 std::string_view interruption_bucket_name(InterruptionBucket bucket) noexcept {
   return name_of(kBucketNames, bucket);

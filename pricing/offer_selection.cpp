@@ -26,4 +26,14 @@ void sort_offer_rows(std::vector<OfferRow>& rows) {
   });
 }
 
+SavingsPlanRateKey savings_plan_rate_key(const SavingsPlanRate& rate) {
+  return {rate.type, rate.term, rate.payment, rate.region, rate.instance_type};
+}
+
+void sort_savings_plan_rates(std::vector<SavingsPlanRate>& rates) {
+  std::sort(rates.begin(), rates.end(), [](const SavingsPlanRate& a, const SavingsPlanRate& b) {
+    return savings_plan_rate_key(a) < savings_plan_rate_key(b);
+  });
+}
+
 }  // namespace fleetcast::pricing

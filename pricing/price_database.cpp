@@ -68,6 +68,10 @@ constexpr std::string_view kUpsertSpotRisk =
     "INSERT INTO spot_risks (pool_id, valid_from, bucket, savings_percent) VALUES (?1, ?2, ?3, ?4) "
     "ON CONFLICT (pool_id, valid_from) DO UPDATE SET bucket = excluded.bucket, "
     "savings_percent = excluded.savings_percent";
+constexpr std::string_view kUpsertSavingsPlanRate =
+    "INSERT INTO savings_plan_rates (provider_id, plan_type, term, payment, region_id, instance_type, valid_from, "
+    "hourly_micro_usd) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (provider_id, plan_type, term, payment, "
+    "region_id, instance_type, valid_from) DO UPDATE SET hourly_micro_usd = excluded.hourly_micro_usd";
 constexpr std::string_view kFindImport = "SELECT row_count FROM import_log WHERE format = ?1 AND file_hash = ?2";
 constexpr std::string_view kLogImport =
     "INSERT INTO import_log (format, source, file_hash, imported_at, row_count) VALUES (?1, ?2, ?3, ?4, ?5)";
@@ -120,6 +124,16 @@ constexpr std::string_view kSelectSpotRisk =
     "SELECT bucket, savings_percent, valid_from FROM spot_risks WHERE pool_id = " FLEETCAST_POOL_ID
     " ORDER BY valid_from DESC LIMIT 1";
 #undef FLEETCAST_POOL_ID
+// The latest rate per key (sorted afterwards: SQL's text order of payment names is not the enum's).
+constexpr std::string_view kSelectSavingsPlanRates = R"sql(
+WITH latest AS (
+  SELECT sp.*, ROW_NUMBER() OVER (PARTITION BY plan_type, term, payment, region_id, instance_type
+                                  ORDER BY valid_from DESC) AS recency
+  FROM savings_plan_rates sp JOIN providers p ON p.id = sp.provider_id WHERE p.name = ?1)
+SELECT l.plan_type, l.term, l.payment, r.name, l.instance_type, l.hourly_micro_usd, l.valid_from
+FROM latest l JOIN regions r ON r.id = l.region_id
+WHERE l.recency = 1
+)sql";
 constexpr std::string_view kSelectBillingRule =
     "SELECT billing_granularity_s, billing_minimum_s FROM providers WHERE name = ?1 "
     "AND billing_granularity_s IS NOT NULL";
@@ -385,6 +399,20 @@ Result<std::int64_t> PriceDatabase::Impl::write_catalog(const PriceCatalog& cata
                           return {};
                         });
   }
+  if (status.ok()) {
+    status = write_each(kUpsertSavingsPlanRate, catalog.savings_plan_rates, "writing a Savings Plan rate",
+                        [&](Statement& insert, const SavingsPlanRate& rate) -> Status {
+                          Result<std::int64_t> provider_id = ids.provider(rate.provider);
+                          if (!provider_id.ok()) return provider_id.status();
+                          Result<std::int64_t> region_id = ids.region(rate.provider, rate.region);
+                          if (!region_id.ok()) return region_id.status();
+                          insert.bind(1, *provider_id).bind(2, savings_plan_type_name(rate.type));
+                          insert.bind(3, reservation_term_name(rate.term)).bind(4, upfront_payment_name(rate.payment));
+                          insert.bind(5, *region_id).bind(6, rate.instance_type).bind(7, seconds_of(rate.valid_from));
+                          insert.bind(8, rate.hourly.micro_usd());
+                          return {};
+                        });
+  }
   if (!status.ok()) return status;
   return rows;
 }
@@ -604,6 +632,26 @@ Result<BillingRule> PriceDatabase::billing_rule(std::string_view provider) const
     return not_found_error(impl_->file.string() + ": no billing rule for provider '" + std::string(provider) + "'");
   }
   return **rule;
+}
+
+Result<std::vector<SavingsPlanRate>> PriceDatabase::savings_plan_rates(std::string_view provider) const {
+  Result<std::vector<SavingsPlanRate>> rates = impl_->select_all<SavingsPlanRate>(
+      kSelectSavingsPlanRates, "reading Savings Plan rates", [&](Statement& select) { select.bind(1, provider); },
+      [&](const Statement& row) {
+        // The CHECK constraints admit only the names the parse functions accept.
+        SavingsPlanRate rate;
+        rate.provider = std::string(provider);
+        rate.type = parse_savings_plan_type(row.text(0)).value_or(SavingsPlanType::compute);
+        rate.term = parse_reservation_term(row.text(1)).value_or(ReservationTerm::one_year);
+        rate.payment = parse_upfront_payment(row.text(2)).value_or(UpfrontPayment::no_upfront);
+        rate.region = row.text(3);
+        rate.instance_type = row.text(4);
+        rate.hourly = Money::from_micro_usd(row.int64(5));
+        rate.valid_from = instant_of(row.int64(6));
+        return rate;
+      });
+  if (rates.ok()) pricing::sort_savings_plan_rates(*rates);
+  return rates;
 }
 
 }  // namespace fleetcast

@@ -10,7 +10,7 @@ namespace {
 
 // Money columns hold integer micro-USD; instants integer seconds since the Unix epoch (UTC).
 // A regional pool has zone ''. Terms columns are '' for on-demand offers.
-constexpr std::array<const char*, 2> kMigrations{
+constexpr std::array<const char*, 3> kMigrations{
     // 1: providers, regions, zones, instance types, pools, offers, spot price history, import log.
     R"sql(
 CREATE TABLE providers (
@@ -78,6 +78,20 @@ CREATE TABLE spot_risks (
   PRIMARY KEY (pool_id, valid_from)) WITHOUT ROWID;
 ALTER TABLE providers ADD COLUMN billing_granularity_s INTEGER;
 ALTER TABLE providers ADD COLUMN billing_minimum_s INTEGER;
+)sql",
+    // 3: Savings Plan rates. Not per pool (a rate is not a pool's price): the instance type is
+    // kept by name, so a rate for a type no import described adds no placeholder instance type.
+    R"sql(
+CREATE TABLE savings_plan_rates (
+  provider_id INTEGER NOT NULL REFERENCES providers(id),
+  plan_type TEXT NOT NULL CHECK (plan_type IN ('compute', 'ec2_instance')),
+  term TEXT NOT NULL CHECK (term IN ('1y', '3y')),
+  payment TEXT NOT NULL CHECK (payment IN ('no_upfront', 'partial_upfront', 'all_upfront')),
+  region_id INTEGER NOT NULL REFERENCES regions(id),
+  instance_type TEXT NOT NULL,
+  valid_from INTEGER NOT NULL,
+  hourly_micro_usd INTEGER NOT NULL CHECK (hourly_micro_usd >= 0),
+  PRIMARY KEY (provider_id, plan_type, term, payment, region_id, instance_type, valid_from)) WITHOUT ROWID;
 )sql",
 };
 

@@ -610,9 +610,12 @@ std::string simulation_report_html(const SimulationReport& report, const Scenari
   page.section("cost", "Cost (replica 0's ledger)");
   CostRows costs;
   for (const LedgerEntry& entry : report.ledger) {
-    costs.add(day_of(start + kHour * entry.hour), entry.pool, option_label(entry.option), entry.cost.usd());
+    costs.add(day_of(start + kHour * entry.hour), entry.pool, std::string(ledger_charge_name(entry.charge)),
+              entry.cost.usd());
   }
-  cost_charts(page, costs, "reservations under reserved, against the pool they cover");
+  cost_charts(page, costs,
+              "reservations under reserved, against the pool they cover; Savings Plans under savings_plan, "
+              "their whole commitment");
   page.section("risk", "Monte Carlo: cost and service over the replicas");
   Json cost_values = Json::array();
   Json served_values = Json::array();

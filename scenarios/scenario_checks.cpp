@@ -181,21 +181,53 @@ void check_workloads(Scenario& scenario, const CatalogView& view, ScenarioFiles&
   }
 }
 
-void check_commitments(const Scenario& scenario, const CatalogView& view, DiagnosticSink& sink) {
+// A commitment's term must overlap the horizon: one that ended before it or starts after it is a
+// mistake in the file (the loader would otherwise carry a commitment nothing uses).
+void check_term_overlaps_horizon(const Scenario& scenario, Instant start, Instant end, std::string_view what,
+                                 const std::string& pointer, DiagnosticSink& sink) {
   const Instant horizon_end = scenario.horizon.start + scenario.horizon.duration;
-  for (std::size_t i = 0; i < scenario.commitments.size(); ++i) {
+  if (end <= scenario.horizon.start) {
+    sink.error(pointer + "/start", "this " + std::string(what) + " ended on " + format_instant(end) +
+                                       ", before the horizon starts (" + format_instant(scenario.horizon.start) +
+                                       "); remove it or correct its start");
+  } else if (start >= horizon_end) {
+    sink.error(pointer + "/start", "this " + std::string(what) + " starts on " + format_instant(start) +
+                                       ", after the horizon ends (" + format_instant(horizon_end) + ")");
+  }
+}
+
+void check_savings_plan(const Scenario& scenario, const SavingsPlan& plan, const CatalogView& view,
+                        const std::string& pointer, DiagnosticSink& sink) {
+  if (scenario.pricing.provider != "aws") {
+    sink.error(pointer + "/type", "Savings Plans are sold by AWS only; this scenario prices provider '" +
+                                      scenario.pricing.provider + "'");
+    return;
+  }
+  check_term_overlaps_horizon(scenario, plan.start, plan.end(), "Savings Plan", pointer, sink);
+  if (plan.type != SavingsPlanType::ec2_instance) return;
+  check_region(view, scenario.pricing.provider, plan.region, pointer + "/region", sink);
+  std::vector<std::string> families;
+  for (const std::string& name : view.instance_type_names) {
+    const std::string family(instance_family(name));
+    if (!contains(families, family)) families.push_back(family);
+  }
+  if (!contains(families, plan.family)) {
+    sink.error(pointer + "/family", "no instance type of family '" + plan.family + "' in the price catalog" +
+                                        text::did_you_mean(plan.family, families));
+  }
+}
+
+void check_commitments(const Scenario& scenario, const CommitmentPointers& pointers, const CatalogView& view,
+                       DiagnosticSink& sink) {
+  for (std::size_t i = 0; i < scenario.commitments.size() && i < pointers.reservations.size(); ++i) {
     const Commitment& commitment = scenario.commitments[i];
-    const std::string pointer = child_pointer("/commitments", i);
+    const std::string& pointer = pointers.reservations[i];
     check_instance_type(view, scenario.pricing.provider, commitment.instance_type, pointer + "/instance_type", sink);
     check_region(view, scenario.pricing.provider, commitment.region, pointer + "/region", sink);
-    if (commitment.end() <= scenario.horizon.start) {
-      sink.error(pointer + "/start", "this reservation ended on " + format_instant(commitment.end()) +
-                                         ", before the horizon starts (" + format_instant(scenario.horizon.start) +
-                                         "); remove it or correct its start");
-    } else if (commitment.start >= horizon_end) {
-      sink.error(pointer + "/start", "this reservation starts on " + format_instant(commitment.start) +
-                                         ", after the horizon ends (" + format_instant(horizon_end) + ")");
-    }
+    check_term_overlaps_horizon(scenario, commitment.start, commitment.end(), "reservation", pointer, sink);
+  }
+  for (std::size_t i = 0; i < scenario.savings_plans.size() && i < pointers.savings_plans.size(); ++i) {
+    check_savings_plan(scenario, scenario.savings_plans[i], view, pointers.savings_plans[i], sink);
   }
 }
 
@@ -286,11 +318,12 @@ const Result<std::unique_ptr<PriceSource>>& ScenarioFiles::prices(const PricingS
   return it->second;
 }
 
-void check_scenario(Scenario& scenario, const PriceSource& catalog, ScenarioFiles& files, DiagnosticSink& sink) {
+void check_scenario(Scenario& scenario, const CommitmentPointers& commitment_pointers, const PriceSource& catalog,
+                    ScenarioFiles& files, DiagnosticSink& sink) {
   const CatalogView view = view_catalog(scenario, catalog, sink);
   check_pricing(scenario, view, sink);
   check_workloads(scenario, view, files, sink);
-  check_commitments(scenario, view, sink);
+  check_commitments(scenario, commitment_pointers, view, sink);
   check_spot(scenario, files, sink);
   check_policy(scenario, sink);
 }

@@ -1,6 +1,6 @@
 // The checks of a parsed scenario that span objects or need outside data: names unique, regions
 // and instance types known to the price catalog, GPU models known, demand CSVs read and sound,
-// commitments inside their term, policy entries referring to candidate pools.
+// commitments inside their term (Savings Plans: AWS only, an EC2 Instance plan's family known), policy entries referring to candidate pools.
 //
 // Thread-safety: pure functions (they read files and the catalog).
 #pragma once
@@ -15,6 +15,7 @@
 #include "fleetcast/scenario.h"
 #include "fleetcast/time_series.h"
 #include "scenarios/json_reader.h"
+#include "scenarios/scenario_parser.h"
 
 namespace fleetcast::scenarios {
 
@@ -48,7 +49,9 @@ ScenarioValidation validate_scenario_with_files(std::string_view json_text, cons
 void check_file_root(const Scenario& scenario, const FileRoot& root, DiagnosticSink& sink);
 
 /// Checks `scenario` (parsed without errors) against itself and `catalog`; reads the demand CSVs
-/// into the scenario. Reports every problem to `sink` at the JSON pointer of the value concerned.
-void check_scenario(Scenario& scenario, const PriceSource& catalog, ScenarioFiles& files, DiagnosticSink& sink);
+/// into the scenario. Reports every problem to `sink` at the JSON pointer of the value concerned
+/// (a commitment's from `commitment_pointers`, the document's, see scenario_parser.h).
+void check_scenario(Scenario& scenario, const CommitmentPointers& commitment_pointers, const PriceSource& catalog,
+                    ScenarioFiles& files, DiagnosticSink& sink);
 
 }  // namespace fleetcast::scenarios

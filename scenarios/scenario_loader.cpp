@@ -52,7 +52,9 @@ ScenarioValidation scenarios::validate_scenario_with_files(std::string_view json
         sink.error(scenario.pricing.database ? "/pricing/database" : "/pricing", opened.status().message());
       }
     }
-    if (catalog != nullptr) scenarios::check_scenario(scenario, *catalog, files, sink);
+    if (catalog != nullptr) {
+      scenarios::check_scenario(scenario, scenarios::commitment_pointers(*document), *catalog, files, sink);
+    }
   }
   if (sink.empty()) {
     scenario.source_file = file;

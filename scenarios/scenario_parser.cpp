@@ -1,5 +1,6 @@
 #include "scenarios/scenario_parser.h"
 
+#include <cmath>
 #include <limits>
 
 #include "core/text.h"
@@ -230,23 +231,64 @@ Workload parse_workload(const json& value, const std::string& pointer, const std
   return workload;
 }
 
+// The term and payment fields reservations and Savings Plans share.
+void parse_term_and_payment(ObjectReader& reader, ReservationTerm& term, UpfrontPayment& payment) {
+  if (auto name = reader.choice("term", Presence::required, {"1y", "3y"})) term = *parse_reservation_term(*name);
+  if (auto name = reader.choice("payment", Presence::required, {"no_upfront", "partial_upfront", "all_upfront"})) {
+    payment = *parse_upfront_payment(*name);
+  }
+}
+
 Commitment parse_commitment(const json& value, const std::string& pointer, DiagnosticSink& sink) {
   Commitment commitment;
-  ObjectReader reader(sink, value, pointer, {"instance_type", "region", "count", "term", "class", "payment", "start"});
+  ObjectReader reader(sink, value, pointer,
+                      {"type", "instance_type", "region", "count", "term", "class", "payment", "start"});
+  reader.choice("type", Presence::optional, {"reserved", "compute", "ec2_instance"});
   assign(commitment.instance_type, reader.string("instance_type", Presence::required));
   assign(commitment.region, reader.string("region", Presence::required));
   assign_int(commitment.count, reader.integer("count", Presence::required, 1, 100'000));
-  if (auto term = reader.choice("term", Presence::required, {"1y", "3y"})) {
-    commitment.term = *parse_reservation_term(*term);
-  }
   if (auto cls = reader.choice("class", Presence::optional, {"standard", "convertible"})) {
     commitment.offering_class = *parse_reservation_class(*cls);
   }
-  if (auto payment = reader.choice("payment", Presence::required, {"no_upfront", "partial_upfront", "all_upfront"})) {
-    commitment.payment = *parse_upfront_payment(*payment);
-  }
+  parse_term_and_payment(reader, commitment.term, commitment.payment);
   assign(commitment.start, reader.instant("start", Presence::required));
   return commitment;
+}
+
+// AWS takes a plan's hourly commitment with at most three decimals (CreateSavingsPlan's
+// `commitment`); a Savings Plan of more than $1M an hour is not a GPU fleet's.
+std::optional<Money> parse_hourly_commitment(ObjectReader& reader) {
+  const std::optional<double> usd = reader.number("hourly_commitment_usd", Presence::required, 0.001, 1'000'000);
+  if (!usd) return std::nullopt;
+  const double thousandths = *usd * 1000;
+  if (std::abs(thousandths - std::round(thousandths)) > 1e-6) {
+    reader.error("hourly_commitment_usd", "expected USD per hour with at most three decimals, as AWS takes it; found " +
+                                              describe_value(json(*usd)));
+    return std::nullopt;
+  }
+  return Money::from_micro_usd(static_cast<std::int64_t>(std::llround(thousandths)) * 1000);
+}
+
+SavingsPlan parse_savings_plan(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+  SavingsPlan plan;
+  ObjectReader reader(sink, value, pointer,
+                      {"type", "family", "region", "hourly_commitment_usd", "term", "payment", "start"});
+  if (auto type = reader.choice("type", Presence::required, {"compute", "ec2_instance"})) {
+    plan.type = *parse_savings_plan_type(*type);
+  }
+  // An EC2 Instance plan is bought for one family in one region; a Compute plan for neither.
+  const Presence scoped = plan.type == SavingsPlanType::ec2_instance ? Presence::required : Presence::optional;
+  assign(plan.family, reader.string("family", scoped));
+  assign(plan.region, reader.string("region", scoped));
+  if (plan.type == SavingsPlanType::compute && (!plan.family.empty() || !plan.region.empty())) {
+    reader.error(plan.family.empty() ? "region" : "family",
+                 "a compute Savings Plan applies to every family in every region; remove this field or use "
+                 "\"type\": \"ec2_instance\"");
+  }
+  assign(plan.hourly_commitment, parse_hourly_commitment(reader));
+  parse_term_and_payment(reader, plan.term, plan.payment);
+  assign(plan.start, reader.instant("start", Presence::required));
+  return plan;
 }
 
 DemandOutlook parse_demand_outlook(ObjectReader& root, DiagnosticSink& sink) {
@@ -501,6 +543,23 @@ TargetTracking parse_target_tracking(const json& value, const std::string& point
   return tracking;
 }
 
+bool is_savings_plan_entry(const json& entry) {
+  if (!entry.is_object()) return false;
+  const auto type = entry.find("type");
+  return type != entry.end() && type->is_string() && parse_savings_plan_type(type->get<std::string>()).has_value();
+}
+
+CommitmentPointers commitment_pointers(const json& document) {
+  CommitmentPointers pointers;
+  const auto entries = document.is_object() ? document.find("commitments") : document.end();
+  if (entries == document.end() || !entries->is_array()) return pointers;
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    (is_savings_plan_entry((*entries)[i]) ? pointers.savings_plans : pointers.reservations)
+        .push_back(child_pointer("/commitments", i));
+  }
+  return pointers;
+}
+
 Scenario parse_scenario(const json& document, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
   Scenario scenario;
   ObjectReader root(sink, document, "",
@@ -535,7 +594,11 @@ Scenario parse_scenario(const json& document, const std::filesystem::path& base_
   if (has_workloads && scenario.workloads.empty()) root.error("workloads", "expected at least one workload");
   check_workload_count(root, scenario);
   root.array("commitments", Presence::optional, [&](const json& value, const std::string& pointer) {
-    scenario.commitments.push_back(parse_commitment(value, pointer, sink));
+    if (is_savings_plan_entry(value)) {
+      scenario.savings_plans.push_back(parse_savings_plan(value, pointer, sink));
+    } else {
+      scenario.commitments.push_back(parse_commitment(value, pointer, sink));
+    }
   });
   scenario.demand_outlook = parse_demand_outlook(root, sink);
   scenario.spot = parse_spot(root, base_dir, sink);

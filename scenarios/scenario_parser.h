@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +21,18 @@ namespace fleetcast::scenarios {
 /// problem to `sink`; the returned scenario is meaningful only when the sink stays empty.
 Scenario parse_scenario(const nlohmann::json& document, const std::filesystem::path& base_dir,
                         DiagnosticSink& sink);
+
+/// One "commitments" entry is a Savings Plan when its "type" is "compute" or "ec2_instance", a
+/// reservation otherwise ("type" absent or "reserved").
+bool is_savings_plan_entry(const nlohmann::json& entry);
+
+/// The JSON pointers of the document's commitment entries, split as parse_scenario splits them
+/// into Scenario::commitments and Scenario::savings_plans (same order), for later diagnostics.
+struct CommitmentPointers {
+  std::vector<std::string> reservations;
+  std::vector<std::string> savings_plans;
+};
+CommitmentPointers commitment_pointers(const nlohmann::json& document);
 
 /// Readers of the parts other documents share with a scenario (a plan has a horizon, and groups
 /// with a distribution and target tracking). Each reports its problems to `sink`.

@@ -83,7 +83,9 @@ struct RunRecord {
 std::string parameters_json(const std::vector<std::pair<std::string, std::string>>& parameters);
 
 /// The outcome as one line of JSON text (money in integer micro-USD; doubles round-trip exactly),
-/// and back: what travels between processes (the MPI ranks). Reading names what is wrong.
+/// and back: what travels between processes (the MPI ranks). Reading names what is wrong; an
+/// outcome written before Savings Plans were modelled (no cost_micro_usd.savings_plan nor
+/// .savings_plan_unused) reads them as 0.
 std::string outcome_json_text(const RunOutcome& outcome);
 Result<RunOutcome> outcome_from_json_text(std::string_view text);
 
@@ -128,15 +130,16 @@ RunRecord make_record(const BatchPlan& plan, const BatchRun& run, RunOutcome out
 
 // ---- The results database -----------------------------------------------------------------------
 
-inline constexpr int kResultsSchemaVersion = 1;
+inline constexpr int kResultsSchemaVersion = 2;
 
 /// One SQLite file holding one row per finished run.
 ///
-/// Schema (version 1, in table `meta`: application, schema_version):
+/// Schema (version 2, in table `meta`: application, schema_version):
 ///   runs (run_hash PRIMARY KEY, scenario, source, parameters (JSON object text), seed, error,
 ///         cost_{total,on_demand,reserved,spot,reserved_unused}_micro_usd, served_fraction,
 ///         utilisation, instances_launched, interruptions, launch_failures, lost_gpu_hours,
-///         jobs_total, jobs_completed, deadline_misses, plan_hash, wall_seconds)
+///         jobs_total, jobs_completed, deadline_misses, plan_hash, wall_seconds,
+///         cost_{savings_plan,savings_plan_unused}_micro_usd)
 ///   run_parameters (run_hash, position, name, value (JSON text))   one row per parameter
 ///   time_series (run_hash, interval, series, value)                 with time series
 /// A run whose scenario could not run has `error` set and its figures NULL; `plan_hash` is NULL
@@ -145,7 +148,10 @@ inline constexpr int kResultsSchemaVersion = 1;
 /// Durability: WAL journaling with synchronous=NORMAL, and every insert() is one transaction, so
 /// a process killed (even with SIGKILL) loses nothing committed; a power cut may lose the last
 /// transactions, never corrupt the file. A database whose schema_version is newer than this
-/// code's is refused, and so is a SQLite file that is not a results database.
+/// code's is refused, and so is a SQLite file that is not a results database. A version 1
+/// database (written before Savings Plans were modelled) is upgraded in place when opened
+/// read_write, in one transaction, its completed runs' Savings Plan costs set to 0; opened
+/// read_only, it is read as it is, those costs read as 0.
 ///
 /// Thread-safety: one object belongs to one thread at a time.
 class ResultsDatabase {
@@ -227,7 +233,8 @@ Result<BatchOutcome> run_batch(const BatchPlan& plan, ResultsDatabase& database,
 /// parameter name ("param_<name>", in order of first appearance; a string value as it is, any
 /// other value as JSON text; empty when a run lacks it), error, the cost columns in integer
 /// micro-USD (cost_total_micro_usd, cost_on_demand_micro_usd, cost_reserved_micro_usd,
-/// cost_spot_micro_usd, cost_reserved_unused_micro_usd), served_fraction, utilisation,
+/// cost_spot_micro_usd, cost_reserved_unused_micro_usd, cost_savings_plan_micro_usd,
+/// cost_savings_plan_unused_micro_usd), served_fraction, utilisation,
 /// instances_launched, interruptions, launch_failures, lost_gpu_hours, jobs_total,
 /// jobs_completed, deadline_misses, plan_hash, wall_seconds. Figures of a failed run are empty;
 /// doubles are written with 17 significant digits, so they read back exactly.

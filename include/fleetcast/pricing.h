@@ -41,6 +41,15 @@ std::optional<ReservationClass> parse_reservation_class(std::string_view name) n
 std::optional<UpfrontPayment> parse_upfront_payment(std::string_view name) noexcept;
 Seconds reservation_term_length(ReservationTerm term) noexcept;  // 365 d or 3 x 365 d
 
+/// AWS Savings Plans for EC2: Compute (any family, any region) or EC2 Instance (one family in one
+/// region). "compute", "ec2_instance".
+enum class SavingsPlanType { compute, ec2_instance };
+std::string_view savings_plan_type_name(SavingsPlanType type) noexcept;
+std::optional<SavingsPlanType> parse_savings_plan_type(std::string_view name) noexcept;
+/// An instance type's family, as EC2 Instance Savings Plans and launch delays name it: the part
+/// of the name before the first '.' ("p5.48xlarge" -> "p5"); the whole name when it has none.
+std::string_view instance_family(std::string_view instance_type) noexcept;
+
 /// The AWS Spot Instance Advisor's frequency-of-interruption buckets (share of instances
 /// interrupted per month). Other providers' risk figures are mapped onto the same scale.
 enum class InterruptionBucket { under_5_percent, from_5_to_10_percent, from_10_to_15_percent,
@@ -130,6 +139,21 @@ struct BillingRule {
   friend bool operator==(const BillingRule&, const BillingRule&) = default;
 };
 
+/// One Savings Plan rate: what an instance-hour of one type in one region costs when a plan of
+/// these terms covers it (USD per instance-hour of covered usage, the `rate` of AWS's
+/// `describe-savings-plans-offering-rates`). Linux, shared tenancy, like every other catalog price.
+struct SavingsPlanRate {
+  std::string provider;  // "aws"
+  SavingsPlanType type = SavingsPlanType::compute;
+  ReservationTerm term = ReservationTerm::one_year;
+  UpfrontPayment payment = UpfrontPayment::no_upfront;
+  std::string region;
+  std::string instance_type;
+  Money hourly;
+  Instant valid_from;  // the date the rate holds from
+  friend bool operator==(const SavingsPlanRate&, const SavingsPlanRate&) = default;
+};
+
 /// A whole catalog as plain data: what importers produce, what the built-in catalog is, and what
 /// an InMemoryPriceSource serves. Value type.
 struct PriceCatalog {
@@ -138,6 +162,7 @@ struct PriceCatalog {
   std::vector<SpotPricePoint> spot_prices;
   std::vector<SpotRisk> spot_risks;
   std::vector<BillingRule> billing_rules;
+  std::vector<SavingsPlanRate> savings_plan_rates;  // imported only; the built-in catalog has none
 };
 
 /// What to select. Empty strings and vectors, and nullopt, mean "any".
@@ -230,6 +255,10 @@ class PriceSource {
   [[nodiscard]] virtual Result<std::optional<SpotRisk>> spot_risk(const PoolKey& pool) const = 0;
   /// A provider's billing rule; not_found when the catalog does not know the provider.
   [[nodiscard]] virtual Result<BillingRule> billing_rule(std::string_view provider) const = 0;
+  /// The provider's imported Savings Plan rates (the latest per type, term, payment, region and
+  /// instance type), sorted by those keys; empty when none were imported (callers then estimate
+  /// them from reserved rates, see engine/fleet_model.h).
+  [[nodiscard]] virtual Result<std::vector<SavingsPlanRate>> savings_plan_rates(std::string_view provider) const = 0;
 };
 
 /// A PriceSource over a PriceCatalog held in memory, for tests and embedders.
@@ -249,6 +278,7 @@ class InMemoryPriceSource final : public PriceSource {
   [[nodiscard]] Result<std::vector<SpotPricePoint>> spot_price_history(const PoolKey& pool) const override;
   [[nodiscard]] Result<std::optional<SpotRisk>> spot_risk(const PoolKey& pool) const override;
   [[nodiscard]] Result<BillingRule> billing_rule(std::string_view provider) const override;
+  [[nodiscard]] Result<std::vector<SavingsPlanRate>> savings_plan_rates(std::string_view provider) const override;
 
  private:
   PriceCatalog catalog_;
@@ -269,15 +299,17 @@ enum class ImportFormat {
   skypilot,          // SkyPilot catalog vms.csv (columns mapped by header)
   aws_spot_history,  // `aws ec2 describe-spot-price-history` JSON output
   fleetcast_csv,     // fleetcast's own plain CSV (see README "Pricing")
+  aws_savings_plans_rates,  // `aws savingsplans describe-savings-plans-offering-rates` JSON output
 };
-/// "ec2instances", "skypilot", "aws-spot-history", "fleetcast-csv".
+/// "ec2instances", "skypilot", "aws-spot-history", "fleetcast-csv", "aws-savings-plans-rates".
 std::string_view import_format_name(ImportFormat format) noexcept;
 std::optional<ImportFormat> parse_import_format(std::string_view name) noexcept;
 std::vector<std::string> import_format_names();
 
 struct ImportOptions {
   /// The cloud, for formats that do not say it themselves (skypilot, and fleetcast-csv files
-  /// without a provider column); ec2instances and aws-spot-history are always "aws".
+  /// without a provider column); ec2instances, aws-spot-history and aws-savings-plans-rates are always
+  /// "aws".
   std::string provider = "aws";
   /// The date the file's prices hold from, for formats whose rows carry none (all but
   /// aws-spot-history, and fleetcast-csv rows with a valid_from). nullopt: a YYYY-MM-DD date in
@@ -360,6 +392,7 @@ class PriceDatabase final : public PriceSource {
   [[nodiscard]] Result<std::vector<SpotPricePoint>> spot_price_history(const PoolKey& pool) const override;
   [[nodiscard]] Result<std::optional<SpotRisk>> spot_risk(const PoolKey& pool) const override;
   [[nodiscard]] Result<BillingRule> billing_rule(std::string_view provider) const override;
+  [[nodiscard]] Result<std::vector<SavingsPlanRate>> savings_plan_rates(std::string_view provider) const override;
 
  private:
   struct Impl;

@@ -160,6 +160,22 @@ struct Commitment {
   friend bool operator==(const Commitment&, const Commitment&) = default;
 };
 
+/// A Savings Plan already owned: a commitment of `hourly_commitment` every hour of its term, paid
+/// whether used or not. AWS applies it after reservations to eligible on-demand usage (never
+/// spot): a Compute plan to any family in any region, an EC2 Instance plan to its family in its
+/// region, in order of the highest savings percentage first.
+struct SavingsPlan {
+  SavingsPlanType type = SavingsPlanType::compute;
+  std::string family;  // ec2_instance only: "p5"
+  std::string region;  // ec2_instance only
+  Money hourly_commitment;  // USD per hour of the term, in whole tenths of a cent (AWS's precision)
+  ReservationTerm term = ReservationTerm::one_year;
+  UpfrontPayment payment = UpfrontPayment::no_upfront;
+  Instant start;
+  [[nodiscard]] Instant end() const { return start + reservation_term_length(term); }
+  friend bool operator==(const SavingsPlan&, const SavingsPlan&) = default;
+};
+
 /// How demand may develop after the horizon: what a commitment is judged on over its whole term.
 /// Demand follows a random walk in its logarithm, month by month (so its uncertainty widens with
 /// the square root of the months), and the workload may leave its GPU generation at any month (a
@@ -272,7 +288,8 @@ struct Scenario {
   std::vector<std::string> instance_types;         // candidates
   std::vector<PurchaseOption> purchase_options;    // candidates
   std::vector<Workload> workloads;
-  std::vector<Commitment> commitments;
+  std::vector<Commitment> commitments;   // reservations owned ("commitments" entries without a plan type)
+  std::vector<SavingsPlan> savings_plans;  // owned ("commitments" entries with "type": compute | ec2_instance)
   DemandOutlook demand_outlook;
   SpotSettings spot;
   Policy policy;

@@ -39,6 +39,8 @@ struct CostBreakdown {
   Money reserved;         // every hour of every reservation overlapping the horizon
   Money spot;
   Money reserved_unused;  // the part of `reserved` for hours no matching instance ran
+  Money savings_plan;     // every hour of every Savings Plan commitment overlapping the horizon
+  Money savings_plan_unused;  // the part of `savings_plan` no eligible usage spent
   friend bool operator==(const CostBreakdown&, const CostBreakdown&) = default;
 };
 
@@ -74,10 +76,16 @@ struct IntervalRecord {
 /// One line of replica 0's cost ledger: what one pool cost in one hour under one purchase option
 /// (reservations appear under `reserved`, against the on-demand pool they cover, or against their
 /// own label when the scenario has no such pool).
+/// What a ledger line charges: a pool's instance-seconds at its purchase option's price, a
+/// reservation's hours, or a Savings Plan's hourly commitment.
+enum class LedgerCharge { on_demand, reserved, spot, savings_plan };
+/// "on_demand", "reserved", "spot", "savings_plan".
+std::string_view ledger_charge_name(LedgerCharge charge) noexcept;
+
 struct LedgerEntry {
   std::int64_t hour = 0;   // hour k covers [start + k h, start + (k+1) h)
-  std::string pool;
-  PurchaseOption option = PurchaseOption::on_demand;
+  std::string pool;        // the pool, or a reservation or Savings Plan that matches none
+  LedgerCharge charge = LedgerCharge::on_demand;
   Money cost;
 };
 
@@ -107,6 +115,7 @@ Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& p
                                   const SimulationOptions& options = {});
 
 /// The report as a JSON document (cost.total_usd, cost.by_option, cost.reserved_unused_usd,
+/// cost.savings_plan_unused_usd,
 /// slo.served_fraction, interruptions, lost_gpu_hours, utilisation, seed, replicas, ...).
 std::string simulation_report_json(const SimulationReport& report);
 
@@ -114,7 +123,8 @@ std::string simulation_report_json(const SimulationReport& report);
 /// per pool.
 std::string simulation_intervals_csv(const SimulationReport& report);
 
-/// Replica 0's cost ledger as CSV: hour_start,pool,option,cost_usd (six decimals, exact).
+/// Replica 0's cost ledger as CSV: hour_start,pool,option,cost_usd (six decimals, exact); option
+/// is ledger_charge_name().
 std::string simulation_ledger_csv(const SimulationReport& report, Instant horizon_start);
 
 }  // namespace fleetcast

@@ -45,22 +45,37 @@ BatchPlan small_plan(const std::string& file) {
   return std::move(*plan);
 }
 
-std::unique_ptr<ResultsDatabase> fresh_database(const std::string& name) {
+/// The path of a database file in the test output folder, with no database there.
+std::filesystem::path fresh_file(const std::string& name) {
   std::filesystem::create_directories(kOutput);
   const auto file = kOutput / name;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);
-  auto database = ResultsDatabase::open(file, ResultsDatabase::Mode::read_write);
+  return file;
+}
+
+std::unique_ptr<ResultsDatabase> open_database(const std::filesystem::path& file, ResultsDatabase::Mode mode) {
+  auto database = ResultsDatabase::open(file, mode);
   REQUIRE(database.ok());
   return std::move(*database);
+}
+
+std::unique_ptr<ResultsDatabase> fresh_database(const std::string& name) {
+  return open_database(fresh_file(name), ResultsDatabase::Mode::read_write);
+}
+
+/// Every recorded run with its time series.
+std::vector<RunRecord> all_runs(ResultsDatabase& database) {
+  auto records = database.runs(true);
+  REQUIRE(records.ok());
+  return std::move(*records);
 }
 
 /// Every recorded run with its time series, wall time zeroed: what must not depend on how the
 /// batch was run.
 std::vector<RunRecord> contents(ResultsDatabase& database) {
-  auto records = database.runs(true);
-  REQUIRE(records.ok());
-  for (auto& record : *records) record.outcome.wall_seconds = 0;
-  return std::move(*records);
+  std::vector<RunRecord> records = all_runs(database);
+  for (auto& record : records) record.outcome.wall_seconds = 0;
+  return records;
 }
 
 void exec_sql(const std::filesystem::path& file, const char* sql) {
@@ -68,6 +83,124 @@ void exec_sql(const std::filesystem::path& file, const char* sql) {
   REQUIRE(sqlite3_open(file.c_str(), &db) == SQLITE_OK);
   CHECK(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(db);
+}
+
+/// The first column of the first row `sql` returns, as text ("NULL" for NULL, "" for no row).
+std::string query_sql(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  std::string value;
+  const auto copy_first = [](void* out, int, char** columns, char**) {
+    auto& text = *static_cast<std::string*>(out);
+    if (text.empty()) text = columns[0] == nullptr ? "NULL" : columns[0];
+    return 0;
+  };
+  CHECK(sqlite3_exec(db, sql, copy_first, &value, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  return value;
+}
+
+/// A results database as fleetcast wrote it at schema version 1, before Savings Plans: a
+/// completed run with a parameter and a time series, and a failed run. The schema is a copy of
+/// version 1's, kept as it was: the format of the files this version upgrades, which
+/// batch/results_database.cpp no longer holds.
+std::filesystem::path version_1_database(const std::string& name) {
+  const auto file = fresh_file(name);
+  exec_sql(file, R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE runs (
+  run_hash TEXT PRIMARY KEY,
+  scenario TEXT NOT NULL,
+  source TEXT NOT NULL,
+  parameters TEXT NOT NULL,
+  seed INTEGER NOT NULL,
+  error TEXT,
+  cost_total_micro_usd INTEGER,
+  cost_on_demand_micro_usd INTEGER,
+  cost_reserved_micro_usd INTEGER,
+  cost_spot_micro_usd INTEGER,
+  cost_reserved_unused_micro_usd INTEGER,
+  served_fraction REAL,
+  utilisation REAL,
+  instances_launched INTEGER,
+  interruptions INTEGER,
+  launch_failures INTEGER,
+  lost_gpu_hours REAL,
+  jobs_total INTEGER,
+  jobs_completed INTEGER,
+  deadline_misses INTEGER,
+  plan_hash TEXT,
+  wall_seconds REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE run_parameters (
+  run_hash TEXT NOT NULL REFERENCES runs (run_hash),
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (run_hash, name)
+) WITHOUT ROWID;
+CREATE TABLE time_series (
+  run_hash TEXT NOT NULL REFERENCES runs (run_hash),
+  interval INTEGER NOT NULL,
+  series TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (run_hash, interval, series)
+) WITHOUT ROWID;
+INSERT INTO meta VALUES ('application', 'fleetcast batch results'), ('schema_version', '1');
+INSERT INTO runs VALUES ('00000000000000a1', 'quickstart', 'sweep.json', '{"risk":0.95}', 42, NULL,
+  1500000, 1000000, 300000, 200000, 50000, 0.995, 0.8, 12, 3, 1, 0.5, 4, 3, 1, 'fedcba9876543210', 0.25);
+INSERT INTO runs (run_hash, scenario, source, parameters, seed, error, wall_seconds)
+  VALUES ('00000000000000b2', 'quickstart', 'sweep.json', '{}', 43, 'demand: no such file', 0.01);
+INSERT INTO run_parameters VALUES ('00000000000000a1', 0, 'risk', '0.95');
+INSERT INTO time_series VALUES ('00000000000000a1', 0, 'demand/chat', 1.5);
+)sql");
+  return file;
+}
+
+/// The runs of version_1_database() as this version reads them: no Savings Plan costs.
+std::vector<RunRecord> version_1_runs() {
+  RunRecord completed;
+  completed.run_hash = "00000000000000a1";
+  completed.scenario = "quickstart";
+  completed.source = "sweep.json";
+  completed.parameters = {{"risk", "0.95"}};
+  completed.seed = 42;
+  RunOutcome& o = completed.outcome;
+  o.cost.total = Money::from_micro_usd(1'500'000);
+  o.cost.on_demand = Money::from_micro_usd(1'000'000);
+  o.cost.reserved = Money::from_micro_usd(300'000);
+  o.cost.spot = Money::from_micro_usd(200'000);
+  o.cost.reserved_unused = Money::from_micro_usd(50'000);
+  o.served_fraction = 0.995;
+  o.utilisation = 0.8;
+  o.instances_launched = 12;
+  o.interruptions = 3;
+  o.launch_failures = 1;
+  o.lost_gpu_hours = 0.5;
+  o.jobs_total = 4;
+  o.jobs_completed = 3;
+  o.deadline_misses = 1;
+  o.plan_hash = "fedcba9876543210";
+  o.time_series = {{0, "demand/chat", 1.5}};
+  o.wall_seconds = 0.25;
+  RunRecord failed;
+  failed.run_hash = "00000000000000b2";
+  failed.scenario = "quickstart";
+  failed.source = "sweep.json";
+  failed.seed = 43;
+  failed.outcome.error = "demand: no such file";
+  failed.outcome.wall_seconds = 0.01;
+  return {completed, failed};
+}
+
+/// A completed run that paid for Savings Plans, every cost distinct, and a failed run.
+std::vector<RunRecord> runs_with_savings_plans() {
+  std::vector<RunRecord> runs = version_1_runs();
+  CostBreakdown& cost = runs[0].outcome.cost;
+  cost.savings_plan = Money::from_micro_usd(7'200'000'001);
+  cost.savings_plan_unused = Money::from_micro_usd(123'456'789);
+  cost.total = cost.on_demand + cost.reserved + cost.spot + cost.savings_plan;
+  return runs;
 }
 
 }  // namespace
@@ -162,12 +295,20 @@ TEST_CASE("batch: an interrupted batch resumes, runs nothing twice, and ends as 
 TEST_CASE("batch: the results database refuses a newer schema and files that are not results databases", "[batch]") {
   const auto file = kOutput / "newer.db";
   fresh_database("newer.db").reset();
-  exec_sql(file, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-  auto newer = ResultsDatabase::open(file, ResultsDatabase::Mode::read_write);
-  REQUIRE_FALSE(newer.ok());
-  CHECK(newer.status().code() == StatusCode::failed_precondition);
-  CHECK_THAT(newer.status().message(), Contains("newer.db: the results database has schema version 2, newer than "
-                                                "this fleetcast reads (1)"));
+  exec_sql(file, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  for (const auto mode : {ResultsDatabase::Mode::read_write, ResultsDatabase::Mode::read_only}) {
+    auto newer = ResultsDatabase::open(file, mode);
+    REQUIRE_FALSE(newer.ok());
+    CHECK(newer.status().code() == StatusCode::failed_precondition);
+    CHECK_THAT(newer.status().message(), Contains("newer.db: the results database has schema version 3, newer than "
+                                                  "this fleetcast reads (2)"));
+  }
+  CHECK(query_sql(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "3");  // left as it was
+  exec_sql(file, "UPDATE meta SET value = 'one' WHERE key = 'schema_version'");
+  auto unknown = ResultsDatabase::open(file, ResultsDatabase::Mode::read_write);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.status().message(),
+             Contains("newer.db: the results database has an unknown schema version 'one'"));
 
   const auto other = kOutput / "other.db";
   std::filesystem::remove(other);
@@ -181,6 +322,103 @@ TEST_CASE("batch: the results database refuses a newer schema and files that are
   auto not_sqlite = ResultsDatabase::open(text, ResultsDatabase::Mode::read_write);
   REQUIRE_FALSE(not_sqlite.ok());
   CHECK_THAT(not_sqlite.status().message(), Contains("text.db") && Contains("not a SQLite database"));
+}
+
+TEST_CASE("batch: a version 1 database opened read-write is upgraded in place, its runs paying no Savings Plan",
+          "[batch]") {
+  const auto file = version_1_database("version1_upgraded.db");
+  CHECK(all_runs(*open_database(file, ResultsDatabase::Mode::read_write)) == version_1_runs());
+  CHECK(query_sql(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "2");
+  // As this version records them: 0 for the completed run, NULL (as every figure) for the failed one.
+  CHECK(query_sql(file, "SELECT cost_savings_plan_micro_usd || ',' || cost_savings_plan_unused_micro_usd "
+                        "FROM runs WHERE run_hash = '00000000000000a1'") == "0,0");
+  CHECK(query_sql(file, "SELECT count(*) FROM runs WHERE run_hash = '00000000000000b2' AND "
+                        "cost_savings_plan_micro_usd IS NULL AND cost_savings_plan_unused_micro_usd IS NULL") == "1");
+
+  // Opened again, it is at this version, and takes a run of this version with its Savings Plan costs.
+  RunRecord added = runs_with_savings_plans()[0];
+  added.run_hash = "00000000000000c3";
+  REQUIRE(open_database(file, ResultsDatabase::Mode::read_write)->insert({&added, 1}).ok());
+  std::vector<RunRecord> expected = version_1_runs();
+  expected.push_back(added);
+  CHECK(all_runs(*open_database(file, ResultsDatabase::Mode::read_only)) == expected);
+}
+
+TEST_CASE("batch: a version 1 database opened read-only is read as it is, with no Savings Plan costs", "[batch]") {
+  const auto file = version_1_database("version1_read_only.db");
+  const std::vector<RunRecord> records = all_runs(*open_database(file, ResultsDatabase::Mode::read_only));
+  CHECK(records == version_1_runs());
+  auto csv_table = csv::parse(runs_csv(records), "version1.csv");
+  REQUIRE(csv_table.ok());
+  const auto column = csv_table->column("cost_savings_plan_micro_usd");
+  REQUIRE(column.has_value());
+  CHECK(csv_table->rows[0][*column] == "0");
+  // The file is untouched: still version 1, without the new columns.
+  CHECK(query_sql(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "1");
+  CHECK(query_sql(file, "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE 'cost_savings_plan%'") == "0");
+}
+
+TEST_CASE("batch: Savings Plan costs round-trip exactly through the outcome JSON, the database and the CSV",
+          "[batch]") {
+  const std::vector<RunRecord> runs = runs_with_savings_plans();
+  const RunOutcome& paid = runs[0].outcome;
+  // The outcome's JSON text, as the MPI ranks exchange it, and the JSON export.
+  for (const RunRecord& run : runs) {
+    auto read = outcome_from_json_text(outcome_json_text(run.outcome));
+    REQUIRE(read.ok());
+    CHECK(*read == run.outcome);
+  }
+  const nlohmann::json exported = nlohmann::json::parse(runs_json(runs));
+  CHECK(exported[0]["cost_micro_usd"]["savings_plan"].get<std::int64_t>() == 7'200'000'001);
+  CHECK(exported[0]["cost_micro_usd"]["savings_plan_unused"].get<std::int64_t>() == 123'456'789);
+
+  auto database = fresh_database("savings_plans.db");
+  REQUIRE(database->insert(runs).ok());
+  const std::vector<RunRecord> records = all_runs(*database);
+  CHECK(records == runs);
+
+  auto csv_table = csv::parse(runs_csv(records), "savings_plans.csv");
+  REQUIRE(csv_table.ok());
+  REQUIRE(csv_table->rows.size() == 2);
+  const auto column = [&](const char* name) {
+    auto index = csv_table->column(name);
+    REQUIRE(index.has_value());
+    return *index;
+  };
+  const std::size_t savings_plan = column("cost_savings_plan_micro_usd");
+  CHECK(savings_plan == column("cost_reserved_unused_micro_usd") + 1);
+  CHECK(column("cost_savings_plan_unused_micro_usd") == savings_plan + 1);
+  CHECK(column("served_fraction") == savings_plan + 2);
+  const auto& fields = csv_table->rows[0];
+  CHECK(fields[savings_plan] == "7200000001");
+  CHECK(fields[savings_plan + 1] == "123456789");
+  CHECK(fields[column("cost_total_micro_usd")] == std::to_string(paid.cost.total.micro_usd()));
+  CHECK(fields[column("wall_seconds")] == "0.25");
+  // A failed run's figures are empty (csv::parse refuses a row narrower or wider than the header).
+  const auto& failed = csv_table->rows[1];
+  CHECK(failed[savings_plan].empty());
+  CHECK(failed[column("plan_hash")].empty());
+  CHECK(failed[column("wall_seconds")] == "0.01");
+}
+
+TEST_CASE("batch: a run outcome written before Savings Plans reads them as 0", "[batch]") {
+  // The outcome JSON text of schema version 1's fleetcast: cost_micro_usd without the two.
+  const std::string old_outcome =
+      R"({"cost_micro_usd":{"total":1500000,"on_demand":1000000,"reserved":300000,"spot":200000,)"
+      R"("reserved_unused":50000},"served_fraction":0.995,"utilisation":0.8,"instances_launched":12,)"
+      R"("interruptions":3,"launch_failures":1,"lost_gpu_hours":0.5,"jobs_total":4,"jobs_completed":3,)"
+      R"("deadline_misses":1,"plan_hash":"fedcba9876543210","error":null,"time_series":[[0,"demand/chat",1.5]],)"
+      R"("wall_seconds":0.25})";
+  auto read = outcome_from_json_text(old_outcome);
+  REQUIRE(read.ok());
+  CHECK(*read == version_1_runs()[0].outcome);
+
+  // Present, they must be integers.
+  std::string wrong = old_outcome;
+  wrong.replace(wrong.find(R"("reserved_unused")"), 0, R"("savings_plan":"12",)");
+  auto refused = outcome_from_json_text(wrong);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::data_loss);
 }
 
 TEST_CASE("batch: a scenario that cannot run is recorded with its error and no figures", "[batch]") {

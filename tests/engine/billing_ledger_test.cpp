@@ -57,7 +57,7 @@ TEST_CASE("engine::BillingLedger bills per second with a 60 s minimum", "[engine
   CHECK(ledger.cost_by_hour() == std::vector<Money>{usd(1.06)});
   CHECK(ledger.cost_by_pool() == std::vector<Money>{usd(1.06)});
   REQUIRE(ledger.entries().size() == 1);
-  CHECK(ledger.entries()[0].option == PurchaseOption::on_demand);
+  CHECK(ledger.entries()[0].charge == LedgerCharge::on_demand);
 }
 
 TEST_CASE("engine::BillingLedger bills seconds before a price change at the old price", "[engine]") {
@@ -92,7 +92,7 @@ TEST_CASE("engine::BillingLedger lets reservations cover on-demand seconds first
   CHECK(ledger.cost_by_pool() == std::vector<Money>{usd(11.6)});  // reservations count against their pool
   // Non-zero lines only: hour 0's reservation, hour 1's reservation and on-demand.
   REQUIRE(ledger.entries().size() == 3);
-  CHECK(ledger.entries()[0].option == PurchaseOption::reserved);
+  CHECK(ledger.entries()[0].charge == LedgerCharge::reserved);
   CHECK(ledger.entries()[1].hour == 1);
   CHECK(ledger.entries()[2].cost == usd(3.6));
 }

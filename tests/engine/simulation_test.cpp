@@ -232,8 +232,8 @@ TEST_CASE("engine: the cost ledger adds up to the bill, hour by hour and pool by
   for (const LedgerEntry& entry : report->ledger) {
     total += entry.cost;
     by_hour[static_cast<std::size_t>(entry.hour)] += entry.cost;
-    if (entry.option == PurchaseOption::reserved) reserved += entry.cost;
-    if (entry.option == PurchaseOption::spot) spot += entry.cost;
+    if (entry.charge == LedgerCharge::reserved) reserved += entry.cost;
+    if (entry.charge == LedgerCharge::spot) spot += entry.cost;
   }
   CHECK(total == outcome.cost.total);
   CHECK(reserved == outcome.cost.reserved);

@@ -87,7 +87,8 @@ def time_seeds():
 def price_seeds():
     data = ROOT / "tests" / "pricing" / "data"
     by_harness = {"prices_ec2instances": "ec2instances*.json", "prices_aws_spot_history": "aws_spot_history*.json",
-                  "prices_skypilot": "skypilot*.csv", "prices_fleetcast_csv": "fleetcast_prices*.csv"}
+                  "prices_skypilot": "skypilot*.csv", "prices_fleetcast_csv": "fleetcast_prices*.csv",
+                  "prices_aws_savings_plans_rates": "aws_savings_plans_rates*.json"}
     for harness, pattern in by_harness.items():
         for source in sorted(data.glob(pattern)):
             put(harness, source.name, source.read_bytes())
@@ -150,10 +151,10 @@ def results_database_seeds():
     folder = CORPUS / "results_database"
     folder.mkdir(parents=True, exist_ok=True)
     run = ("INSERT INTO runs VALUES ('0123456789abcdef', 'quickstart', 'sweep.json', '{\"risk\":0.95}', 42, NULL,"
-           " 1000000, 600000, 300000, 100000, 50000, 0.999, 0.8, 12, 3, 1, 0.5, 0, 0, 0, '{}', 0.25)")
+           " 1000000, 500000, 300000, 100000, 50000, 0.999, 0.8, 12, 3, 1, 0.5, 0, 0, 0, '{}', 0.25, 100000, 20000)")
     failed = ("INSERT INTO runs (run_hash, scenario, source, parameters, seed, error, wall_seconds) VALUES"
               " ('fedcba9876543210', 'quickstart', 'sweep.json', '{}', 43, 'demand: no such file', 0.01)")
-    variants = {"two_runs.db": ("fleetcast batch results", "1"), "newer_schema.db": ("fleetcast batch results", "2"),
+    variants = {"two_runs.db": ("fleetcast batch results", "2"), "newer_schema.db": ("fleetcast batch results", "3"),
                 "other_application.db": ("someone else", "1")}
     for name, (application, version) in variants.items():
         path = folder / name

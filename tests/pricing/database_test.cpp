@@ -193,3 +193,69 @@ TEST_CASE("pricing::PriceDatabase stores spot history and answers the price at a
   query.at.reset();
   CHECK(db->offers(query)->size() == 3);
 }
+
+namespace {
+
+/// The Savings Plans sample with the p5.48xlarge 1-year no-upfront Compute rate (its first row)
+/// set to `rate`, written under the output folder as `name`.
+std::filesystem::path savings_plans_sample_with(const std::string& name, const std::string& rate) {
+  nlohmann::json document = read_json(fixture("aws_savings_plans_rates.json"));
+  document["searchResults"][0]["rate"] = rate;
+  const std::filesystem::path file = fresh_database(name).replace_filename(name);
+  std::ofstream(file) << document.dump();
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("pricing::PriceDatabase stores Savings Plan rates as the in-memory source serves them", "[pricing]") {
+  const auto file = fresh_database("savings_plans");
+  const auto db = open_or_fail(file);
+  CHECK(db->savings_plan_rates("aws")->empty());  // the built-in catalog has none
+  const auto sample = fixture("aws_savings_plans_rates.json");
+  const auto first = db->import_file(ImportFormat::aws_savings_plans_rates, sample, at_file_date());
+  REQUIRE(first.ok());
+  CHECK(first->rows == 8);
+  const auto parsed = parse_price_file(ImportFormat::aws_savings_plans_rates, sample, at_file_date());
+  REQUIRE(parsed.ok());
+  const InMemoryPriceSource memory(*parsed);
+  const auto stored = db->savings_plan_rates("aws");
+  REQUIRE(stored.ok());
+  CHECK(stored->size() == 8);
+  CHECK(*stored == *memory.savings_plan_rates("aws"));
+  CHECK(db->savings_plan_rates("gcp")->empty());
+
+  const std::string after_first = database_digest(file);
+  const auto again = db->import_file(ImportFormat::aws_savings_plans_rates, sample, at_file_date());
+  REQUIRE(again.ok());
+  CHECK(again->already_imported);
+  CHECK(database_digest(file) == after_first);
+
+  // A later file's rate wins; an earlier file's does not, whatever the order of the imports.
+  ImportOptions later;
+  later.valid_from = *parse_instant("2025-12-15T00:00:00Z");
+  ImportOptions earlier;
+  earlier.valid_from = *parse_instant("2025-11-01T00:00:00Z");
+  REQUIRE(db->import_file(ImportFormat::aws_savings_plans_rates, savings_plans_sample_with("sp_later.json", "37.0"),
+                          later).ok());
+  REQUIRE(db->import_file(ImportFormat::aws_savings_plans_rates, savings_plans_sample_with("sp_earlier.json", "41.5"),
+                          earlier).ok());
+  const auto latest = db->savings_plan_rates("aws");
+  REQUIRE(latest.ok());
+  REQUIRE(latest->size() == 8);
+  const SavingsPlanRate& p5_compute = (*latest)[1];  // compute, 1y, no upfront: g6.xlarge, then p5.48xlarge
+  CHECK(p5_compute.instance_type == "p5.48xlarge");
+  CHECK(p5_compute.hourly == Money::from_micro_usd(37'000'000));
+  for (const SavingsPlanRate& rate : *latest) CHECK(rate.valid_from == *later.valid_from);  // it has every rate
+}
+
+TEST_CASE("pricing::PriceDatabase dates Savings Plan rates by the file name when no date is given", "[pricing]") {
+  const auto db = open_or_fail(fresh_database("savings_plans_dated"));
+  const auto file = savings_plans_sample_with("sp-rates_2025-12-01.json", "38.528");
+  REQUIRE(db->import_file(ImportFormat::aws_savings_plans_rates, file).ok());
+  const auto rates = db->savings_plan_rates("aws");
+  REQUIRE(rates->size() == 8);
+  for (const SavingsPlanRate& rate : *rates) {
+    CHECK(rate.valid_from == *parse_instant("2025-12-01T00:00:00Z"));
+  }
+}

@@ -28,6 +28,25 @@ std::unique_ptr<PriceDatabase> open_or_fail(const std::filesystem::path& file, P
   return std::move(db).value();
 }
 
+/// Makes a database at schema `version` without PriceDatabase, then runs `sql` on it.
+void make_database_at_version(const std::filesystem::path& file, int version, const char* sql) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(pricing::schema::migrate(raw, file, version).ok());
+  REQUIRE(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+}
+
+/// The schema version of a database file, read through a connection of its own.
+int schema_version_of(const std::filesystem::path& file) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
+  const Result<int> version = pricing::schema::read_version(raw, file);
+  sqlite3_close(raw);
+  REQUIRE(version.ok());
+  return *version;
+}
+
 }  // namespace
 
 TEST_CASE("pricing::PriceDatabase rolls back a bad import and names the line or field", "[pricing]") {
@@ -43,6 +62,8 @@ TEST_CASE("pricing::PriceDatabase rolls back a bad import and names the line or 
                           Case{ImportFormat::skypilot, "skypilot_negative_price.csv", ":3: field 'Price'"},
                           Case{ImportFormat::skypilot, "skypilot_duplicate_prices.csv", "duplicate"},
                           Case{ImportFormat::aws_spot_history, "aws_spot_history_bad_price.json", "/SpotPrice"},
+                          Case{ImportFormat::aws_savings_plans_rates, "aws_savings_plans_rates_bad_rate.json",
+                               "/searchResults/3/rate"},
                           Case{ImportFormat::ec2instances, "ec2instances_bad_reserved_key.json", "yrTerm2"},
                           Case{ImportFormat::fleetcast_csv, "fleetcast_prices_bad_option.csv", ":3: column 'option'"},
                           Case{ImportFormat::ec2instances, "skypilot_aws_vms.csv", "not valid JSON"}}) {
@@ -92,20 +113,13 @@ TEST_CASE("pricing::PriceDatabase refuses a newer schema version", "[pricing]") 
 
 TEST_CASE("pricing::PriceDatabase upgrades an older schema in place, keeping its data", "[pricing]") {
   const auto file = fresh_database("older_schema");
-  {
-    sqlite3* raw = nullptr;
-    REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
-    REQUIRE(pricing::schema::migrate(raw, file, 1).ok());
-    REQUIRE(sqlite3_exec(raw,
-                         "INSERT INTO providers (name) VALUES ('aws');"
-                         "INSERT INTO regions (provider_id, name) VALUES (1, 'us-east-1');"
-                         "INSERT INTO instance_types (provider_id, name, vcpus, memory_gib, gpu_model, gpu_count, "
-                         "gpu_memory_gib) VALUES (1, 'x1.test', 4, 16, 'T4', 1, 16);"
-                         "INSERT INTO pools (instance_type_id, region_id, purchase_option) VALUES (1, 1, 'on_demand');"
-                         "INSERT INTO offers (pool_id, valid_from, hourly_micro_usd) VALUES (1, 0, 1234567);",
-                         nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(raw);
-  }
+  make_database_at_version(file, 1,
+                           "INSERT INTO providers (name) VALUES ('aws');"
+                           "INSERT INTO regions (provider_id, name) VALUES (1, 'us-east-1');"
+                           "INSERT INTO instance_types (provider_id, name, vcpus, memory_gib, gpu_model, gpu_count, "
+                           "gpu_memory_gib) VALUES (1, 'x1.test', 4, 16, 'T4', 1, 16);"
+                           "INSERT INTO pools (instance_type_id, region_id, purchase_option) VALUES (1, 1, 'on_demand');"
+                           "INSERT INTO offers (pool_id, valid_from, hourly_micro_usd) VALUES (1, 0, 1234567);");
   // Read-only connections do not upgrade; they say what to do.
   PriceDatabase::Options read_only;
   read_only.mode = PriceDatabase::Mode::read_only;
@@ -121,10 +135,23 @@ TEST_CASE("pricing::PriceDatabase upgrades an older schema in place, keeping its
   CHECK(rows->front().offer.hourly == Money::from_micro_usd(1'234'567));
   CHECK_FALSE(db->find_instance_type("aws", "p5.48xlarge")->has_value());  // no seeding of an existing database
   CHECK(db->spot_risk(PoolKey{"aws", "us-east-1", "", "x1.test", PurchaseOption::spot}).ok());  // v2 table exists
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
-  REQUIRE(pricing::schema::read_version(raw, file).value() == PriceDatabase::schema_version());
-  sqlite3_close(raw);
+  CHECK(schema_version_of(file) == PriceDatabase::schema_version());
+}
+
+TEST_CASE("pricing::PriceDatabase upgrades a version-2 database in place: it gains Savings Plan rates", "[pricing]") {
+  const auto file = fresh_database("version_2_schema");
+  make_database_at_version(file, 2,
+                           "INSERT INTO providers (name, billing_granularity_s, billing_minimum_s) VALUES ('aws', 1, 60)");
+  REQUIRE(raw_exec(file, "SELECT count(*) FROM savings_plan_rates") != SQLITE_OK);  // not there yet
+
+  const auto db = open_or_fail(file);
+  CHECK(db->billing_rule("aws")->minimum == Seconds{60});  // the version-2 data is kept
+  CHECK(db->savings_plan_rates("aws")->empty());
+  ImportOptions options;
+  options.valid_from = *parse_instant("2025-11-30T00:00:00Z");
+  REQUIRE(db->import_file(ImportFormat::aws_savings_plans_rates, fixture("aws_savings_plans_rates.json"), options).ok());
+  CHECK(db->savings_plan_rates("aws")->size() == 8);
+  CHECK(schema_version_of(file) == PriceDatabase::schema_version());
 }
 
 TEST_CASE("pricing::PriceDatabase opened read-only refuses imports", "[pricing]") {

@@ -101,6 +101,43 @@ TEST_CASE("pricing::parse_price_file reads aws ec2 describe-spot-price-history o
   CHECK(source.spot_price_history(local_zone)->size() == 1);
 }
 
+TEST_CASE("pricing::parse_price_file reads aws savingsplans describe-savings-plans-offering-rates output",
+          "[pricing]") {
+  const auto catalog = parse_price_file(ImportFormat::aws_savings_plans_rates, fixture("aws_savings_plans_rates.json"),
+                                        options_for("aws"));
+  REQUIRE(catalog.ok());
+  CHECK(catalog->offers.empty());
+  CHECK(catalog->instance_types.empty());
+  const Instant day = *parse_instant("2025-11-30T00:00:00Z");
+  const auto rate = [&](SavingsPlanType type, ReservationTerm term, UpfrontPayment payment, const char* instance_type,
+                        std::int64_t micro_usd) {
+    return SavingsPlanRate{"aws", type, term, payment, "us-east-1", instance_type, Money::from_micro_usd(micro_usd), day};
+  };
+  using enum SavingsPlanType;
+  using enum ReservationTerm;
+  using enum UpfrontPayment;
+  // In file order; the Windows, SageMaker and unused-capacity-reservation ("UnusedBox:") rows are
+  // skipped. 0.3491245 rounds half away to 349125.
+  const std::vector<SavingsPlanRate> expected{
+      rate(compute, one_year, no_upfront, "p5.48xlarge", 38'528'000),
+      rate(compute, three_years, all_upfront, "p5.48xlarge", 24'768'000),
+      rate(ec2_instance, one_year, no_upfront, "p5.48xlarge", 34'675'200),
+      rate(ec2_instance, three_years, partial_upfront, "p5.48xlarge", 22'016'000),
+      rate(compute, one_year, no_upfront, "g6.xlarge", 626'400),
+      rate(compute, three_years, all_upfront, "g6.xlarge", 422'100),
+      rate(ec2_instance, one_year, no_upfront, "g6.xlarge", 560'800),
+      rate(ec2_instance, three_years, all_upfront, "g6.xlarge", 349'125)};
+  CHECK(catalog->savings_plan_rates == expected);
+
+  // The source serves them sorted by type, term, payment (in declaration order), region, type.
+  const auto sorted = InMemoryPriceSource(*catalog).savings_plan_rates("aws");
+  REQUIRE(sorted.ok());
+  const std::vector<SavingsPlanRate> in_order{expected[4], expected[0], expected[5], expected[1],
+                                              expected[6], expected[2], expected[3], expected[7]};
+  CHECK(*sorted == in_order);
+  CHECK(InMemoryPriceSource(*catalog).savings_plan_rates("gcp")->empty());
+}
+
 TEST_CASE("pricing::parse_price_file reads the fleetcast CSV: all options, terms, risks and dates", "[pricing]") {
   const auto catalog = parse_price_file(ImportFormat::fleetcast_csv, fixture("fleetcast_prices.csv"));
   REQUIRE(catalog.ok());
@@ -185,6 +222,48 @@ std::string ec2_with(const std::string& field, const std::string& value) {
 }
 
 }  // namespace
+
+namespace {
+
+/// The Savings Plans sample after `change`, parsed from a file named `name`: the error, or "no error".
+template <typename Change>
+std::string savings_plans_error(const std::string& name, Change change) {
+  std::ifstream in(fixture("aws_savings_plans_rates.json"));
+  nlohmann::json document = nlohmann::json::parse(in);
+  change(document);
+  return error_of_text(ImportFormat::aws_savings_plans_rates, name, document.dump());
+}
+
+}  // namespace
+
+TEST_CASE("pricing::parse_price_file errors in Savings Plans rates name the file, JSON pointer and expectation",
+          "[pricing]") {
+  CHECK_THAT(savings_plans_error("sp_rate.json", [](auto& doc) { doc["searchResults"][3]["rate"] = "22.0l6"; }),
+             Catch::Contains("sp_rate.json: /searchResults/3/rate") &&
+                 Catch::Contains("expected a non-negative decimal USD amount") && Catch::Contains("22.0l6"));
+  CHECK_THAT(savings_plans_error("sp_duration.json",
+                                 [](auto& doc) { doc["searchResults"][1]["savingsPlanOffering"]["durationSeconds"] = 63072000; }),
+             Catch::Contains("sp_duration.json: /searchResults/1/savingsPlanOffering/durationSeconds: expected "
+                             "31536000 (1 year) or 94608000 (3 years), got 63072000"));
+  CHECK_THAT(savings_plans_error("sp_results.json", [](auto& doc) { doc.erase("searchResults"); }),
+             Catch::Contains("sp_results.json: missing /searchResults"));
+  CHECK_THAT(savings_plans_error("sp_payment.json",
+                                 [](auto& doc) { doc["searchResults"][2]["savingsPlanOffering"]["paymentOption"] = "Some"; }),
+             Catch::Contains("/searchResults/2/savingsPlanOffering/paymentOption: expected All Upfront, Partial "
+                             "Upfront or No Upfront, got 'Some'"));
+  CHECK_THAT(savings_plans_error("sp_property.json", [](auto& doc) { doc["searchResults"][0]["properties"].erase(1); }),
+             Catch::Contains("/searchResults/0/properties: missing the 'instanceType' property"));
+  CHECK_THAT(savings_plans_error("sp_duplicate.json",
+                                 [](auto& doc) {
+                                   nlohmann::json again = doc["searchResults"][0];
+                                   again["rate"] = "40";
+                                   doc["searchResults"].push_back(again);
+                                 }),
+             Catch::Contains("/searchResults/11: duplicate Savings Plan rate") && Catch::Contains("/searchResults/0"));
+  // A skipped row is not read further: a SageMaker rate of any form changes nothing.
+  CHECK(savings_plans_error("sp_skipped.json", [](auto& doc) { doc["searchResults"][9]["rate"] = "n/a"; }) ==
+        "no error");
+}
 
 TEST_CASE("pricing::parse_price_file refuses counts a machine cannot have, naming file, field and value", "[pricing]") {
   // Found by fuzzing: converting these doubles to int was undefined behaviour.

@@ -16,9 +16,25 @@ TEST_CASE("pricing enum names round-trip through their parse functions", "[prici
   CHECK(parse_interruption_bucket("<5%") == InterruptionBucket::under_5_percent);
   CHECK(interruption_bucket_name(InterruptionBucket::over_20_percent) == ">20%");
   CHECK(parse_import_format("aws-spot-history") == ImportFormat::aws_spot_history);
+  CHECK(import_format_name(ImportFormat::aws_savings_plans_rates) == "aws-savings-plans-rates");
+  CHECK(parse_import_format("aws-savings-plans-rates") == ImportFormat::aws_savings_plans_rates);
+  CHECK(import_format_names().back() == "aws-savings-plans-rates");
+  for (auto type : {SavingsPlanType::compute, SavingsPlanType::ec2_instance}) {
+    CHECK(parse_savings_plan_type(savings_plan_type_name(type)) == type);
+  }
+  CHECK(savings_plan_type_name(SavingsPlanType::ec2_instance) == "ec2_instance");
+  CHECK_FALSE(parse_savings_plan_type("EC2Instance").has_value());
   CHECK_FALSE(parse_import_format("excel").has_value());
   CHECK_FALSE(parse_purchase_option("ondemand").has_value());
   CHECK(reservation_term_length(ReservationTerm::three_years) == Seconds{3 * 365 * 86400});
+}
+
+TEST_CASE("pricing::instance_family is the part of the name before the first dot", "[pricing]") {
+  CHECK(instance_family("p5.48xlarge") == "p5");
+  CHECK(instance_family("p6-b200.48xlarge") == "p6-b200");
+  CHECK(instance_family("u-6tb1.metal") == "u-6tb1");
+  CHECK(instance_family("a2-highgpu-1g") == "a2-highgpu-1g");  // no dot: the whole name
+  CHECK(instance_family("").empty());
 }
 
 TEST_CASE("pricing::canonical_gpu_model shortens vendor names the SkyPilot way", "[pricing]") {

@@ -23,7 +23,7 @@ SCHEMA_REFUSES = [
     "17-unknown-allocation-strategy", "18-workload-without-name", "19-json-trailing-comma",
     "20-future-format-version", "27-object-expected", "30-policy-kind-without-settings",
     "31-settings-of-another-policy-kind", "32-nested-unknown-field", "34-document-not-an-object",
-    "35-trace-model-without-trace", "36-utilisation-above-one",
+    "35-trace-model-without-trace", "36-utilisation-above-one", "51-savings-plan-fields",
 ]
 
 

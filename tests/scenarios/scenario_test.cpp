@@ -5,6 +5,7 @@
 
 #include "fleetcast/scenario.h"
 #include "scenarios/scenario_checks.h"
+#include "scenarios/scenario_parser.h"
 
 using namespace fleetcast;
 
@@ -86,6 +87,33 @@ TEST_CASE("scenarios: the mixed-fleet example reads its CSV and commitments", "[
   REQUIRE(scenario->policy.scheduled_actions.size() == 3);
   CHECK(scenario->policy.scheduled_actions[0].desired_capacity == 60);
   CHECK_FALSE(scenario->policy.scheduled_actions[2].desired_capacity.has_value());
+}
+
+TEST_CASE("scenarios: commitments split into reservations and Savings Plans in file order", "[scenarios]") {
+  auto scenario = load_scenario(kExamples / "inference_with_savings_plans.json");
+  REQUIRE(scenario.ok());
+  REQUIRE(scenario->savings_plans.size() == 2);
+  REQUIRE(scenario->commitments.size() == 1);
+  const SavingsPlan& instance_plan = scenario->savings_plans[0];
+  CHECK(instance_plan.type == SavingsPlanType::ec2_instance);
+  CHECK(instance_plan.family == "g5");
+  CHECK(instance_plan.region == "us-east-1");
+  CHECK(instance_plan.hourly_commitment == Money::from_micro_usd(3'000'000));
+  CHECK(instance_plan.term == ReservationTerm::three_years);
+  CHECK(instance_plan.payment == UpfrontPayment::all_upfront);
+  // 2025-09-01 + 1,095 days.
+  CHECK(format_instant(instance_plan.end()) == "2028-08-31T00:00:00Z");
+  const SavingsPlan& compute_plan = scenario->savings_plans[1];
+  CHECK(compute_plan.type == SavingsPlanType::compute);
+  CHECK(compute_plan.family.empty());
+  CHECK(compute_plan.hourly_commitment == Money::from_micro_usd(2'000'000));
+  CHECK(scenario->commitments[0].instance_type == "g5.xlarge");
+  // The JSON pointers diagnostics use follow the same split.
+  const auto document = nlohmann::json::parse(R"({"commitments": [{"type": "compute"}, {"count": 1},
+                                                  {"type": "reserved"}, {"type": "ec2_instance"}]})");
+  const scenarios::CommitmentPointers pointers = scenarios::commitment_pointers(document);
+  CHECK(pointers.savings_plans == std::vector<std::string>{"/commitments/0", "/commitments/3"});
+  CHECK(pointers.reservations == std::vector<std::string>{"/commitments/1", "/commitments/2"});
 }
 
 TEST_CASE("scenarios: a scenario reports all of its mistakes at once", "[scenarios]") {

@@ -136,22 +136,29 @@ void print_recommended_commitments(std::ostream& out, const Plan& plan) {
   for (const std::string& declined : plan.declined_commitments) out << "  declined  " << declined << '\n';
 }
 
-// The reservations the scenario owns, and where each stands against the plan's horizon (the
-// loader refuses one that lies wholly outside it).
+// Where an owned commitment stands against the plan's horizon (the loader refuses one that lies
+// wholly outside it).
+std::string standing(Instant start, Instant end, const Horizon& horizon) {
+  if (end < horizon.start + horizon.duration) return "expires inside the horizon (renewal is not planned: it lapses)";
+  if (start > horizon.start) return "starts inside the horizon";
+  return "in force through the horizon";
+}
+
+// The reservations and Savings Plans the scenario owns, and where each stands.
 void print_owned_commitments(std::ostream& out, const Scenario& scenario, const Horizon& horizon) {
-  const Instant end = horizon.start + horizon.duration;
-  if (scenario.commitments.empty()) out << "  owned     no reservations\n";
+  if (scenario.commitments.empty() && scenario.savings_plans.empty()) out << "  owned     no commitments\n";
   for (const Commitment& owned : scenario.commitments) {
-    std::string standing = "in force through the horizon";
-    if (owned.end() < end) {
-      standing = "expires inside the horizon (renewal is not planned: it lapses)";
-    } else if (owned.start > horizon.start) {
-      standing = "starts inside the horizon";
-    }
     out << "  owned     " << owned.count << " x " << owned.instance_type << " in " << owned.region << ", "
         << reservation_term_name(owned.term) << ' ' << reservation_class_name(owned.offering_class) << ' '
         << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to " << format_instant(owned.end())
-        << ": " << standing << '\n';
+        << ": " << standing(owned.start, owned.end(), horizon) << '\n';
+  }
+  for (const SavingsPlan& owned : scenario.savings_plans) {
+    out << "  owned     " << savings_plan_type_name(owned.type) << " Savings Plan";
+    if (owned.type == SavingsPlanType::ec2_instance) out << " for " << owned.family << " in " << owned.region;
+    out << ", $" << format_usd(owned.hourly_commitment) << "/h, " << reservation_term_name(owned.term) << ' '
+        << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to "
+        << format_instant(owned.end()) << ": " << standing(owned.start, owned.end(), horizon) << '\n';
   }
 }
 

@@ -152,16 +152,22 @@ int run_list(const ListOptions& options) {
   return kExitOk;
 }
 
+// The import formats as the help and the error for an unknown one list them: "a, b, c".
+std::string known_import_formats() {
+  std::string known;
+  for (const std::string& name : import_format_names()) known += (known.empty() ? "" : ", ") + name;
+  return known;
+}
+
 int run_import(const ImportArguments& args) {
   const std::string& format_name = args.format;
   const std::string& valid_from = args.valid_from;
   const std::optional<ImportFormat> format = parse_import_format(format_name);
   if (!format) {
     const std::vector<std::string> names = import_format_names();
-    std::string known;
-    for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
     return report(invalid_argument_error("unknown import format '" + format_name + "'" +
-                                         text::did_you_mean(format_name, names) + "; known formats: " + known));
+                                         text::did_you_mean(format_name, names) + "; known formats: " +
+                                         known_import_formats()));
   }
   ImportOptions options;
   options.provider = args.provider;
@@ -233,7 +239,7 @@ void add_pricing_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto import_args = std::make_shared<ImportArguments>();
   import_args->file_system = files;
   auto* import = pricing->add_subcommand("import", "Import a price file in one transaction (all or nothing)");
-  import->add_option("FORMAT", import_args->format, "ec2instances, skypilot, aws-spot-history or fleetcast-csv")
+  import->add_option("FORMAT", import_args->format, known_import_formats())
       ->required();
   import->add_option("FILE", import_args->file, "The file to import")->required();
   add_db_option(*import, import_args->db);

@@ -51,7 +51,11 @@ void print_summary(std::ostream& out, const Scenario& scenario, const Simulation
       << (report.replicas.size() == 1 ? "" : "s") << "\n";
   out << "  cost          " << dollars(cost.total) << "  (on-demand " << dollars(cost.on_demand) << ", reserved "
       << dollars(cost.reserved) << " of which unused " << dollars(cost.reserved_unused) << ", spot "
-      << dollars(cost.spot) << ")\n";
+      << dollars(cost.spot);
+  if (cost.savings_plan != Money{}) {
+    out << ", Savings Plans " << dollars(cost.savings_plan) << " of which unused " << dollars(cost.savings_plan_unused);
+  }
+  out << ")\n";
   bool has_services = false;
   bool has_batch = false;
   for (const auto& workload : scenario.workloads) (workload.kind() == WorkloadKind::service ? has_services : has_batch) = true;
