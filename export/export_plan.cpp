@@ -187,6 +187,7 @@ Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, cons
       break;
   }
   if (!output.ok()) return output.status();
+  if (Status status = add_commitment_purchases(cut, output->files); !status.ok()) return status;
   RenderedExport rendered;
   rendered.plan_hash = plan_hash(plan);
   const double step_hours = static_cast<double>(cut.horizon.step.count()) / 3600.0;

@@ -52,6 +52,15 @@ std::vector<int> planned_group_gpus(const Plan& plan, const PlannedGroup& group)
 Plan plan_prefix(const Plan& plan, std::size_t intervals);
 
 
+/// For a plan whose pools are AWS's: adds to `files`, before its README.txt, the requests that buy
+/// the plan's commitments under commitments/ (per reservation of Plan::commitments, in plan order,
+/// a folder NN-TYPE-REGION holding 01-describe-reserved-instances-offerings.json and
+/// 02-purchase-reserved-instances-offering.json), and appends to README.txt a section listing their
+/// commands in order with what the plan expected of each (or that none is recommended). The same
+/// for every format: autoscaling systems buy no commitments. Nothing for another provider's plan.
+/// internal_error when `files` holds no README.txt.
+Status add_commitment_purchases(const Plan& plan, std::vector<ExportFile>& files);
+
 Result<FormatOutput> render_aws_requests(const Plan& plan, const ExportOptions& options);
 Result<FormatOutput> render_cloudformation(const Plan& plan, const ExportOptions& options);
 Result<FormatOutput> render_kubernetes(const Plan& plan, const ExportOptions& options);

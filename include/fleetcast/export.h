@@ -10,6 +10,11 @@
 //    per capacity type, and a KEDA ScaledObject with the schedule as cron triggers beside the
 //    utilisation trigger (an HPA where the schedule is flat).
 //
+// Commitments are bought by someone with billing rights, not by an autoscaling system: every format
+// exporting an AWS plan also writes, under commitments/, per reservation the plan recommends
+// (Plan::commitments), the EC2 requests that buy it (DescribeReservedInstancesOfferings, then
+// PurchaseReservedInstancesOffering naming the offering found), and lists them in its README.txt.
+//
 // The schedule. A plan sets each group's capacity interval by interval; AWS allows 125 scheduled
 // actions per group, CloudFormation 500 resources per template. compress_schedule turns the planned
 // capacity into at most `max_actions` actions: recurring daily actions (cron, UTC) bounded by
@@ -139,6 +144,10 @@ inline constexpr std::string_view kPrometheusPlaceholder = "http://replace-with-
 /// cluster's subnets and security groups.
 inline constexpr std::string_view kCapacityReservationPlaceholder = "cr-replacewithyourreservationid";
 inline constexpr std::string_view kClusterPlaceholder = "replace-with-your-cluster";
+/// A reservation's purchase request names its offering by this placeholder: the id the describe
+/// request before it returns (ReservedInstancesOfferings[0].ReservedInstancesOfferingId), which
+/// cannot be known offline.
+inline constexpr std::string_view kReservedInstancesOfferingPlaceholder = "REPLACE-WITH-RESERVED-INSTANCES-OFFERING-ID";
 
 struct ExportOptions {
   /// Scheduled actions per group (AWS, CloudFormation) or KEDA cron triggers per group (shared
@@ -171,7 +180,8 @@ struct RenderedExport {
 };
 
 /// Checks the plan against the target's limits, compresses each group's schedule to fit them and
-/// renders every file of the format. invalid_argument naming the group, field, value and limit
+/// renders every file of the format, with the requests buying the plan's commitments where its
+/// provider is AWS (commitments/, whatever the format). invalid_argument naming the group, field, value and limit
 /// for any violation; nothing is rendered then.
 Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, const ExportOptions& options = {});
 

@@ -1,12 +1,13 @@
 """ctest: `fleetcast export --format aws` on a plan, then, with real clients: every request passes
 botocore's own request validator, is applied to a moto server (the first group's with the AWS CLI,
 exactly as README.txt says, the others with boto3), is read back with describe calls and compared
-field by field. The server is always stopped.
+field by field. The server is always stopped. The requests buying the plan's commitments are
+validated and compared with the plan (export_checks.check_commitments), not applied: moto offers
+no GPU reservations and does not implement PurchaseReservedInstancesOffering.
 
 usage: check_aws_export.py FLEETCAST PLAN"""
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -18,7 +19,6 @@ import export_checks as checks
 # moto does not return these; never compared.
 NOT_RETURNED_BY_MOTO = {"DesiredCapacityType", "DefaultInstanceWarmup", "MaxInstanceLifetime"}
 PLACEHOLDERS = ("ami-REPLACE-WITH-GPU-AMI", "subnet-REPLACE-ME", "sg-REPLACE-ME")
-COMMAND = re.compile(r"^  aws (\S+) (\S+) --region (\S+) --cli-input-json file://(\S+)$")
 
 
 def readme_commands(folder):
@@ -27,23 +27,11 @@ def readme_commands(folder):
     for placeholder in PLACEHOLDERS:
         if placeholder not in text:
             checks.fail(f"README.txt does not list the placeholder {placeholder}")
-    commands = [COMMAND.match(line).groups() for line in text.splitlines() if COMMAND.match(line)]
+    commands = [match.groups() for match in map(checks.COMMAND.match, text.splitlines()) if match]
     listed = sorted(os.path.join(folder, command[3]) for command in commands)
     if listed != checks.json_files(folder):
         checks.fail("README.txt does not name every request file exactly once")
-    return commands
-
-
-def validate(botocore, service, operation, params, where):
-    from botocore.validate import ParamValidator
-    model = botocore.session.get_session().get_service_model(service)
-    names = [name for name in model.operation_names if botocore.xform_name(name, "-") == operation]
-    if len(names) != 1:
-        checks.fail(f"{where}: '{service} {operation}' is not an operation of botocore's model")
-    report = ParamValidator().validate(params, model.operation_model(names[0]).input_shape)
-    if report.has_errors():
-        checks.fail(f"{where}: botocore's validator refuses the request:\n{report.generate_report()}")
-    return names[0]
+    return [command for command in commands if not command[3].startswith(checks.COMMITMENTS + "/")]
 
 
 def free_port():
@@ -114,7 +102,6 @@ def main():
     checks.require_programs("moto_server", "aws")
     import boto3
     import botocore
-    import botocore.session
     fleetcast, plan = sys.argv[1], sys.argv[2]
     with open(plan, encoding="utf-8") as plan_file:
         plan_document = json.load(plan_file)
@@ -123,6 +110,7 @@ def main():
     with checks.scratch() as work:
         folder = checks.export(fleetcast, plan, "aws", work)
         commands = readme_commands(folder)
+        commitments = checks.check_commitments(folder, plan_document)
         port = free_port()
         endpoint = f"http://127.0.0.1:{port}"
         server = subprocess.Popen([shutil.which("moto_server"), "-H", "127.0.0.1", "-p", str(port)],
@@ -137,7 +125,7 @@ def main():
             for service, operation, region, path in commands:
                 with open(os.path.join(folder, path), encoding="utf-8") as request_file:
                     text = request_file.read()
-                name = validate(botocore, service, operation, json.loads(text), path)
+                name = checks.validate(service, operation, json.loads(text), path)
                 if region not in networks:
                     networks[region] = network(boto3, endpoint, region)
                 for placeholder, value in networks[region].items():
@@ -145,7 +133,7 @@ def main():
                 if "REPLACE" in text:
                     checks.fail(f"{path}: a placeholder README.txt does not list")
                 request = json.loads(text)
-                validate(botocore, service, operation, request, path + " (placeholders replaced)")
+                checks.validate(service, operation, request, path + " (placeholders replaced)")
                 if path.startswith(first_group + "/"):
                     applied_path = os.path.join(work, "applied", path)
                     os.makedirs(os.path.dirname(applied_path), exist_ok=True)
@@ -173,7 +161,7 @@ def main():
             print("schedules read back from moto and replayed, never below the plan:\n  " + "\n  ".join(replayed))
             print(f"{len(commands)} requests passed botocore's validator (as exported and with placeholders replaced); "
                   f"applied {applied['cli']} with the AWS CLI and {applied['boto3']} with boto3 to moto; "
-                  f"{comparison.fields} fields read back equal")
+                  f"{comparison.fields} fields read back equal; {commitments}")
         finally:
             server.terminate()
             try:

@@ -1,7 +1,8 @@
 """ctest: `fleetcast export --format cloudformation` on a plan; every template passes cfn-lint with
 no errors, stays within CloudFormation's limits (500 resources, 1 MB), holds a launch template,
 group and scaling policy per planned group, its scheduled actions replayed never fall below the
-plan, and a deliberately broken copy is caught.
+plan, and a deliberately broken copy is caught; the requests buying the plan's commitments pass
+botocore's validator and are the plan's (export_checks.check_commitments).
 
 usage: check_cloudformation_export.py FLEETCAST PLAN"""
 import json
@@ -59,12 +60,14 @@ def check_template(plan, path, names):
 
 def main():
     checks.require_programs("cfn-lint")
+    checks.require_modules("botocore")
     fleetcast, plan_path = sys.argv[1], sys.argv[2]
     with open(plan_path, encoding="utf-8") as plan_file:
         plan = json.load(plan_file)
     with checks.scratch() as work:
         folder = checks.export(fleetcast, plan_path, "cloudformation", work)
-        templates = checks.json_files(folder)
+        templates = checks.format_files(folder)
+        commitments = checks.check_commitments(folder, plan)
         expected = expected_groups(plan)
         if sorted(os.path.basename(path) for path in templates) != sorted(f"{region}.template.json" for region in expected):
             checks.fail(f"expected one template per region {sorted(expected)}, found {templates}")
@@ -91,7 +94,7 @@ def main():
             checks.fail(f"cfn-lint missed the broken template (exit {code}):\n{report}")
         print("schedules replayed, never below the plan:\n  " + "\n  ".join(replayed))
         print(f"{len(templates)} templates ({resource_count} resources) pass cfn-lint "
-              f"(exit {lint_code}); the broken copy is caught:\n{report.strip()}")
+              f"(exit {lint_code}); the broken copy is caught:\n{report.strip()}\n{commitments}")
 
 
 if __name__ == "__main__":

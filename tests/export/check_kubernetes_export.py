@@ -6,7 +6,8 @@ know offline) are validated against the CRDs' OpenAPI schemas by k8s-schemas/val
 the pinned @kubernetes-models packages), and the links between the objects are checked here. The
 cron triggers are replayed independently of the C++ (KEDA's window rule, a small cron matcher):
 each capacity type must hold at least the plan's GPUs in every interval. Broken copies must be
-caught.
+caught. The requests buying the plan's commitments pass botocore's validator and are the plan's
+(export_checks.check_commitments).
 
 usage: check_kubernetes_export.py FLEETCAST PLAN"""
 import datetime
@@ -249,6 +250,7 @@ def first_interval_gpus(plan, group):
 
 def main():
     checks.require_programs("kubectl", install="see https://kubernetes.io/docs/tasks/tools/")
+    checks.require_modules("botocore")
     fleetcast, plan_path = sys.argv[1], sys.argv[2]
     with open(plan_path, encoding="utf-8") as plan_file:
         plan = json.load(plan_file)
@@ -259,6 +261,7 @@ def main():
     with checks.scratch() as work:
         folder = checks.export(fleetcast, plan_path, "kubernetes", work)
         problems = []
+        commitments = checks.check_commitments(folder, plan)
         validated = validate_schemas(folder)
         if validated.returncode != 0:
             problems.append(f"the CRD schemas refuse objects: {validated.stdout}{validated.stderr}".strip())
@@ -336,7 +339,7 @@ def main():
               f"{counts['HorizontalPodAutoscaler']} HorizontalPodAutoscalers; {validated.stdout.strip()}; "
               f"{counts['NodePool']} NodePools (weights ordered), {counts['ScaledObject']} ScaledObjects and the links "
               f"between the objects pass the structural checks; {counts['replayed']} capacity types replayed at or "
-              f"above the plan in every interval; 2 broken Deployments and a broken {broken['kind']} caught")
+              f"above the plan in every interval; 2 broken Deployments and a broken {broken['kind']} caught; {commitments}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,12 @@
 """Shared helpers of the export checks run by ctest: running `fleetcast export`, reporting a skip,
-and comparing what a client read back with what was sent."""
+validating requests with botocore, checking the requests that buy a plan's commitments, and
+comparing what a client read back with what was sent."""
 import datetime
+import functools
 import importlib.util
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,6 +54,147 @@ def scratch():
 def json_files(folder):
     return sorted(os.path.join(root, name) for root, _, names in os.walk(folder)
                   for name in names if name.endswith(".json"))
+
+
+# A README.txt line giving a request file's exact command.
+COMMAND = re.compile(r"^  aws (\S+) (\S+) --region (\S+) --cli-input-json file://(\S+)$")
+
+
+@functools.lru_cache(maxsize=None)
+def service_model(service):
+    import botocore.session
+    return botocore.session.get_session().get_service_model(service)
+
+
+def validation_errors(service, operation, params):
+    """(the operation's name in botocore's model, botocore's report refusing `params` as its input
+    or "") for `aws SERVICE OPERATION` (the CLI's names)."""
+    import botocore
+    from botocore.exceptions import ParamValidationError
+    from botocore.validate import validate_parameters
+    model = service_model(service)
+    names = [name for name in model.operation_names if botocore.xform_name(name, "-") == operation]
+    if len(names) != 1:
+        fail(f"'{service} {operation}' is not an operation of botocore's model")
+    try:
+        validate_parameters(params, model.operation_model(names[0]).input_shape)
+    except ParamValidationError as error:
+        return names[0], str(error)
+    return names[0], ""
+
+
+def validate(service, operation, params, where):
+    """Fails unless botocore's own validator takes `params`; returns the operation's model name."""
+    name, errors = validation_errors(service, operation, params)
+    if errors:
+        fail(f"{where}: botocore's validator refuses the request:\n{errors}")
+    return name
+
+
+# ---- the requests buying a plan's commitments: commitments/ in every format of an AWS plan ----
+
+COMMITMENTS = "commitments"
+OFFERING_PLACEHOLDER = "REPLACE-WITH-RESERVED-INSTANCES-OFFERING-ID"
+OFFERING_ID_FIELD = "ReservedInstancesOfferings[0].ReservedInstancesOfferingId"
+TERM_SECONDS = {"1y": 31536000, "3y": 94608000}
+OFFERING_TYPES = {"no_upfront": "No Upfront", "partial_upfront": "Partial Upfront", "all_upfront": "All Upfront"}
+# What every describe request pins besides the plan's terms: AWS's own regional Linux offering.
+DESCRIBE_FIXED = {"ProductDescription": "Linux/UNIX", "InstanceTenancy": "default", "IncludeMarketplace": False,
+                  "Filters": [{"Name": "scope", "Values": ["Region"]}]}
+
+
+def format_files(folder):
+    """The format's own JSON documents: those outside commitments/."""
+    return [path for path in json_files(folder)
+            if not os.path.relpath(path, folder).startswith(COMMITMENTS + os.sep)]
+
+
+def aws_plan(plan):
+    return bool(plan["pools"]) and all(pool["provider"] == "aws" for pool in plan["pools"])
+
+
+def planned_limit(commitment):
+    """The LimitPrice.Amount the purchase must carry: the plan's upfront for the whole order (the
+    offer's upfront times the count or, where the plan's price source gave an effective rate only,
+    the upfront its term valuation derived) in USD, rounded up to whole cents; None without one."""
+    if commitment["payment"] == "no_upfront":
+        return None
+    micro = round(commitment["upfront_per_instance_usd"] * 1e6) * commitment["count"]
+    if micro == 0:
+        micro = round(commitment.get("term_valuation", {}).get("upfront_cash_usd", 0) * 1e6)
+    return -(-micro // 10_000) / 100 if micro else None
+
+
+def planned_purchase(commitment):
+    return (commitment["region"], commitment["instance_type"], commitment["count"], TERM_SECONDS[commitment["term"]],
+            commitment["offering_class"], OFFERING_TYPES[commitment["payment"]], planned_limit(commitment))
+
+
+def exported_purchase(where, region, describe, purchase):
+    """The purchase as the two requests of one commitments/ folder make it, in planned_purchase's terms."""
+    fixed = {key: describe.get(key) for key in DESCRIBE_FIXED}
+    if fixed != DESCRIBE_FIXED or describe["MinDuration"] != describe["MaxDuration"]:
+        fail(f"{where}: the describe request does not pin AWS's regional Linux offering of one term: {describe}")
+    if purchase["ReservedInstancesOfferingId"] != OFFERING_PLACEHOLDER:
+        fail(f"{where}: the purchase names {purchase['ReservedInstancesOfferingId']!r}, not the placeholder")
+    limit = purchase.get("LimitPrice")
+    if limit is not None and limit.get("CurrencyCode") != "USD":
+        fail(f"{where}: LimitPrice {limit} is not in USD")
+    return (region, describe["InstanceType"], purchase["InstanceCount"], describe["MinDuration"], describe["OfferingClass"],
+            describe["OfferingType"], limit["Amount"] if limit is not None else None)
+
+
+def commitment_commands(folder):
+    """README.txt's text and its commands on commitments/ files, in its order; fails unless they
+    name every such file exactly once."""
+    with open(os.path.join(folder, "README.txt"), encoding="utf-8") as readme:
+        text = readme.read()
+    commands = [match.groups() for match in map(COMMAND.match, text.splitlines())
+                if match and match.group(4).startswith(COMMITMENTS + "/")]
+    files = sorted(os.path.relpath(path, folder) for path in json_files(os.path.join(folder, COMMITMENTS)))
+    if sorted(command[3] for command in commands) != files:
+        fail(f"README.txt does not name every file under {COMMITMENTS}/ exactly once: {files}")
+    return text, commands
+
+
+def check_misspelling_refused(purchase):
+    """The validator is not lenient: the same purchase with InstanceCount misspelled is refused."""
+    misspelled = {("InstanceCont" if key == "InstanceCount" else key): value for key, value in purchase.items()}
+    if not validation_errors("ec2", "purchase-reserved-instances-offering", misspelled)[1]:
+        fail("botocore's validator took a purchase with InstanceCount misspelled")
+
+
+def check_commitments(folder, plan):
+    """Every request under commitments/ passes botocore's validator for its operation; per folder,
+    README.txt runs DescribeReservedInstancesOfferings then PurchaseReservedInstancesOffering in one
+    region; the purchases are exactly the plan's commitments (instance type, region, count, term,
+    class, payment, LimitPrice) for an AWS plan, none otherwise; and botocore refuses a purchase
+    with a misspelled field. Returns a line saying what was checked."""
+    text, commands = commitment_commands(folder)
+    requests = {}
+    for service, operation, region, path in commands:
+        with open(os.path.join(folder, path), encoding="utf-8") as request_file:
+            request = json.load(request_file)
+        name = validate(service, operation, request, path)
+        requests.setdefault(os.path.dirname(path), []).append((name, region, request))
+    exported = []
+    for where, calls in requests.items():
+        if [call[0] for call in calls] != ["DescribeReservedInstancesOfferings", "PurchaseReservedInstancesOffering"] \
+                or calls[0][1] != calls[1][1]:
+            fail(f"{where}: README.txt does not describe then purchase in one region: {[call[:2] for call in calls]}")
+        exported.append(exported_purchase(where, calls[0][1], calls[0][2], calls[1][2]))
+    expected = [planned_purchase(commitment) for commitment in plan["commitments"]] if aws_plan(plan) else []
+    if sorted(exported, key=repr) != sorted(expected, key=repr):
+        fail(f"the purchase requests buy {sorted(exported, key=repr)}, the plan recommends {sorted(expected, key=repr)}")
+    if not expected:
+        if aws_plan(plan) and "No commitment is recommended" not in text:
+            fail("README.txt does not say that no commitment is recommended")
+        return f"no commitment to buy{'' if aws_plan(plan) else ' (not an AWS plan)'}, no purchase request written"
+    if OFFERING_PLACEHOLDER not in text or OFFERING_ID_FIELD not in text:
+        fail(f"README.txt does not say to replace {OFFERING_PLACEHOLDER} with {OFFERING_ID_FIELD}")
+    check_misspelling_refused(next(iter(requests.values()))[1][2])
+    return (f"{len(commands)} commitment requests pass botocore's validator and buy exactly the plan's "
+            f"{len(exported)} commitment(s); a misspelled purchase is refused")
 
 
 class Comparison:

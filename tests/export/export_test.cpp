@@ -4,6 +4,8 @@
 // moto, cfn-lint, kubectl) are the python scripts beside this file.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -65,6 +67,58 @@ nlohmann::json read_json(const fs::path& path) {
 }
 
 const std::string kEast = "llm-two-regions-chat-us-east-1";
+
+// The rendered file at `path`; fails the test case when there is none.
+const ExportFile& rendered_file(const RenderedExport& rendered, const fs::path& path) {
+  const auto found = std::find_if(rendered.files.begin(), rendered.files.end(),
+                                  [&](const ExportFile& file) { return file.path == path; });
+  REQUIRE(found != rendered.files.end());
+  return *found;
+}
+
+std::size_t commitment_files(const RenderedExport& rendered) {
+  return static_cast<std::size_t>(std::count_if(rendered.files.begin(), rendered.files.end(), [](const ExportFile& file) {
+    return file.path.begin()->string() == "commitments";
+  }));
+}
+
+nlohmann::json rendered_json(const RenderedExport& rendered, const fs::path& path) {
+  return nlohmann::json::parse(rendered_file(rendered, path).contents);
+}
+
+// The DescribeReservedInstancesOfferings request of AWS's regional Linux offering of these terms.
+nlohmann::json describe_request(const std::string& instance_type, const std::string& offering_class,
+                                const std::string& offering_type, std::int64_t term_seconds) {
+  return {{"InstanceType", instance_type}, {"ProductDescription", "Linux/UNIX"}, {"InstanceTenancy", "default"},
+          {"OfferingClass", offering_class}, {"OfferingType", offering_type}, {"MinDuration", term_seconds},
+          {"MaxDuration", term_seconds}, {"IncludeMarketplace", false},
+          {"Filters", {{{"Name", "scope"}, {"Values", {"Region"}}}}}};
+}
+
+// Two reservations to buy: 2 x p5.48xlarge in us-east-1, 3y standard all upfront ($400,000.123456
+// each, valued over its term), and 3 x g6e.xlarge in us-west-2, 1y convertible no upfront.
+std::vector<CommitmentRecommendation> two_reservations() {
+  CommitmentRecommendation all_upfront;
+  all_upfront.instance_type = "p5.48xlarge";
+  all_upfront.region = "us-east-1";
+  all_upfront.count = 2;
+  all_upfront.terms = {ReservationTerm::three_years, ReservationClass::standard, UpfrontPayment::all_upfront};
+  all_upfront.upfront_per_instance = Money::from_micro_usd(400'000'123'456);
+  all_upfront.hourly_cost = Money::from_micro_usd(15'221'000);
+  all_upfront.term.months = 36;
+  all_upfront.term.expected_net_saving = Money::from_micro_usd(100'000'000'000);
+  all_upfront.term.net_saving_p5 = Money::from_micro_usd(-50'000'000'000);
+  all_upfront.term.net_saving_p95 = Money::from_micro_usd(250'000'000'000);
+  all_upfront.term.upfront_cash = Money::from_micro_usd(800'000'246'912);
+  all_upfront.term.break_even_month = 20;
+  CommitmentRecommendation no_upfront;
+  no_upfront.instance_type = "g6e.xlarge";
+  no_upfront.region = "us-west-2";
+  no_upfront.count = 3;
+  no_upfront.terms = {ReservationTerm::one_year, ReservationClass::convertible, UpfrontPayment::no_upfront};
+  no_upfront.hourly_cost = Money::from_micro_usd(1'500'000);
+  return {all_upfront, no_upfront};
+}
 
 
 }  // namespace
@@ -304,4 +358,73 @@ TEST_CASE("write_export refuses a folder that is not empty and leaves it as it w
   CHECK(fs::exists(out / "mine.txt"));
   CHECK_FALSE(fs::exists(out / "README.txt"));
   fs::remove_all(out);
+}
+
+TEST_CASE("every format of an AWS plan writes the requests buying its reservations, in order", "[export]") {
+  Plan plan = fixture_plan();
+  plan.commitments = two_reservations();
+  const fs::path first = "commitments/01-p5.48xlarge-us-east-1";
+  const fs::path second = "commitments/02-g6e.xlarge-us-west-2";
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {
+    auto rendered = render_export(plan, format);
+    REQUIRE(rendered.ok());
+    CHECK(commitment_files(*rendered) == 4);
+    CHECK(rendered->files.back().path == "README.txt");
+    CHECK(rendered_json(*rendered, first / "01-describe-reserved-instances-offerings.json") ==
+          describe_request("p5.48xlarge", "standard", "All Upfront", 94608000));
+    // The cap on the order's upfront: 2 x $400,000.123456, rounded up to the cent.
+    CHECK(rendered_json(*rendered, first / "02-purchase-reserved-instances-offering.json") ==
+          nlohmann::json{{"ReservedInstancesOfferingId", "REPLACE-WITH-RESERVED-INSTANCES-OFFERING-ID"}, {"InstanceCount", 2},
+                         {"LimitPrice", {{"Amount", 800000.25}, {"CurrencyCode", "USD"}}}});
+    CHECK(rendered_json(*rendered, second / "01-describe-reserved-instances-offerings.json") ==
+          describe_request("g6e.xlarge", "convertible", "No Upfront", 31536000));
+    CHECK(rendered_json(*rendered, second / "02-purchase-reserved-instances-offering.json") ==
+          nlohmann::json{{"ReservedInstancesOfferingId", "REPLACE-WITH-RESERVED-INSTANCES-OFFERING-ID"}, {"InstanceCount", 3}});
+
+    const std::string& readme = rendered->files.back().contents;
+    const std::string describe = "  aws ec2 describe-reserved-instances-offerings --region us-east-1 --cli-input-json "
+                                 "file://commitments/01-p5.48xlarge-us-east-1/01-describe-reserved-instances-offerings.json\n";
+    const std::string purchase = "  aws ec2 purchase-reserved-instances-offering --region us-east-1 --cli-input-json "
+                                 "file://commitments/01-p5.48xlarge-us-east-1/02-purchase-reserved-instances-offering.json\n";
+    REQUIRE(readme.find(describe) != std::string::npos);
+    CHECK(readme.find(purchase) > readme.find(describe));
+    CHECK(readme.find("01. 2 x p5.48xlarge in us-east-1: 3y standard all_upfront Reserved Instances") != std::string::npos);
+    CHECK(readme.find("with ReservedInstancesOfferings[0].ReservedInstancesOfferingId of that reply") != std::string::npos);
+    CHECK(readme.find("plan: upfront $800000.246912 for the order") != std::string::npos);
+    CHECK(readme.find("plan: over 36 months: expected net saving $100000.000000 (p5 $-50000.000000, p95 $250000.000000), "
+                      "breaking even in month 20") != std::string::npos);
+    CHECK(readme.find("--region us-west-2 --cli-input-json file://commitments/02-g6e.xlarge-us-west-2/02-purchase") !=
+          std::string::npos);
+    CHECK(readme.find("plan: $1.500000 an hour per instance") != std::string::npos);
+  }
+}
+
+TEST_CASE("an upfront known only from an effective rate caps the purchase at the term valuation's upfront", "[export]") {
+  Plan plan = fixture_plan();
+  plan.commitments = {two_reservations().front()};
+  plan.commitments[0].upfront_per_instance = Money{};  // the catalog's effective rate: upfront derived
+  auto rendered = render_export(plan, ExportFormat::aws);
+  REQUIRE(rendered.ok());
+  const auto purchase =
+      rendered_json(*rendered, "commitments/01-p5.48xlarge-us-east-1/02-purchase-reserved-instances-offering.json");
+  CHECK(purchase["LimitPrice"]["Amount"] == 800000.25);
+  CHECK(rendered->files.back().contents.find("(derived from the price source's effective rate)") != std::string::npos);
+}
+
+TEST_CASE("a plan recommending no commitment, or not AWS's, writes no purchase requests", "[export]") {
+  Plan plan = fixture_plan();
+  plan.commitments.clear();
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {
+    auto rendered = render_export(plan, format);
+    REQUIRE(rendered.ok());
+    CHECK(commitment_files(*rendered) == 0);
+    CHECK(rendered->files.back().contents.find("No commitment is recommended: the plan buys no reservation.") !=
+          std::string::npos);
+  }
+  plan.commitments = two_reservations();
+  for (PlannedPool& pool : plan.pools) pool.provider = "gcp";
+  auto rendered = render_export(plan, ExportFormat::aws);
+  REQUIRE(rendered.ok());
+  CHECK(commitment_files(*rendered) == 0);
+  CHECK(rendered->files.back().contents.find("Commitments to buy") == std::string::npos);
 }
