@@ -11,8 +11,8 @@
 // one after another in the scenario's order, which differs only when two plans of one type offer
 // different rates for the same usage (two terms or payments).
 //
-// Rates: the price catalog's imported Savings Plan rates (`fleetcast prices import --format
-// aws-savings-plans-rates`). Where a pool has none, an estimate from the catalog's reservation of
+// Rates: the price catalog's imported Savings Plan rates (`fleetcast pricing import
+// aws-savings-plans-rates FILE`). Where a pool has none, an estimate from the catalog's reservation of
 // the same term and payment: an EC2 Instance plan's rate is the standard reservation's effective
 // hourly rate, a Compute plan's the convertible one's. AWS sells the two plan types at the two
 // reservation classes' discounts (EC2 Instance plans "up to 72%", like standard reservations;
