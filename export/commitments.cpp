@@ -81,18 +81,6 @@ bool aws_plan(const Plan& plan) {
          std::all_of(plan.pools.begin(), plan.pools.end(), [](const PlannedPool& pool) { return pool.provider == "aws"; });
 }
 
-std::string_view offering_type(UpfrontPayment payment) {
-  switch (payment) {
-    case UpfrontPayment::no_upfront:
-      return "No Upfront";
-    case UpfrontPayment::partial_upfront:
-      return "Partial Upfront";
-    case UpfrontPayment::all_upfront:
-      return "All Upfront";
-  }
-  return "No Upfront";
-}
-
 // The upfront the plan expects for the whole order, where the payment has an upfront part: the
 // offer's upfront times the count or, where the price source gave only an effective rate (upfront
 // zero), what the term valuation derived from it. nullopt: no upfront part, or none known.
@@ -121,7 +109,7 @@ ordered_json describe_offerings_request(const CommitmentRecommendation& commitme
                       {"ProductDescription", "Linux/UNIX"},
                       {"InstanceTenancy", "default"},
                       {"OfferingClass", reservation_class_name(commitment.terms.reservation_class)},
-                      {"OfferingType", offering_type(commitment.terms.payment)},
+                      {"OfferingType", aws_payment_option_name(commitment.terms.payment)},
                       {"MinDuration", term_seconds},
                       {"MaxDuration", term_seconds},
                       {"IncludeMarketplace", false},

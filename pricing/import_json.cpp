@@ -287,9 +287,7 @@ Result<ReservationTerm> savings_plan_term(const json& offering, const std::strin
 Result<UpfrontPayment> savings_plan_payment(const json& offering, const std::string& where) {
   Result<std::string> option = string_member(offering, "paymentOption", where);
   if (!option.ok()) return option.status();
-  if (*option == "No Upfront") return UpfrontPayment::no_upfront;
-  if (*option == "Partial Upfront") return UpfrontPayment::partial_upfront;
-  if (*option == "All Upfront") return UpfrontPayment::all_upfront;
+  if (const std::optional<UpfrontPayment> payment = parse_aws_payment_option(*option)) return *payment;
   return invalid_argument_error(where + "/paymentOption: expected All Upfront, Partial Upfront or No Upfront, got '" +
                                 *option + "'");
 }

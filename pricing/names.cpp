@@ -29,6 +29,10 @@ constexpr NameTable<UpfrontPayment, 3> kPaymentNames{{
     {UpfrontPayment::no_upfront, "no_upfront"},
     {UpfrontPayment::partial_upfront, "partial_upfront"},
     {UpfrontPayment::all_upfront, "all_upfront"}}};
+constexpr NameTable<UpfrontPayment, 3> kAwsPaymentOptionNames{{
+    {UpfrontPayment::no_upfront, "No Upfront"},
+    {UpfrontPayment::partial_upfront, "Partial Upfront"},
+    {UpfrontPayment::all_upfront, "All Upfront"}}};
 constexpr NameTable<InterruptionBucket, 5> kBucketNames{{
     {InterruptionBucket::under_5_percent, "<5%"},
     {InterruptionBucket::from_5_to_10_percent, "5-10%"},
@@ -81,6 +85,12 @@ std::optional<ReservationClass> parse_reservation_class(std::string_view name) n
 }
 std::optional<UpfrontPayment> parse_upfront_payment(std::string_view name) noexcept {
   return parse_name(kPaymentNames, name);
+}
+std::string_view aws_payment_option_name(UpfrontPayment payment) noexcept {
+  return name_of(kAwsPaymentOptionNames, payment);
+}
+std::optional<UpfrontPayment> parse_aws_payment_option(std::string_view name) noexcept {
+  return parse_name(kAwsPaymentOptionNames, name);
 }
 Seconds reservation_term_length(ReservationTerm term) noexcept {
   return term == ReservationTerm::one_year ? kYear : 3 * kYear;

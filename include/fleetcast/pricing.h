@@ -39,6 +39,10 @@ std::string_view upfront_payment_name(UpfrontPayment payment) noexcept;     // "
 std::optional<ReservationTerm> parse_reservation_term(std::string_view name) noexcept;
 std::optional<ReservationClass> parse_reservation_class(std::string_view name) noexcept;
 std::optional<UpfrontPayment> parse_upfront_payment(std::string_view name) noexcept;
+/// AWS's own spelling in its APIs (a Savings Plan's paymentOption, a reservation's OfferingType):
+/// "No Upfront", "Partial Upfront", "All Upfront".
+std::string_view aws_payment_option_name(UpfrontPayment payment) noexcept;
+std::optional<UpfrontPayment> parse_aws_payment_option(std::string_view name) noexcept;
 Seconds reservation_term_length(ReservationTerm term) noexcept;  // 365 d or 3 x 365 d
 
 /// AWS Savings Plans for EC2: Compute (any family, any region) or EC2 Instance (one family in one

@@ -10,7 +10,10 @@ TEST_CASE("pricing enum names round-trip through their parse functions", "[prici
   }
   for (auto payment : {UpfrontPayment::no_upfront, UpfrontPayment::partial_upfront, UpfrontPayment::all_upfront}) {
     CHECK(parse_upfront_payment(upfront_payment_name(payment)) == payment);
+    CHECK(parse_aws_payment_option(aws_payment_option_name(payment)) == payment);
   }
+  CHECK(aws_payment_option_name(UpfrontPayment::partial_upfront) == "Partial Upfront");
+  CHECK_FALSE(parse_aws_payment_option("partial_upfront").has_value());
   CHECK(reservation_term_name(ReservationTerm::three_years) == "3y");
   CHECK(parse_reservation_class("convertible") == ReservationClass::convertible);
   CHECK(parse_interruption_bucket("<5%") == InterruptionBucket::under_5_percent);
