@@ -93,7 +93,7 @@ struct FleetModel {
   const Scenario* scenario = nullptr;        // not owned; outlives the model
   std::vector<PoolModel> pools;
   std::vector<GroupModel> groups;            // one per workload, same order
-  std::vector<ReservationModel> reservations;
+  std::vector<ReservationModel> reservations;  // one per scenario commitment, same order
   std::vector<SavingsPlanModel> savings_plans;  // applied in this order: EC2 Instance plans, then Compute
   /// Static policy: per group, (pool, instance count) pairs.
   std::vector<std::vector<std::pair<std::size_t, int>>> static_instances;

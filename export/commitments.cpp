@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -129,6 +130,10 @@ std::string usd(Money amount) { return "$" + format_usd(amount); }
 std::vector<std::string> reservation_expectations(const CommitmentRecommendation& commitment,
                                                   const std::optional<PlannedUpfront>& upfront) {
   std::vector<std::string> lines;
+  if (!commitment.renews.empty()) {
+    lines.push_back("buy on " + format_instant(commitment.start) + ", not before: it " + commitment.reason +
+                    " (bought earlier, the two would be paid for together)");
+  }
   if (upfront) {
     lines.push_back("upfront " + usd(upfront->total) + " for the order" +
                     (upfront->derived ? " (derived from the price source's effective rate)" : "") +
@@ -163,15 +168,19 @@ CommitmentPurchase reservation_purchase(const CommitmentRecommendation& commitme
       reservation_expectations(commitment, upfront)};
 }
 
-// The regions where the plan buys more reservations than AWS's default monthly quota allows.
+// The regions and months (of the purchase dates, UTC) in which the plan buys more reservations
+// than AWS's default monthly quota allows.
 std::vector<std::string> quota_notes(const Plan& plan) {
-  std::map<std::string, int> bought;
-  for (const CommitmentRecommendation& commitment : plan.commitments) bought[commitment.region] += commitment.count;
+  std::map<std::pair<std::string, std::string>, int> bought;
+  for (const CommitmentRecommendation& commitment : plan.commitments) {
+    bought[{commitment.region, format_instant(commitment.start).substr(0, 7)}] += commitment.count;
+  }
   std::vector<std::string> notes;
-  for (const auto& [region, count] : bought) {
+  for (const auto& [region_month, count] : bought) {
     if (count <= kRegionalReservationsPerMonth) continue;
     const std::string quota = std::to_string(kRegionalReservationsPerMonth);
-    notes.push_back(region + ": " + std::to_string(count) + " Reserved Instances, above AWS's default quota of " + quota +
+    notes.push_back(region_month.first + ", " + region_month.second + ": " + std::to_string(count) +
+                    " Reserved Instances, above AWS's default quota of " + quota +
                     " new regional ones\n  per Region per month: ask AWS to raise it first, or buy " + quota +
                     " now (InstanceCount) and the rest next month.");
   }

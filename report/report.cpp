@@ -203,15 +203,18 @@ void workload_charts(Page& page, const Plan& plan, const Scenario* scenario, con
   }
 }
 
-// Reservations in force for (instance type, region) at `at`: recommended ones cover the whole
-// horizon (bought at its start); owned ones their own term.
+// Reservations in force for (instance type, region) at `at`: recommended ones from their purchase
+// date to the horizon's end; owned ones their own term.
 struct ReservationLine {
   std::string instance_type, region;
-  int recommended = 0;
+  std::vector<const CommitmentRecommendation*> recommended;
   std::vector<const Commitment*> owned;
   std::optional<double> break_even;
   [[nodiscard]] int count_at(Instant at) const {
-    int count = recommended;
+    int count = 0;
+    for (const CommitmentRecommendation* bought : recommended) {
+      if (bought->start <= at) count += bought->count;
+    }
     for (const Commitment* commitment : owned) {
       if (commitment->start <= at && at < commitment->end()) count += commitment->count;
     }
@@ -225,12 +228,12 @@ std::vector<ReservationLine> reservation_lines(const Plan& plan, const Scenario*
     for (ReservationLine& line : lines) {
       if (line.instance_type == type && line.region == region) return line;
     }
-    lines.push_back(ReservationLine{type, region, 0, {}, std::nullopt});
+    lines.push_back(ReservationLine{type, region, {}, {}, std::nullopt});
     return lines.back();
   };
   for (const CommitmentRecommendation& recommendation : plan.commitments) {
     ReservationLine& line = line_for(recommendation.instance_type, recommendation.region);
-    line.recommended += recommendation.count;
+    line.recommended.push_back(&recommendation);
     line.break_even = recommendation.break_even_utilisation;
   }
   if (scenario != nullptr) {
@@ -252,13 +255,13 @@ std::vector<int> covered_instances(const Plan& plan, const ReservationLine& line
 
 void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario, const ReportOptions& options) {
   page.section("commitments", "Commitments");
-  page.subheading("Recommended: reservations to buy at the horizon start");
+  page.subheading("Recommended: reservations to buy, at the horizon's start or the expiry of one they renew");
   if (plan.commitments.empty()) {
     page.paragraph("None: no reservation passes the break-even rule for this horizon and pays over its term.");
   } else {
     std::vector<std::vector<std::string>> rows;
     for (const CommitmentRecommendation& c : plan.commitments) {
-      rows.push_back({c.instance_type, c.region, std::to_string(c.count),
+      rows.push_back({c.instance_type, c.region, std::to_string(c.count), format_instant(c.start),
                       std::string(reservation_term_name(c.terms.term)) + " " + std::string(reservation_class_name(c.terms.reservation_class)) +
                           " " + std::string(upfront_payment_name(c.terms.payment)),
                       "$" + fixed(c.hourly_cost.usd(), 4), report::usd(c.upfront_per_instance.usd()),
@@ -268,14 +271,23 @@ void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario,
                       c.term.break_even_month > 0 ? std::to_string(c.term.break_even_month) : "never",
                       c.reason + (c.term_choice.empty() ? "" : ". " + c.term_choice)});
     }
-    page.table({"instance type", "region", "count", "terms", "effective $/h each", "upfront each", "expected use",
+    page.table({"instance type", "region", "count", "buy at", "terms", "effective $/h each", "upfront each", "expected use",
                 "break-even use", "saving over the horizon", "expected saving over the term", "p5 to p95",
                 "break-even month", "why"},
-               rows, {2, 4, 5, 6, 7, 8, 9, 11});
+               rows, {2, 5, 6, 7, 8, 9, 10, 12});
   }
   if (!plan.declined_commitments.empty()) {
     page.subheading("Declined: reservations the horizon favours that do not pay over their term");
     page.bullets(plan.declined_commitments);
+  }
+  if (!plan.expiring_commitments.empty()) {
+    page.subheading("Expiring: owned reservations that end inside the horizon");
+    std::vector<std::string> decisions;
+    for (const ExpiringCommitment& owned : plan.expiring_commitments) {
+      decisions.push_back(owned.commitment + ", expires " + format_instant(owned.expires) + ": " +
+                          std::string(expiry_decision_name(owned.decision)) + ". " + owned.reason);
+    }
+    page.bullets(decisions);
   }
   page.subheading("Owned: reservations the scenario already holds");
   if (scenario == nullptr) {
@@ -361,7 +373,7 @@ void cost_charts(Page& page, const CostRows& costs, const std::string& what) {
 }
 
 // The planned cost: each interval's planned instances at the plan's prices, on-demand only beyond
-// the reservations in force (recommended at their effective rate, every hour of the horizon), and
+// the reservations in force (recommended at their effective rate, every hour from their purchase), and
 // what remains of the plan's own total (owned reservations, whose prices the plan does not carry)
 // as one line spread evenly.
 CostRows planned_costs(const Plan& plan, const Scenario* scenario, std::string& note) {
@@ -400,8 +412,10 @@ CostRows planned_costs(const Plan& plan, const Scenario* scenario, std::string& 
   for (const CommitmentRecommendation& c : plan.commitments) {
     const std::string pool = "reserved " + c.instance_type + " in " + c.region + " (recommended)";
     for (std::size_t k = 0; k < intervals; ++k) {
+      const Instant at = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
+      if (at < c.start) continue;
       const double cost = c.count * c.hourly_cost.usd() * step_hours;
-      costs.add(day_of(plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k)), pool, "reserved", cost);
+      costs.add(day_of(at), pool, "reserved", cost);
       computed += cost;
     }
   }

@@ -134,6 +134,7 @@ Result<std::vector<CommitmentRecommendation>> hindsight_commitments(const Scenar
     commitment.region = pool.key.region;
     commitment.count = level;
     commitment.terms = (*offer)->terms;
+    commitment.start = test.horizon.start;
     commitment.hourly_cost = (*offer)->hourly;
     commitment.upfront_per_instance = (*offer)->upfront;
     commitment.break_even_utilisation = (*offer)->hourly.usd() / pool.on_demand_rate.usd();

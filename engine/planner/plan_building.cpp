@@ -177,16 +177,22 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
   }
 }
 
+double reservations_cost_usd(const std::vector<ReservationModel>& reservations) {
+  double cost = 0;
+  for (const ReservationModel& reservation : reservations) {
+    const double hours = static_cast<double>((reservation.active_until - reservation.active_from).count()) / 3600.0;
+    cost += std::max(0.0, hours) * reservation.count * reservation.hourly_rate.usd();
+  }
+  return cost;
+}
+
 double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
                         const std::vector<int>& new_reserved, const std::vector<double>& new_rates) {
   const Horizon& horizon = scenario.horizon;
   const double step_hours = static_cast<double>(horizon.step.count()) / 3600.0;
   double cost = 0;
   for (double per_hour : planned.cost_per_hour) cost += per_hour * step_hours;
-  for (const ReservationModel& reservation : model.reservations) {
-    const double hours = static_cast<double>((reservation.active_until - reservation.active_from).count()) / 3600.0;
-    cost += std::max(0.0, hours) * reservation.count * reservation.hourly_rate.usd();
-  }
+  cost += reservations_cost_usd(model.reservations);
   const double horizon_hours = static_cast<double>(horizon.duration.count()) / 3600.0;
   for (std::size_t p = 0; p < new_reserved.size(); ++p) cost += new_reserved[p] * new_rates[p] * horizon_hours;
   return cost;

@@ -35,6 +35,9 @@ struct PlannedInstances {
 void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
                        const std::vector<int>& reserved);
 
+/// What `reservations` cost over their active spans, in USD.
+double reservations_cost_usd(const std::vector<ReservationModel>& reservations);
+
 /// The cost over the horizon of the placed instances plus every reservation's hours: owned ones in
 /// the model, and `new_reserved` instances per pool at `new_rates` (USD per instance-hour).
 double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,

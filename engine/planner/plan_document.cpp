@@ -2,6 +2,7 @@
 // field checked, so that an exporter never works from a plan it misread.
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -117,6 +118,7 @@ ordered_json plan_document(const Plan& plan) {
                            {"term", reservation_term_name(commitment.terms.term)},
                            {"offering_class", reservation_class_name(commitment.terms.reservation_class)},
                            {"payment", upfront_payment_name(commitment.terms.payment)},
+                           {"start", format_instant(commitment.start)},
                            {"hourly_cost_usd", commitment.hourly_cost.usd()},
                            {"upfront_per_instance_usd", commitment.upfront_per_instance.usd()},
                            {"expected_utilisation", commitment.expected_utilisation},
@@ -125,9 +127,18 @@ ordered_json plan_document(const Plan& plan) {
     if (!commitment.reason.empty()) commitments.back()["reason"] = commitment.reason;
     if (commitment.term.months > 0) commitments.back()["term_valuation"] = term_valuation_json(commitment.term);
     if (!commitment.term_choice.empty()) commitments.back()["term_choice"] = commitment.term_choice;
+    if (!commitment.renews.empty()) commitments.back()["renews"] = commitment.renews;
   }
   document["commitments"] = commitments;
   document["declined_commitments"] = plan.declined_commitments;
+  ordered_json expiring = ordered_json::array();
+  for (const ExpiringCommitment& owned : plan.expiring_commitments) {
+    expiring.push_back({{"commitment", owned.commitment},
+                        {"expires", format_instant(owned.expires)},
+                        {"decision", expiry_decision_name(owned.decision)},
+                        {"reason", owned.reason}});
+  }
+  document["expiring_commitments"] = expiring;
   ordered_json pools = ordered_json::array();
   for (std::size_t p = 0; p < plan.pools.size(); ++p) {
     const PlannedPool& pool = plan.pools[p];
@@ -244,12 +255,15 @@ TermValuation read_term_valuation(DiagnosticSink& sink, const json& value, const
   return term;
 }
 
-CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value, const std::string& pointer) {
+// A commitment of a plan over `horizon`; one without a start (written before purchases were
+// dated) is bought at the horizon's start.
+CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value, const std::string& pointer,
+                                         const Horizon& horizon) {
   CommitmentRecommendation commitment;
   ObjectReader reader(sink, value, pointer,
-                      {"instance_type", "region", "count", "term", "offering_class", "payment", "hourly_cost_usd",
+                      {"instance_type", "region", "count", "term", "offering_class", "payment", "start", "hourly_cost_usd",
                        "upfront_per_instance_usd", "expected_utilisation", "break_even_utilisation",
-                       "expected_saving_usd", "reason", "term_valuation", "term_choice"});
+                       "expected_saving_usd", "reason", "term_valuation", "term_choice", "renews"});
   assign(commitment.instance_type, reader.string("instance_type", Presence::required));
   assign(commitment.region, reader.string("region", Presence::required));
   assign(commitment.count, reader.integer("count", Presence::required, 1, kCountMax));
@@ -262,6 +276,11 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
   if (auto payment = reader.choice("payment", Presence::required, {"no_upfront", "partial_upfront", "all_upfront"})) {
     commitment.terms.payment = *parse_upfront_payment(*payment);
   }
+  commitment.start = reader.instant("start", Presence::optional).value_or(horizon.start);
+  if (horizon.duration > Seconds{0} && (commitment.start < horizon.start || commitment.start >= horizon.start + horizon.duration)) {
+    reader.error("start", "expected a purchase date within the plan's horizon (" + format_instant(horizon.start) + " to " +
+                              format_instant(horizon.start + horizon.duration) + "), found " + format_instant(commitment.start));
+  }
   assign_money(commitment.hourly_cost, reader.number("hourly_cost_usd", Presence::required, 0, kUsdMax));
   assign_money(commitment.upfront_per_instance, reader.number("upfront_per_instance_usd", Presence::required, 0, kUsdMax));
   assign(commitment.expected_utilisation, reader.number("expected_utilisation", Presence::required, 0, 1));
@@ -272,7 +291,20 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
     commitment.term = read_term_valuation(sink, *term, child_pointer(pointer, "term_valuation"));
   }
   assign(commitment.term_choice, reader.string("term_choice", Presence::optional));
+  assign(commitment.renews, reader.string("renews", Presence::optional));
   return commitment;
+}
+
+ExpiringCommitment read_expiring(DiagnosticSink& sink, const json& value, const std::string& pointer) {
+  ExpiringCommitment owned;
+  ObjectReader reader(sink, value, pointer, {"commitment", "expires", "decision", "reason"});
+  assign(owned.commitment, reader.string("commitment", Presence::required));
+  assign(owned.expires, reader.instant("expires", Presence::required));
+  if (auto decision = reader.choice("decision", Presence::required, {"renew", "replace", "lapse"})) {
+    owned.decision = *parse_expiry_decision(*decision);
+  }
+  assign(owned.reason, reader.string("reason", Presence::required));
+  return owned;
 }
 
 // An array of whole instance counts >= 0.
@@ -397,7 +429,7 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   Plan plan;
   ObjectReader root(sink, document, "",
                     {"format", "format_version", "scenario", "scenario_hash", "seed", "horizon", "risk_quantile",
-                     "budget_usd", "budget_status", "forecasts", "commitments", "declined_commitments", "pools", "groups", "expected",
+                     "budget_usd", "budget_status", "forecasts", "commitments", "declined_commitments", "expiring_commitments", "pools", "groups", "expected",
                      "notes"});
   if (!root.is_object()) return plan;
   if (auto format = root.string("format", Presence::required); format && *format != kFormatName) {
@@ -424,11 +456,14 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
     plan.forecasts.push_back(read_forecast(sink, element, pointer));
   });
   root.array("commitments", Presence::required, [&](const json& element, const std::string& pointer) {
-    plan.commitments.push_back(read_commitment(sink, element, pointer));
+    plan.commitments.push_back(read_commitment(sink, element, pointer, plan.horizon));
   });
   if (auto declined = root.string_array("declined_commitments", Presence::optional, false)) {
     plan.declined_commitments = *declined;
   }
+  root.array("expiring_commitments", Presence::optional, [&](const json& element, const std::string& pointer) {
+    plan.expiring_commitments.push_back(read_expiring(sink, element, pointer));
+  });
   root.array("pools", Presence::required, [&](const json& element, const std::string& pointer) {
     std::vector<int> instances;
     plan.pools.push_back(read_pool(sink, element, pointer, instances));
@@ -448,6 +483,25 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
 }
 
 }  // namespace
+
+namespace {
+constexpr std::pair<ExpiryDecision, std::string_view> kExpiryDecisionNames[] = {
+    {ExpiryDecision::renew, "renew"}, {ExpiryDecision::replace, "replace"}, {ExpiryDecision::lapse, "lapse"}};
+}  // namespace
+
+std::string_view expiry_decision_name(ExpiryDecision decision) noexcept {
+  for (const auto& [value, name] : kExpiryDecisionNames) {
+    if (value == decision) return name;
+  }
+  return "?";
+}
+
+std::optional<ExpiryDecision> parse_expiry_decision(std::string_view name) noexcept {
+  for (const auto& [value, candidate] : kExpiryDecisionNames) {
+    if (candidate == name) return value;
+  }
+  return std::nullopt;
+}
 
 std::string plan_to_json(const Plan& plan) { return json_text::dump(plan_document(plan), 2) + "\n"; }
 

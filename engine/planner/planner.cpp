@@ -162,10 +162,12 @@ std::vector<std::vector<int>> place_horizon_pool_totals(const PlacementSetup& se
 }
 
 struct CommitmentChoice {
-  std::vector<int> new_reserved;    // per model pool
+  std::vector<int> new_reserved;    // per model pool, bought at the horizon's start
   std::vector<double> new_rates;    // USD per instance-hour, per model pool
-  std::vector<CommitmentRecommendation> recommendations;
+  std::vector<ReservationModel> renewals;  // bought at an owned reservation's expiry (choose_renewals)
+  std::vector<CommitmentRecommendation> recommendations;  // the renewals first, then the new
   std::vector<std::string> declined;  // reservations the horizon favoured and their term did not, and why
+  std::vector<ExpiringCommitment> expiring;
 };
 
 // Expected cost over the horizon with `reserved` new reservations per pool: the planned cost
@@ -268,27 +270,43 @@ std::vector<int> least_cost_level(const Scenario& scenario, const FleetModel& mo
   return best;
 }
 
-// The recommendation to buy `count` reservations of pool p (of the `level` the horizon alone
-// favours), with its expected use and the reason.
-CommitmentRecommendation recommend(const Scenario& scenario, const FleetModel& model, const PlacementSetup& setup,
-                                   const ReservationOffer& offer, const BreakEvenBounds& bounds, double rate, std::size_t p,
-                                   int level, int count) {
-  const double hours = static_cast<double>(scenario.horizon.duration.count()) / 3600.0;
-  const std::vector<int>& usage = bounds.usage[p];
+// `term`'s choice of pool p bought at `start` and held over `hours` of the horizon, in which the
+// instances beyond the other reservations are `usage` (per interval, over the usage levels): its
+// expected use, and its saving over those hours against on-demand.
+CommitmentRecommendation recommendation_of(const FleetModel& model, const PlacementSetup& setup, const TermChoice& term,
+                                           std::size_t p, Instant start, double hours, const std::vector<int>& usage) {
   double used_intervals = 0;
-  for (int u : usage) used_intervals += std::min(u, count);
-  const double utilisation = used_intervals / (static_cast<double>(count) * static_cast<double>(usage.size()));
+  for (int u : usage) used_intervals += std::min(u, term.count);
+  const double utilisation = used_intervals / (static_cast<double>(term.count) * static_cast<double>(usage.size()));
   const double on_demand = setup.pools[p].instance_cost;
+  const double rate = term.offer.hourly.usd();
   CommitmentRecommendation recommendation;
   recommendation.instance_type = model.pools[p].key.instance_type;
   recommendation.region = model.pools[p].key.region;
-  recommendation.count = count;
-  recommendation.terms = offer.terms;
-  recommendation.hourly_cost = offer.hourly;
-  recommendation.upfront_per_instance = offer.upfront;
+  recommendation.count = term.count;
+  recommendation.terms = term.offer.terms;
+  recommendation.start = start;
+  recommendation.hourly_cost = term.offer.hourly;
+  recommendation.upfront_per_instance = term.offer.upfront;
   recommendation.expected_utilisation = utilisation;
   recommendation.break_even_utilisation = rate / on_demand;
-  recommendation.expected_saving = Money::from_usd(count * hours * (utilisation * on_demand - rate));
+  recommendation.expected_saving = Money::from_usd(term.count * hours * (utilisation * on_demand - rate));
+  recommendation.term = term.value;
+  recommendation.term_choice = term.reason;
+  return recommendation;
+}
+
+// The recommendation to buy `term`'s choice of pool p at the horizon's start (of the `level` the
+// horizon alone favours), with its expected use and the reason.
+CommitmentRecommendation recommend(const Scenario& scenario, const FleetModel& model, const PlacementSetup& setup,
+                                   const TermChoice& term, const BreakEvenBounds& bounds, std::size_t p, int level) {
+  const double hours = static_cast<double>(scenario.horizon.duration.count()) / 3600.0;
+  CommitmentRecommendation recommendation =
+      recommendation_of(model, setup, term, p, scenario.horizon.start, hours, bounds.usage[p]);
+  const double on_demand = setup.pools[p].instance_cost;
+  const double rate = term.offer.hourly.usd();
+  const double utilisation = recommendation.expected_utilisation;
+  const int count = term.count;
   char text[400];
   std::snprintf(text, sizeof text,
                 "expected busy %.1f%% of the hours against a break-even of %.1f%% with on-demand ($%.4f/h) and "
@@ -298,6 +316,17 @@ CommitmentRecommendation recommend(const Scenario& scenario, const FleetModel& m
                 bounds.low[p], bounds.high[p], level, count);
   recommendation.reason = text;
   return recommendation;
+}
+
+// Up to kTermCounts distinct counts spread evenly over 1..level, ascending.
+std::vector<int> spread_counts(int level) {
+  std::vector<int> counts;
+  const int tried = std::min(level, kTermCounts);
+  for (int i = 1; i <= tried; ++i) {
+    const int count = static_cast<int>(std::lround(static_cast<double>(i) * level / tried));
+    if (counts.empty() || counts.back() != count) counts.push_back(count);
+  }
+  return counts;
 }
 
 // The reservation counts of pool p its term is valued at: up to kTermCounts spread over 1..level
@@ -315,12 +344,7 @@ std::vector<CountCandidate> count_candidates(const Scenario& scenario, const Fle
   };
   const double without = spend(0);
   std::vector<CountCandidate> candidates;
-  const int tried = std::min(level, kTermCounts);
-  for (int i = 1; i <= tried; ++i) {
-    const int count = static_cast<int>(std::lround(static_cast<double>(i) * level / tried));
-    if (!candidates.empty() && candidates.back().count == count) continue;
-    candidates.push_back(CountCandidate{count, (without - spend(count)) / hours});
-  }
+  for (int count : spread_counts(level)) candidates.push_back(CountCandidate{count, (without - spend(count)) / hours});
   return candidates;
 }
 
@@ -342,25 +366,142 @@ double forecast_trend_percent(const Scenario& scenario, const std::vector<Worklo
   return workloads > 0 ? sum / workloads : 0;
 }
 
-// The horizon's level for pool p judged over the whole term (commitment_term.h): every offer of
-// the pool and counts up to that level, on demand paths from the scenario's outlook, its growth
-// stated or the trend of the forecast.
-Result<TermChoice> choose_term(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                               const std::vector<WorkloadDemand>& demand, const PlacementSetup& setup,
-                               const BreakEvenBounds& bounds, const std::vector<int>& level,
-                               const std::vector<double>& rates, std::size_t p) {
-  auto offers = reservation_offers(prices, model.pools[p].key);
-  if (!offers.ok()) return offers.status();
+// The best of pool p's `offers` at the `candidates` counts over the whole term
+// (commitment_term.h), on demand paths from the scenario's outlook over the longest term offered,
+// its growth stated or the trend of the forecast.
+TermChoice choose_term(const Scenario& scenario, const std::vector<WorkloadDemand>& demand, const PlacementSetup& setup,
+                       const std::vector<ReservationOffer>& offers, const std::vector<CountCandidate>& candidates,
+                       const std::vector<int>& usage, std::size_t p) {
   const DemandOutlook& outlook = scenario.demand_outlook;
   // A stated growth is the user's; a trend measured on the horizon is damped (Gardner and
   // McKenzie's damped trend), so that a few weeks' slope adds about ten months' growth at most.
   const double growth = outlook.monthly_growth_percent.value_or(forecast_trend_percent(scenario, demand, setup, p));
   const double damping = outlook.monthly_growth_percent ? 1.0 : kTrendDamping;
   int months = 0;
-  for (const ReservationOffer& offer : *offers) months = std::max(months, term_offer(offer).months());
+  for (const ReservationOffer& offer : offers) months = std::max(months, term_offer(offer).months());
   const DemandPaths paths = draw_demand_paths(outlook, growth, damping, months, kOutlookPaths, scenario.seed, p);
-  return choose_over_term(*offers, count_candidates(scenario, model, setup, level, rates, p),
-                          UsageProfile(bounds.usage[p]), paths, outlook);
+  return choose_over_term(offers, candidates, UsageProfile(usage), paths, outlook);
+}
+
+// The demand placed at each usage level: as planned (expected costs are averaged over these), and
+// with every reservable pool priced at its reservation's rate (the load that would take reserved
+// capacity if it could be had by the hour).
+struct UsageLevels {
+  std::vector<PlacementSetup> by_level;
+  std::vector<std::vector<std::vector<int>>> preferred;  // per level: instances per pool and interval
+};
+
+UsageLevels place_usage_levels(const Scenario& scenario, const FleetModel& model, const std::vector<WorkloadDemand>& demand,
+                               const PlacementSetup& setup, const PlacementSetup& reserved_priced) {
+  UsageLevels levels;
+  const std::vector<int> none(model.pools.size(), 0);
+  for (double level : kUsageLevels) {
+    levels.by_level.push_back(setup);
+    levels.by_level.back().units = placement_setup(model, scenario, demand, level).units;
+    PlacementSetup priced = reserved_priced;
+    priced.units = levels.by_level.back().units;
+    levels.preferred.push_back(place_horizon_pool_totals(priced, scenario, none));
+  }
+  return levels;
+}
+
+// The owned reservations (indices into model.reservations and scenario.commitments, the model's
+// scenario) that expire inside the horizon, in order of expiry.
+std::vector<std::size_t> expiring_reservations(const Scenario& scenario, const FleetModel& model) {
+  const Horizon& horizon = scenario.horizon;
+  std::vector<std::size_t> expiring;
+  for (std::size_t r = 0; r < model.reservations.size(); ++r) {
+    const Instant end = scenario.commitments[r].end();
+    if (end > horizon.start && end < horizon.start + horizon.duration) expiring.push_back(r);
+  }
+  std::stable_sort(expiring.begin(), expiring.end(), [&](std::size_t a, std::size_t b) {
+    return model.reservations[a].active_until < model.reservations[b].active_until;
+  });
+  return expiring;
+}
+
+ExpiringCommitment expiring_commitment(const Commitment& owned, ExpiryDecision decision, std::string reason) {
+  const std::string terms = std::string(reservation_term_name(owned.term)) + " " +
+                            std::string(reservation_class_name(owned.offering_class)) + " " +
+                            std::string(upfront_payment_name(owned.payment));
+  return ExpiringCommitment{std::to_string(owned.count) + " x " + owned.instance_type + " in " + owned.region + ", " + terms,
+                            owned.end(), decision, std::move(reason)};
+}
+
+// What `count` more reservations of pool p in force from interval `first` displace per hour after
+// it: the plan's own on-demand and spot spend there (its placement at the risk quantile) without
+// them less with them.
+double displaced_after(const Scenario& scenario, const PlacementSetup& setup, std::size_t p, std::size_t first, int count) {
+  const std::vector<int> none(setup.pools.size(), 0);
+  PlacementSetup renewed = setup;
+  for (std::size_t k = first; k < renewed.owned_reserved[p].size(); ++k) renewed.owned_reserved[p][k] += count;
+  const std::vector<double> without = place_horizon_cost(setup, scenario, none).cost_per_hour;
+  const std::vector<double> with = place_horizon_cost(renewed, scenario, none).cost_per_hour;
+  double displaced = 0;
+  for (std::size_t k = first; k < without.size(); ++k) displaced += without[k] - with[k];
+  return displaced / static_cast<double>(without.size() - first);
+}
+
+// Renews, replaces or lets lapse each owned reservation expiring inside the horizon, in order of
+// expiry: the best offer of its pool and count up to its own (growth beyond it is for the new
+// purchases), valued over the term from its expiry on the pool's usage beyond the reservations
+// still in force after it. What is bought starts at the expiry: it is added to `setup`'s
+// reservations in force from the first interval starting at or after it, and to
+// choice.renewals and choice.recommendations.
+Status choose_renewals(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
+                       const std::vector<WorkloadDemand>& demand, const UsageLevels& levels, PlacementSetup& setup,
+                       CommitmentChoice& choice) {
+  const Horizon& horizon = scenario.horizon;
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
+  for (std::size_t r : expiring_reservations(scenario, model)) {
+    const Commitment& owned = scenario.commitments[r];
+    const ReservationModel& reservation = model.reservations[r];
+    const auto first = static_cast<std::size_t>((reservation.active_until + horizon.step - Seconds{1}) / horizon.step);
+    if (!reservation.pool || first >= intervals) {
+      choice.expiring.push_back(expiring_commitment(
+          owned, ExpiryDecision::lapse,
+          !reservation.pool ? "it covers no pool the scenario's workloads may use"
+                            : "it expires in the horizon's last interval: the next plan's horizon decides its renewal"));
+      continue;
+    }
+    const std::size_t p = *reservation.pool;
+    auto offers = reservation_offers(prices, model.pools[p].key);
+    if (!offers.ok()) return offers.status();
+    if (offers->empty()) {
+      choice.expiring.push_back(expiring_commitment(owned, ExpiryDecision::lapse, "the catalog has no reservation offer for its pool"));
+      continue;
+    }
+    std::vector<int> usage;
+    for (const auto& totals : levels.preferred) {
+      for (std::size_t k = first; k < intervals; ++k) usage.push_back(std::max(0, totals[p][k] - setup.owned_reserved[p][k]));
+    }
+    std::vector<CountCandidate> candidates;
+    for (int count : spread_counts(owned.count)) {
+      candidates.push_back(CountCandidate{count, displaced_after(scenario, setup, p, first, count)});
+    }
+    const double hours_after = static_cast<double>(((intervals - first) * horizon.step).count()) / 3600.0;
+    const TermChoice term = choose_term(scenario, demand, setup, *offers, candidates, usage, p);
+    char displaced[160];
+    std::snprintf(displaced, sizeof displaced, "its %d instances would displace $%.4f/h of on-demand and spot after it; ",
+                  owned.count, candidates.back().displaced_usd_per_hour);
+    if (term.count == 0) {
+      choice.expiring.push_back(expiring_commitment(owned, ExpiryDecision::lapse, displaced + term.reason));
+      continue;
+    }
+    const bool same = term.count == owned.count && term.offer.terms.term == owned.term &&
+                      term.offer.terms.reservation_class == owned.offering_class && term.offer.terms.payment == owned.payment;
+    ExpiringCommitment decision =
+        expiring_commitment(owned, same ? ExpiryDecision::renew : ExpiryDecision::replace, displaced + term.reason);
+    CommitmentRecommendation bought = recommendation_of(model, setup, term, p, owned.end(), hours_after, usage);
+    bought.renews = decision.commitment;
+    bought.reason = std::string(same ? "renews" : "replaces") + " " + decision.commitment + " at its expiry";
+    choice.recommendations.push_back(std::move(bought));
+    choice.expiring.push_back(std::move(decision));
+    choice.renewals.push_back(ReservationModel{"renewal of " + reservation.label, p, term.count, term.offer.hourly,
+                                               reservation.active_until, horizon.duration});
+    for (std::size_t k = first; k < intervals; ++k) setup.owned_reserved[p][k] += term.count;
+  }
+  return {};
 }
 
 // Reservations to buy, by the break-even rule: the r-th reservation of a pool pays when r or more
@@ -373,47 +514,48 @@ Result<TermChoice> choose_term(const Scenario& scenario, const PriceSource& pric
 // a level per pool for each bound; the plan takes, among levels stepped between the two and none,
 // the one of least expected cost. With on-demand as the only option both bounds agree, and the
 // level is the classic break-even rule's exactly.
+//
+// Owned reservations that expire inside the horizon are decided first (choose_renewals): what
+// renews or replaces them is added to `setup`'s reservations in force from their expiry.
 Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                                            const std::vector<WorkloadDemand>& demand, const PlacementSetup& setup) {
+                                            const std::vector<WorkloadDemand>& demand, PlacementSetup& setup) {
   CommitmentChoice choice;
   choice.new_reserved.assign(model.pools.size(), 0);
   choice.new_rates.assign(model.pools.size(), 0.0);
-  if (!allows(scenario, PurchaseOption::reserved)) return choice;
+  if (!allows(scenario, PurchaseOption::reserved)) {
+    for (std::size_t r : expiring_reservations(scenario, model)) {
+      choice.expiring.push_back(expiring_commitment(scenario.commitments[r], ExpiryDecision::lapse,
+                                                    "the scenario's purchase_options exclude reserved"));
+    }
+    return choice;
+  }
   auto pricing = price_reservations(prices, model, setup, choice);
   if (!pricing.ok()) return pricing.status();
-  const std::vector<int> none(model.pools.size(), 0);
-  std::vector<PlacementSetup> by_level;
-  std::vector<std::vector<std::vector<int>>> preferred;  // per level: instances per pool and interval
-  for (double level : kUsageLevels) {
-    by_level.push_back(setup);
-    by_level.back().units = placement_setup(model, scenario, demand, level).units;
-    PlacementSetup priced = pricing->reserved_priced;
-    priced.units = by_level.back().units;
-    preferred.push_back(place_horizon_pool_totals(priced, scenario, none));
+  UsageLevels levels = place_usage_levels(scenario, model, demand, setup, pricing->reserved_priced);
+  if (Status status = choose_renewals(scenario, prices, model, demand, levels, setup, choice); !status.ok()) return status;
+  if (!choice.renewals.empty()) {
+    pricing->reserved_priced.owned_reserved = setup.owned_reserved;
+    levels = place_usage_levels(scenario, model, demand, setup, pricing->reserved_priced);
   }
   const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
-  const BreakEvenBounds bounds = break_even_bounds(setup, pricing->offers, choice.new_rates, preferred, intervals);
-  const std::vector<int> best = least_cost_level(scenario, model, by_level, bounds, choice.new_rates);
+  const BreakEvenBounds bounds = break_even_bounds(setup, pricing->offers, choice.new_rates, levels.preferred, intervals);
+  const std::vector<int> best = least_cost_level(scenario, model, levels.by_level, bounds, choice.new_rates);
   // Every pool is judged against the horizon's levels and cheapest rates of the others.
   const std::vector<double> cheapest_rates = choice.new_rates;
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     if (best[p] == 0) continue;
-    auto judged = choose_term(scenario, prices, model, demand, setup, bounds, best, cheapest_rates, p);
-    if (!judged.ok()) return judged.status();
-    const TermChoice& term = *judged;
+    auto offers = reservation_offers(prices, model.pools[p].key);
+    if (!offers.ok()) return offers.status();
+    const TermChoice term = choose_term(scenario, demand, setup, *offers,
+                                        count_candidates(scenario, model, setup, best, cheapest_rates, p), bounds.usage[p], p);
     if (term.count == 0) {
       choice.declined.push_back("no reservation of " + model.pools[p].key.instance_type + " in " + model.pools[p].key.region +
                              " although the horizon alone favours " + std::to_string(best[p]) + ": " + term.reason);
       continue;
     }
-    const ReservationOffer& offer = term.offer;
     choice.new_reserved[p] = term.count;
-    choice.new_rates[p] = offer.hourly.usd();
-    CommitmentRecommendation recommendation =
-        recommend(scenario, model, setup, offer, bounds, choice.new_rates[p], p, best[p], term.count);
-    recommendation.term = term.value;
-    recommendation.term_choice = term.reason;
-    choice.recommendations.push_back(std::move(recommendation));
+    choice.new_rates[p] = term.offer.hourly.usd();
+    choice.recommendations.push_back(recommend(scenario, model, setup, term, bounds, p, best[p]));
   }
   return choice;
 }
@@ -426,12 +568,13 @@ struct PlannedAtRisk {
 
 Result<PlannedAtRisk> plan_at_quantile(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
                                        const std::vector<WorkloadDemand>& demand, double risk) {
-  const PlacementSetup setup = placement_setup(model, scenario, demand, risk);
+  PlacementSetup setup = placement_setup(model, scenario, demand, risk);
   auto commitments = choose_commitments(scenario, prices, model, demand, setup);
   if (!commitments.ok()) return commitments.status();
   PlannedAtRisk planned{place_horizon(setup, scenario, commitments->new_reserved), std::move(*commitments), 0};
   planned.cost_usd =
-      planned_cost_usd(scenario, model, planned.instances, planned.commitments.new_reserved, planned.commitments.new_rates);
+      planned_cost_usd(scenario, model, planned.instances, planned.commitments.new_reserved, planned.commitments.new_rates) +
+      reservations_cost_usd(planned.commitments.renewals);
   return planned;
 }
 
@@ -523,6 +666,7 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   for (const WorkloadDemand& workload : demand) plan.forecasts.push_back(workload.summary);
   plan.commitments = planned->commitments.recommendations;
   plan.declined_commitments = planned->commitments.declined;
+  plan.expiring_commitments = planned->commitments.expiring;
   std::vector<int> reserved(model.pools.size(), 0);
   for (const engine::ReservationModel& reservation : model.reservations) {
     if (reservation.pool && reservation.active_from <= Seconds{0}) reserved[*reservation.pool] += reservation.count;
@@ -694,7 +838,7 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
   for (const CommitmentRecommendation& commitment : plan.commitments) {
     planned.commitments.push_back(Commitment{commitment.instance_type, commitment.region, commitment.count,
                                              commitment.terms.term, commitment.terms.reservation_class,
-                                             commitment.terms.payment, plan.horizon.start});
+                                             commitment.terms.payment, commitment.start});
   }
   auto model = engine::build_fleet_model(planned, prices);
   if (!model.ok()) return model.status().with_context("plan of scenario '" + plan.scenario + "' cannot run");

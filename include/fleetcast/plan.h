@@ -67,12 +67,16 @@ struct TermValuation {
   friend bool operator==(const TermValuation&, const TermValuation&) = default;
 };
 
-/// A reservation to buy now, and why.
+/// A reservation to buy, when, and why. New reservations are bought at the horizon's start; one
+/// that renews or replaces an owned reservation expiring inside the horizon is bought at that
+/// reservation's expiry, so that the two never overlap.
 struct CommitmentRecommendation {
   std::string instance_type;
   std::string region;
   int count = 0;                    // instances
   ReservationTerms terms;
+  Instant start;                    // the purchase date, within the horizon
+  std::string renews;               // the owned reservation it renews or replaces (ExpiringCommitment::commitment); empty: new
   Money hourly_cost;                // effective, per instance (upfront amortised over the term)
   Money upfront_per_instance;
   double expected_utilisation = 0;  // share of the horizon's hours the new instances are used, 0-1
@@ -82,6 +86,21 @@ struct CommitmentRecommendation {
   TermValuation term;               // over the whole term
   std::string term_choice;          // why this term, class and payment over the other offers
   friend bool operator==(const CommitmentRecommendation&, const CommitmentRecommendation&) = default;
+};
+
+/// What a plan does with an owned reservation that expires inside its horizon: buys the same
+/// again from its expiry (renew), buys another term, class, payment or count (replace), or buys
+/// nothing (lapse). "renew", "replace", "lapse".
+enum class ExpiryDecision { renew, replace, lapse };
+std::string_view expiry_decision_name(ExpiryDecision decision) noexcept;
+std::optional<ExpiryDecision> parse_expiry_decision(std::string_view name) noexcept;
+
+struct ExpiringCommitment {
+  std::string commitment;           // "5 x g6.xlarge in us-east-1, 1y standard no_upfront"
+  Instant expires;
+  ExpiryDecision decision = ExpiryDecision::lapse;
+  std::string reason;               // the term valuation behind the decision (see commitment_term.h)
+  friend bool operator==(const ExpiringCommitment&, const ExpiringCommitment&) = default;
 };
 
 /// A pool the plan uses: (provider, region, instance type, purchase option). Reserved capacity is
@@ -166,6 +185,9 @@ struct Plan {
   std::vector<CommitmentRecommendation> commitments;
   /// Reservations the horizon alone favoured that do not pay over their term, each with why.
   std::vector<std::string> declined_commitments;
+  /// The scenario's reservations that expire inside the horizon, in order of expiry, each with
+  /// what the plan does about it (a renewal or replacement is also in `commitments`).
+  std::vector<ExpiringCommitment> expiring_commitments;
   std::vector<PlannedPool> pools;
   /// instances[p][k]: instances of pool p desired in interval k (k < horizon.intervals()).
   std::vector<std::vector<int>> instances;

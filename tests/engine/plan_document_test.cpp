@@ -25,10 +25,22 @@ Plan sample_plan() {
   plan.commitments = {CommitmentRecommendation{
       "g6e.xlarge", "us-east-1", 3,
       ReservationTerms{ReservationTerm::three_years, ReservationClass::convertible, UpfrontPayment::partial_upfront},
-      Money::from_usd(1.25), Money::from_usd(9000), 0.875, 0.62, Money::from_usd(-12.5), "used 87.5% of hours",
+      plan.horizon.start, "", Money::from_usd(1.25), Money::from_usd(9000), 0.875, 0.62, Money::from_usd(-12.5),
+      "used 87.5% of hours",
       TermValuation{36, Money::from_usd(4321.25), Money::from_usd(-800), Money::from_usd(9100.5), Money::from_usd(27000), 19,
                     -1.5},
       "chose 3 x 3y convertible partial_upfront"}};
+  // A renewal bought at the expiry of an owned reservation, an hour into the horizon.
+  const std::string owned = "2 x g6e.xlarge in us-east-1, 1y standard no_upfront";
+  CommitmentRecommendation renewal = plan.commitments.front();
+  renewal.count = 2;
+  renewal.terms = ReservationTerms{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
+  renewal.start = plan.horizon.start + Seconds{3600};
+  renewal.renews = owned;
+  plan.commitments.push_back(renewal);
+  plan.expiring_commitments = {ExpiringCommitment{owned, renewal.start, ExpiryDecision::renew, "renewal pays over its term"},
+                               ExpiringCommitment{"1 x g6e.12xlarge in us-east-1, 3y standard all_upfront",
+                                                  renewal.start + Seconds{60}, ExpiryDecision::lapse, "nothing pays"}};
   plan.declined_commitments = {"no reservation of g6e.12xlarge in us-east-1 although the horizon alone favours 2"};
   plan.pools = {PlannedPool{"aws/us-east-1/g6e.xlarge/on_demand", "aws", "us-east-1", "g6e.xlarge", PurchaseOption::on_demand,
                             "L40S", 1, Money::from_usd(1.861)},
@@ -94,10 +106,22 @@ TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan
   plan.commitments.front().term_choice.clear();
   plan.groups.front().launch_lead = Seconds{0};  // a document written before the lead existed
   plan.groups.front().launch_lead_reason.clear();
+  plan.commitments.pop_back();
+  plan.expiring_commitments.clear();
   auto read = plan_from_json(plan_to_json(plan), "plan.json");
   INFO((read.ok() ? std::string() : read.status().message()));
   REQUIRE(read.ok());
   CHECK(*read == plan);
+
+  SECTION("a document written before purchases were dated buys its commitments at the horizon's start") {
+    std::string text = replaced(plan_to_json(plan), "      \"start\": \"2026-03-02T00:00:00Z\",\n", "");
+    text = replaced(text, "  \"expiring_commitments\": [],\n", "");
+    auto old = plan_from_json(text, "plan.json");
+    INFO((old.ok() ? std::string() : old.status().message()));
+    REQUIRE(old.ok());
+    CHECK(old->commitments.front().start == plan.horizon.start);
+    CHECK(*old == plan);
+  }
 }
 
 TEST_CASE("engine::plan_from_json refuses damaged documents with located messages", "[engine][plan]") {
@@ -115,6 +139,10 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
         std::string::npos);
   CHECK(error_of(replaced(text, "\"option\": \"spot\"", "\"option\": \"spto\"")).find("/pools/1/option") != std::string::npos);
   CHECK(error_of(replaced(text, "\"levels\": [\n        0.1,", "\"levels\": [\n        1.5,")).find("/forecasts/0/levels/0: expected a quantile level in (0, 1)") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"start\": \"2026-03-02T01:00:00Z\"", "\"start\": \"2026-03-02T03:00:00Z\"")).find("/commitments/1/start: expected a purchase date within the plan's horizon (2026-03-02T00:00:00Z to 2026-03-02T03:00:00Z), found 2026-03-02T03:00:00Z") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"decision\": \"lapse\"", "\"decision\": \"lapsed\"")).find("/expiring_commitments/1/decision") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"pools\": [\n        0,", "\"pools\": [\n        5,")).find("/groups/0/pools/0: expected the index of one of the plan's 2 pools") !=
         std::string::npos);

@@ -185,6 +185,90 @@ TEST_CASE("engine::make_plan on one pool reproduces the break-even rule exactly"
   }
 }
 
+// The break-even scenario's pool with 5 one.gpu reservations (1y standard no-upfront, $0.60/h)
+// owned since a year before the horizon's hour 4, so that they expire 4 hours into it.
+Scenario expiring_scenario(const std::string& test, const std::vector<double>& needs, const PriceSource& prices) {
+  return load(planning_json(10, R"(["one.gpu"])", R"(["on_demand", "reserved"])", trace_demand(demand_csv(test, needs)),
+                            R"(, "commitments": [{"instance_type": "one.gpu", "region": "r1", "count": 5, "term": "1y",
+                                 "payment": "no_upfront", "start": "2025-12-07T04:00:00Z"}])"),
+              prices);
+}
+
+TEST_CASE("engine::make_plan renews, replaces or lets lapse a reservation that expires inside the horizon", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Instant expiry = parse_instant("2026-12-07T04:00:00Z").value();
+  const std::string owned = "5 x one.gpu in r1, 1y standard no_upfront";
+
+  SECTION("steady demand: the same 5 again from the expiry, not from the horizon's start") {
+    const Scenario scenario = expiring_scenario("renew", std::vector<double>(10, 5), prices);
+    const Plan plan = plan_of(scenario, prices);
+    REQUIRE(plan.expiring_commitments.size() == 1);
+    const ExpiringCommitment& decision = plan.expiring_commitments.front();
+    CHECK(decision.commitment == owned);
+    CHECK(decision.expires == expiry);
+    CHECK(decision.decision == ExpiryDecision::renew);
+    REQUIRE(plan.commitments.size() == 1);
+    const CommitmentRecommendation& renewal = plan.commitments.front();
+    CHECK(renewal.count == 5);
+    CHECK(renewal.start == expiry);
+    CHECK(renewal.renews == owned);
+    CHECK(renewal.expected_utilisation == Approx(1.0));
+    // The 6 hours after the expiry: 5 x ($1 - $0.60) saved each hour.
+    CHECK(renewal.expected_saving.usd() == Approx(6 * 5 * 0.4));
+    // Over its year, the horizon repeated: 5 x $1/h of on-demand displaced for 5 x $0.60/h.
+    CHECK(renewal.term.expected_net_saving.usd() == Approx(8760 * 5 * 0.4));
+    // Owned 4 h and renewed 6 h, all at $0.60: 5 x 0.6 x 10 = $30 (lapsing: 5 x 0.6 x 4 + 5 x 1 x 6 = $42).
+    CHECK(plan.expected.planned_cost.usd() == Approx(30.0));
+
+    SECTION("its simulation bills the renewal from the expiry only") {
+      SimulationOptions options;
+      auto report = simulate_plan(scenario, plan, prices, options, PlanDemand::scenario);
+      REQUIRE(report.ok());
+      CHECK(report->replicas.front().cost.reserved == Money::from_usd(30.0));
+      CHECK(report->replicas.front().cost.on_demand == Money{});
+    }
+    SECTION("the plan document carries the date and the decision") {
+      auto read = plan_from_json(plan_to_json(plan), "plan.json");
+      REQUIRE(read.ok());
+      CHECK(*read == plan);
+    }
+  }
+
+  SECTION("demand that falls to 3 after the expiry: replaced by 3") {
+    const Scenario scenario = expiring_scenario("replace", {5, 5, 5, 5, 3, 3, 3, 3, 3, 3}, prices);
+    const Plan plan = plan_of(scenario, prices);
+    REQUIRE(plan.expiring_commitments.size() == 1);
+    CHECK(plan.expiring_commitments.front().decision == ExpiryDecision::replace);
+    REQUIRE(plan.commitments.size() == 1);
+    CHECK(plan.commitments.front().count == 3);
+    CHECK(plan.commitments.front().start == expiry);
+    // 5 x 0.6 x 4 + 3 x 0.6 x 6 = $22.80.
+    CHECK(plan.expected.planned_cost.usd() == Approx(22.8));
+  }
+
+  SECTION("a workload certain to move to another GPU generation lets it lapse") {
+    Scenario scenario = expiring_scenario("lapse", std::vector<double>(10, 5), prices);
+    scenario.demand_outlook.migration_probability_per_year = 1;
+    const Plan plan = plan_of(scenario, prices);
+    REQUIRE(plan.expiring_commitments.size() == 1);
+    CHECK(plan.expiring_commitments.front().decision == ExpiryDecision::lapse);
+    // After the expiry the 5 would displace 5 on-demand instances at $1/h.
+    CHECK(plan.expiring_commitments.front().reason.find(
+              "its 5 instances would displace $5.0000/h of on-demand and spot after it; nothing pays over the term") == 0);
+    CHECK(plan.commitments.empty());
+    CHECK(plan.expected.planned_cost.usd() == Approx(5 * 0.6 * 4 + 5 * 1.0 * 6));
+  }
+
+  SECTION("a scenario that buys no reservations lets it lapse and says why") {
+    Scenario scenario = expiring_scenario("no-reserved", std::vector<double>(10, 5), prices);
+    scenario.purchase_options = {PurchaseOption::on_demand};
+    const Plan plan = plan_of(scenario, prices);
+    REQUIRE(plan.expiring_commitments.size() == 1);
+    CHECK(plan.expiring_commitments.front().decision == ExpiryDecision::lapse);
+    CHECK(plan.expiring_commitments.front().reason == "the scenario's purchase_options exclude reserved");
+  }
+}
+
 TEST_CASE("engine::make_plan matches an exhaustive search of its cost model within 0.5%", "[engine][planner]") {
   const InMemoryPriceSource prices = test_catalog();
   const std::vector<std::vector<double>> instances = exhaustive_instances();

@@ -97,6 +97,7 @@ nlohmann::json describe_request(const std::string& instance_type, const std::str
 
 // Two reservations to buy: 2 x p5.48xlarge in us-east-1, 3y standard all upfront ($400,000.123456
 // each, valued over its term), and 3 x g6e.xlarge in us-west-2, 1y convertible no upfront.
+// Both bought at the start of fixture_plan()'s horizon.
 std::vector<CommitmentRecommendation> two_reservations() {
   CommitmentRecommendation all_upfront;
   all_upfront.instance_type = "p5.48xlarge";
@@ -117,6 +118,7 @@ std::vector<CommitmentRecommendation> two_reservations() {
   no_upfront.count = 3;
   no_upfront.terms = {ReservationTerm::one_year, ReservationClass::convertible, UpfrontPayment::no_upfront};
   no_upfront.hourly_cost = Money::from_micro_usd(1'500'000);
+  all_upfront.start = no_upfront.start = fixture_plan().horizon.start;
   return {all_upfront, no_upfront};
 }
 
@@ -409,6 +411,35 @@ TEST_CASE("an upfront known only from an effective rate caps the purchase at the
       rendered_json(*rendered, "commitments/01-p5.48xlarge-us-east-1/02-purchase-reserved-instances-offering.json");
   CHECK(purchase["LimitPrice"]["Amount"] == 800000.25);
   CHECK(rendered->files.back().contents.find("(derived from the price source's effective rate)") != std::string::npos);
+}
+
+TEST_CASE("a renewal is bought at its date, and AWS's monthly quota counts the purchases of each month", "[export]") {
+  Plan plan = fixture_plan();
+  CommitmentRecommendation now = two_reservations().back();
+  now.count = 20;
+  CommitmentRecommendation renewal = now;
+  renewal.count = 1;
+  renewal.start = plan.horizon.start + plan.horizon.duration - plan.horizon.step;
+  renewal.renews = "1 x g6e.xlarge in us-west-2, 1y convertible no_upfront";
+  renewal.reason = "renews " + renewal.renews + " at its expiry";
+  plan.commitments = {now, renewal};
+  const std::string last = format_instant(renewal.start);
+  REQUIRE(last.substr(0, 7) == format_instant(plan.horizon.start).substr(0, 7));
+  auto rendered = render_export(plan, ExportFormat::aws);
+  REQUIRE(rendered.ok());
+  std::string readme = rendered->files.back().contents;
+  CHECK(readme.find("plan: buy on " + last + ", not before: it renews 1 x g6e.xlarge in us-west-2, 1y convertible no_upfront "
+                    "at its expiry") != std::string::npos);
+  // 21 in one Region and month: above AWS's default of 20 regional Reserved Instances a month.
+  CHECK(readme.find("us-west-2, " + last.substr(0, 7) + ": 21 Reserved Instances, above AWS's default quota of 20") != std::string::npos);
+
+  SECTION("the same 21 spread over two months are within it") {
+    // The first day of the next month (past this one-day horizon: the count per month is what is checked).
+    plan.commitments.back().start = parse_instant(last.substr(0, 7) + "-01T00:00:00Z").value() + 31 * kDay;
+    rendered = render_export(plan, ExportFormat::aws);
+    REQUIRE(rendered.ok());
+    CHECK(rendered->files.back().contents.find("above AWS's default quota") == std::string::npos);
+  }
 }
 
 TEST_CASE("a plan recommending no commitment, or not AWS's, writes no purchase requests", "[export]") {

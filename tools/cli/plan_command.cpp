@@ -124,6 +124,7 @@ void print_recommended_commitments(std::ostream& out, const Plan& plan) {
                   std::string(upfront_payment_name(commitment.terms.payment)).c_str(), commitment.hourly_cost.usd(),
                   commitment.expected_utilisation * 100, commitment.break_even_utilisation * 100, commitment.expected_saving.usd());
     out << line;
+    if (!commitment.renews.empty()) out << "            on " << format_instant(commitment.start) << ": " << commitment.reason << '\n';
     const TermValuation& term = commitment.term;
     if (term.months == 0) continue;
     std::snprintf(line, sizeof line,
@@ -134,12 +135,16 @@ void print_recommended_commitments(std::ostream& out, const Plan& plan) {
     out << line << "            " << commitment.term_choice << '\n';
   }
   for (const std::string& declined : plan.declined_commitments) out << "  declined  " << declined << '\n';
+  for (const ExpiringCommitment& owned : plan.expiring_commitments) {
+    out << "  expiring  " << owned.commitment << " on " << format_instant(owned.expires) << ": "
+        << expiry_decision_name(owned.decision) << " - " << owned.reason << '\n';
+  }
 }
 
 // Where an owned commitment stands against the plan's horizon (the loader refuses one that lies
-// wholly outside it).
-std::string standing(Instant start, Instant end, const Horizon& horizon) {
-  if (end < horizon.start + horizon.duration) return "expires inside the horizon (renewal is not planned: it lapses)";
+// wholly outside it); `at_expiry` says what the plan does when it expires inside.
+std::string standing(Instant start, Instant end, const Horizon& horizon, std::string_view at_expiry) {
+  if (end < horizon.start + horizon.duration) return "expires inside the horizon (" + std::string(at_expiry) + ")";
   if (start > horizon.start) return "starts inside the horizon";
   return "in force through the horizon";
 }
@@ -151,14 +156,15 @@ void print_owned_commitments(std::ostream& out, const Scenario& scenario, const 
     out << "  owned     " << owned.count << " x " << owned.instance_type << " in " << owned.region << ", "
         << reservation_term_name(owned.term) << ' ' << reservation_class_name(owned.offering_class) << ' '
         << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to " << format_instant(owned.end())
-        << ": " << standing(owned.start, owned.end(), horizon) << '\n';
+        << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'") << '\n';
   }
   for (const SavingsPlan& owned : scenario.savings_plans) {
     out << "  owned     " << savings_plan_type_name(owned.type) << " Savings Plan";
     if (owned.type == SavingsPlanType::ec2_instance) out << " for " << owned.family << " in " << owned.region;
     out << ", $" << format_usd(owned.hourly_commitment) << "/h, " << reservation_term_name(owned.term) << ' '
         << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to "
-        << format_instant(owned.end()) << ": " << standing(owned.start, owned.end(), horizon) << '\n';
+        << format_instant(owned.end()) << ": "
+        << standing(owned.start, owned.end(), horizon, "the planner does not value Savings Plans yet: it lapses") << '\n';
   }
 }
 
