@@ -193,6 +193,9 @@ double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const
   double cost = 0;
   for (double per_hour : planned.cost_per_hour) cost += per_hour * step_hours;
   cost += reservations_cost_usd(model.reservations);
+  for (const SavingsPlanModel& plan : model.savings_plans) {
+    cost += plan.hourly_commitment.usd() * static_cast<double>((plan.active_until - plan.active_from).count()) / 3600.0;
+  }
   const double horizon_hours = static_cast<double>(horizon.duration.count()) / 3600.0;
   for (std::size_t p = 0; p < new_reserved.size(); ++p) cost += new_reserved[p] * new_rates[p] * horizon_hours;
   return cost;

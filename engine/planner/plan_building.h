@@ -39,7 +39,8 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
 double reservations_cost_usd(const std::vector<ReservationModel>& reservations);
 
 /// The cost over the horizon of the placed instances plus every reservation's hours: owned ones in
-/// the model, and `new_reserved` instances per pool at `new_rates` (USD per instance-hour).
+/// the model, and `new_reserved` instances per pool at `new_rates` (USD per instance-hour); plus
+/// the owned Savings Plans' commitments over their active hours (paid used or not).
 double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
                         const std::vector<int>& new_reserved, const std::vector<double>& new_rates);
 

@@ -161,6 +161,38 @@ std::vector<std::vector<int>> place_horizon_pool_totals(const PlacementSetup& se
   return totals;
 }
 
+// Owned Savings Plans as on-demand instances already paid for, per pool and interval: each plan's
+// hourly commitment spent at its rates, in AWS's order (engine/savings_plans.h), on the on-demand
+// instances the placement runs beyond the reservations in force, and what is left of it as more
+// instances of its first pool (the highest savings percentage), which the placement then fills
+// rather than pay for capacity elsewhere. Whole instances per interval: a pool's share is rounded
+// down (the simulation bills the plans by the second).
+std::vector<std::vector<int>> savings_plan_instances(const Scenario& scenario, const FleetModel& model,
+                                                     const PlacementSetup& setup) {
+  const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
+  std::vector<std::vector<int>> covered(model.pools.size(), std::vector<int>(intervals, 0));
+  if (model.savings_plans.empty()) return covered;
+  const std::vector<std::vector<int>> placed = place_horizon_pool_totals(setup, scenario, std::vector<int>(model.pools.size(), 0));
+  std::vector<std::int64_t> uncovered(model.pools.size());
+  for (std::size_t k = 0; k < intervals; ++k) {
+    const Seconds begin = scenario.horizon.step * static_cast<std::int64_t>(k);
+    for (std::size_t p = 0; p < uncovered.size(); ++p) uncovered[p] = std::max(0, placed[p][k] - setup.owned_reserved[p][k]);
+    for (const SavingsPlanModel& plan : model.savings_plans) {
+      if (begin < plan.active_from || begin >= plan.active_until || plan.coverage.empty()) continue;
+      std::int64_t budget = plan.hourly_commitment.micro_usd();  // per hour
+      for (const SavingsPlanModel::Coverage& coverage : plan.coverage) {
+        const std::int64_t take = std::min(uncovered[coverage.pool], budget / coverage.rate.micro_usd());
+        uncovered[coverage.pool] -= take;
+        covered[coverage.pool][k] += static_cast<int>(take);
+        budget -= take * coverage.rate.micro_usd();
+      }
+      const SavingsPlanModel::Coverage& first = plan.coverage.front();
+      covered[first.pool][k] += static_cast<int>(budget / first.rate.micro_usd());
+    }
+  }
+  return covered;
+}
+
 struct CommitmentChoice {
   std::vector<int> new_reserved;    // per model pool, bought at the horizon's start
   std::vector<double> new_rates;    // USD per instance-hour, per model pool
@@ -563,15 +595,23 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
 struct PlannedAtRisk {
   PlannedInstances instances;
   CommitmentChoice commitments;
+  std::vector<std::vector<int>> savings_plan_instances;  // [pool][interval] (savings_plan_instances)
   double cost_usd = 0;
 };
 
+// The plan at quantile `risk`: owned Savings Plans placed as the instances they pay for, then the
+// commitments, then the placement with both.
 Result<PlannedAtRisk> plan_at_quantile(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
                                        const std::vector<WorkloadDemand>& demand, double risk) {
   PlacementSetup setup = placement_setup(model, scenario, demand, risk);
+  std::vector<std::vector<int>> prepaid = savings_plan_instances(scenario, model, setup);
+  for (std::size_t p = 0; p < prepaid.size(); ++p) {
+    for (std::size_t k = 0; k < prepaid[p].size(); ++k) setup.owned_reserved[p][k] += prepaid[p][k];
+  }
   auto commitments = choose_commitments(scenario, prices, model, demand, setup);
   if (!commitments.ok()) return commitments.status();
-  PlannedAtRisk planned{place_horizon(setup, scenario, commitments->new_reserved), std::move(*commitments), 0};
+  PlannedAtRisk planned{place_horizon(setup, scenario, commitments->new_reserved), std::move(*commitments),
+                        std::move(prepaid), 0};
   planned.cost_usd =
       planned_cost_usd(scenario, model, planned.instances, planned.commitments.new_reserved, planned.commitments.new_rates) +
       reservations_cost_usd(planned.commitments.renewals);
@@ -671,7 +711,11 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   for (const engine::ReservationModel& reservation : model.reservations) {
     if (reservation.pool && reservation.active_from <= Seconds{0}) reserved[*reservation.pool] += reservation.count;
   }
-  for (std::size_t p = 0; p < reserved.size(); ++p) reserved[p] += planned->commitments.new_reserved[p];
+  for (std::size_t p = 0; p < reserved.size(); ++p) {
+    // Instances a Savings Plan pays for all along are kept on-demand, as reserved ones are.
+    const std::vector<int>& prepaid = planned->savings_plan_instances[p];
+    reserved[p] += planned->commitments.new_reserved[p] + (prepaid.empty() ? 0 : *std::min_element(prepaid.begin(), prepaid.end()));
+  }
   describe_capacity(plan, planning, model, planned->instances, reserved);
   plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
   plan.notes.insert(plan.notes.end(), model.notes.begin(), model.notes.end());

@@ -269,6 +269,67 @@ TEST_CASE("engine::make_plan renews, replaces or lets lapse a reservation that e
   }
 }
 
+// AWS's g6.xlarge in us-east-1 at round prices: on-demand $1.00/h, a 1y standard no-upfront
+// reservation $0.60/h (so an EC2 Instance Savings Plan's estimated rate), spot $0.30/h.
+InMemoryPriceSource aws_g6_catalog() {
+  PriceCatalog catalog;
+  catalog.instance_types = {InstanceType{"aws", "g6.xlarge", 4, 16, "L4", 1, 24}};
+  const Instant valid = parse_instant("2026-01-01T00:00:00Z").value();
+  const auto key = [](PurchaseOption option) { return PoolKey{"aws", "us-east-1", "", "g6.xlarge", option}; };
+  const ReservationTerms one_year{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
+  catalog.offers = {Offer{key(PurchaseOption::on_demand), std::nullopt, fleetcast::testing::usd("1.00"), Money{}, false, valid},
+                    Offer{key(PurchaseOption::reserved), one_year, fleetcast::testing::usd("0.60"), Money{}, true, valid}};
+  catalog.spot_prices = {SpotPricePoint{key(PurchaseOption::spot), valid, fleetcast::testing::usd("0.30")}};
+  catalog.spot_risks = {SpotRisk{key(PurchaseOption::spot), InterruptionBucket::under_5_percent, 67, valid}};
+  catalog.billing_rules = {BillingRule{"aws", Seconds{1}, Seconds{60}}};
+  return InMemoryPriceSource(std::move(catalog));
+}
+
+// 5 GPUs of g6.xlarge needed for 10 hours, the purchase options given, and an EC2 Instance
+// Savings Plan for g6 in us-east-1 of $3/h (1y no upfront), in force all along.
+Scenario savings_plan_scenario(const std::string& test, const std::string& options, const PriceSource& prices) {
+  return load(R"({"version": 1, "name": "sp-plan-test", "seed": 3,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "10h", "step": "1h"},
+    "pricing": {"provider": "aws", "regions": ["us-east-1"]},
+    "instance_types": ["g6.xlarge"], "purchase_options": )" + options + R"(,
+    "workloads": [{"name": "svc", "kind": "service", "demand": )" +
+                  trace_demand(demand_csv(test, std::vector<double>(10, 5))) + R"(,
+                   "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}}], )" + kHorizonRepeated + R"(
+    "commitments": [{"type": "ec2_instance", "family": "g6", "region": "us-east-1", "hourly_commitment_usd": 3,
+                     "term": "1y", "payment": "no_upfront", "start": "2026-06-01T00:00:00Z"}],
+    "policy": {"kind": "predictive", "predictive": {}}})",
+              prices);
+}
+
+TEST_CASE("engine::make_plan runs the on-demand instances an owned Savings Plan pays for, and buys nothing it covers",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = aws_g6_catalog();
+  // $3/h at the plan's $0.60/h covers exactly the 5 instances needed.
+  SECTION("no reservation is bought for usage the plan covers") {
+    const Plan plan = plan_of(savings_plan_scenario("sp-reserved", R"(["on_demand", "reserved"])", prices), prices);
+    CHECK(plan.commitments.empty());
+    CHECK(plan.declined_commitments.empty());
+    // The commitment, 10 h x $3, and nothing beyond it (5 reservations would add 10 h x 5 x $0.60).
+    CHECK(plan.expected.planned_cost.usd() == Approx(30.0));
+  }
+  SECTION("covered on-demand is preferred to cheaper spot, and the groups keep it on-demand") {
+    const Scenario scenario = savings_plan_scenario("sp-spot", R"(["on_demand", "spot"])", prices);
+    const Plan plan = plan_of(scenario, prices);
+    // Spot at $0.30 would add 5 x 10 h x $0.30 = $15 to the $30 paid for the plan anyway.
+    CHECK(plan.expected.planned_cost.usd() == Approx(30.0));
+    REQUIRE(plan.groups.size() == 1);
+    CHECK(plan.groups.front().distribution.on_demand_base_capacity == 5);
+    SimulationOptions options;
+    auto report = simulate_plan(scenario, plan, prices, options, PlanDemand::scenario);
+    REQUIRE(report.ok());
+    const CostBreakdown& cost = report->replicas.front().cost;
+    CHECK(cost.spot == Money{});
+    CHECK(cost.on_demand == Money{});
+    // Billed whole: $30 between what the instances used and the minutes before they ran.
+    CHECK(cost.total == Money::from_usd(30.0));
+  }
+}
+
 TEST_CASE("engine::make_plan matches an exhaustive search of its cost model within 0.5%", "[engine][planner]") {
   const InMemoryPriceSource prices = test_catalog();
   const std::vector<std::vector<double>> instances = exhaustive_instances();
