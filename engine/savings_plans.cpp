@@ -105,7 +105,8 @@ void note_rate_sources(const SavingsPlan& plan, const SavingsPlanModel& built, c
 
 // One plan: its eligible pools with a rate (imported, else estimated), in AWS's order.
 Result<SavingsPlanModel> build_plan(const SavingsPlan& plan, const Scenario& scenario, const PriceSource& prices,
-                                    const std::map<SavingsPlanRateKey, Money>& imported, FleetModel& model) {
+                                    const std::map<SavingsPlanRateKey, Money>& imported, const FleetModel& model,
+                                    std::vector<std::string>& notes) {
   SavingsPlanModel built;
   built.label = plan_label(plan);
   built.type = plan.type;
@@ -131,11 +132,18 @@ Result<SavingsPlanModel> build_plan(const SavingsPlan& plan, const Scenario& sce
     }
   }
   order_coverage(built.coverage, model.pools);
-  note_rate_sources(plan, built, sources, model.notes);
+  note_rate_sources(plan, built, sources, notes);
   return built;
 }
 
 }  // namespace
+
+Result<SavingsPlanModel> price_savings_plan(const SavingsPlan& plan, const Scenario& scenario, const PriceSource& prices,
+                                            const FleetModel& model, std::vector<std::string>& notes) {
+  auto imported = imported_rates(prices, scenario.pricing.provider);
+  if (!imported.ok()) return imported.status();
+  return build_plan(plan, scenario, prices, *imported, model, notes);
+}
 
 Result<std::vector<SavingsPlanModel>> build_savings_plans(const Scenario& scenario, const PriceSource& prices,
                                                           FleetModel& model) {
@@ -146,7 +154,7 @@ Result<std::vector<SavingsPlanModel>> build_savings_plans(const Scenario& scenar
   for (const SavingsPlanType type : {SavingsPlanType::ec2_instance, SavingsPlanType::compute}) {
     for (const SavingsPlan& plan : scenario.savings_plans) {
       if (plan.type != type) continue;
-      auto built = build_plan(plan, scenario, prices, *imported, model);
+      auto built = build_plan(plan, scenario, prices, *imported, model, model.notes);
       if (!built.ok()) return built.status();
       plans.push_back(std::move(*built));
     }

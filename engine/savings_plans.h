@@ -42,6 +42,12 @@ namespace fleetcast::engine {
 Result<std::vector<SavingsPlanModel>> build_savings_plans(const Scenario& scenario, const PriceSource& prices,
                                                           FleetModel& model);
 
+/// One plan as build_savings_plans models it, for a plan the scenario may not own (the hindsight
+/// optimum prices those it could buy): its eligible pools among `model.pools` with their rates, in
+/// AWS's order; `notes` gets which rates are estimates and which pools no rate covers.
+Result<SavingsPlanModel> price_savings_plan(const SavingsPlan& plan, const Scenario& scenario, const PriceSource& prices,
+                                            const FleetModel& model, std::vector<std::string>& notes);
+
 /// Spends `budget`, in (micro-USD per hour) x seconds, on `plan`'s pools: lowers `uncovered[pool]`
 /// (instance-seconds not yet covered by a reservation or plan, indexed like the model's pools) by
 /// what the plan covers, each covered second costing its rate, in coverage order. Returns the

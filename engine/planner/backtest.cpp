@@ -201,6 +201,18 @@ Result<StrategyOutcome> simulate_reactive(const Scenario& test, const PriceSourc
                          replica.cost.total.usd(), replica.served_fraction, hourly_usd(replica)};
 }
 
+// The Savings Plans the optimum buys, as "; buys a compute 1y no_upfront Savings Plan of $2.500/h".
+std::string savings_plans_bought(const engine::planner::HindsightOptimum& optimum) {
+  std::string text;
+  for (const SavingsPlan& plan : optimum.savings_plans) {
+    text += std::string(text.empty() ? "; buys " : ", ") + "a " + std::string(savings_plan_type_name(plan.type)) +
+            (plan.type == SavingsPlanType::ec2_instance ? " " + plan.family + " " + plan.region : "") + " " +
+            std::string(reservation_term_name(plan.term)) + " " + std::string(upfront_payment_name(plan.payment)) +
+            " Savings Plan of $" + format_usd(plan.hourly_commitment) + "/h";
+  }
+  return text;
+}
+
 // The optimum's cost per hour of the held-out period: its on-demand and spot cost per interval
 // (cost_per_hour is a rate over the interval, spread over the hours the interval covers), plus the
 // rest of its total (the reservations, paid every hour whether used or not) spread evenly.
@@ -375,7 +387,8 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   // Served in full: its capacity at the target utilisation covers every interval's demand.
   result.strategies.push_back(StrategyOutcome{"hindsight_optimum",
                                               "the least cost of serving the demand that followed with perfect knowledge "
-                                              "(exact MILP: reservations, on-demand and capped spot, whole instances)",
+                                              "(exact MILP: reservations, Savings Plans, on-demand and capped spot, whole "
+                                              "instances)" + savings_plans_bought(*optimum),
                                               result.optimum.cost_usd, 1.0,
                                               optimum_hourly_usd(optimum->instances.cost_per_hour, step, result.optimum.cost_usd)});
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/planner/milp.h"
+#include "engine/savings_plans.h"
 
 namespace fleetcast::engine::planner {
 
@@ -47,7 +48,7 @@ int least_spot_capacity(const SpotMarket& market, Seconds from, Seconds to) {
 // The program's columns and what they stand for, to read the solution back.
 struct Formulation {
   LinearProgram program;
-  double constant_usd = 0;  // owned reservations' hours
+  double constant_usd = 0;  // owned reservations' hours and Savings Plans' commitments
   double step_hours = 0;
   struct ReservationColumn {
     std::size_t pool;
@@ -55,7 +56,15 @@ struct Formulation {
     int column;
   };
   std::vector<ReservationColumn> reservations;
+  struct SavingsPlanColumns {
+    SavingsPlanModel plan;
+    SavingsPlan terms;       // what the plan is (its commitment the H column's, when bought)
+    int commitment = kNoColumn;  // H: USD per hour bought; kNoColumn for one owned
+    std::vector<std::pair<std::size_t, int>> covered;  // (interval, Y column)
+  };
+  std::vector<SavingsPlanColumns> savings_plans;
   std::vector<std::vector<int>> on_demand;               // [pool][interval] -> O column
+  std::vector<std::vector<std::vector<int>>> savings_plan_links;  // [pool][interval] -> the Y columns covering O
   std::vector<std::vector<std::vector<int>>> assigned;   // [workload][pool][interval] -> S or X column
   std::vector<std::vector<int>> owned;                   // [pool][interval]: owned reservations in force
   std::vector<std::vector<std::size_t>> users;           // [pool]: workloads that may run there
@@ -157,6 +166,102 @@ void add_spot_pool(Formulation& f, const Scenario& scenario, const FleetModel& m
   }
 }
 
+// Savings Plans: per plan and interval it is active in, the on-demand instances it covers,
+// Y_sck >= 0 (continuous: AWS covers by the second), each refunding its pool's on-demand rate:
+//   sum_c rate_sc Y_sck <= commitment_s    a plan owned (its commitment a constant)
+//   sum_c rate_sc Y_sck - H_s <= 0         a plan the optimum may buy, H_s >= 0 USD/h every hour
+//   sum_s Y_sck - O_ck <= 0                covered instances are on-demand ones beyond reservations
+void add_savings_plan(Formulation& f, const Scenario& scenario, Formulation::SavingsPlanColumns plan) {
+  for (std::size_t k = 0; k < f.on_demand.front().size(); ++k) {
+    const Seconds begin = scenario.horizon.step * static_cast<std::int64_t>(k);
+    if (begin < plan.plan.active_from || begin >= plan.plan.active_until) continue;
+    const int row = plan.commitment == kNoColumn ? f.program.add_row(-LinearProgram::kInfinity, plan.plan.hourly_commitment.usd())
+                                                 : f.program.add_row(-LinearProgram::kInfinity, 0);
+    if (plan.commitment != kNoColumn) f.program.add_entry(row, plan.commitment, -1);
+    for (const SavingsPlanModel::Coverage& coverage : plan.plan.coverage) {
+      const int on_demand = f.on_demand[coverage.pool][k];
+      if (on_demand == kNoColumn) continue;
+      // At most the on-demand instances' own bound, each refunding their objective (rate x step).
+      const double most = f.program.column_upper()[static_cast<std::size_t>(on_demand)];
+      const int covered = f.program.add_column(0, most, -f.program.objective(on_demand), false);
+      f.program.add_entry(row, covered, coverage.rate.usd());
+      f.savings_plan_links[coverage.pool][k].push_back(covered);
+      plan.covered.emplace_back(k, covered);
+    }
+  }
+  f.savings_plans.push_back(std::move(plan));
+}
+
+// Of the plans of `type` (for an EC2 Instance plan, of `family` in `region`) with each term and
+// payment, the one that saves most on the pools it covers (the sum of their discounts): the rest
+// cost more for the same usage under the optimum's amortised accounting.
+Result<std::optional<Formulation::SavingsPlanColumns>> best_savings_plan(const Scenario& scenario, const PriceSource& prices,
+                                                                         const FleetModel& model, SavingsPlanType type,
+                                                                         const std::string& family, const std::string& region) {
+  std::optional<Formulation::SavingsPlanColumns> best;
+  double best_saving = 0;
+  for (const ReservationTerm term : {ReservationTerm::one_year, ReservationTerm::three_years}) {
+    for (const UpfrontPayment payment : {UpfrontPayment::no_upfront, UpfrontPayment::partial_upfront, UpfrontPayment::all_upfront}) {
+      const SavingsPlan terms{type, family, region, Money{}, term, payment, scenario.horizon.start};
+      std::vector<std::string> notes;
+      auto priced = price_savings_plan(terms, scenario, prices, model, notes);
+      if (!priced.ok()) return priced.status();
+      double saving = 0;
+      for (const SavingsPlanModel::Coverage& coverage : priced->coverage) {
+        saving += 1 - coverage.rate.usd() / model.pools[coverage.pool].on_demand_rate.usd();
+      }
+      if (saving <= best_saving) continue;
+      best_saving = saving;
+      best = Formulation::SavingsPlanColumns{std::move(*priced), terms, kNoColumn, {}};
+    }
+  }
+  return best;
+}
+
+// One Compute plan and one EC2 Instance plan per family and region of the on-demand pools, on AWS
+// where the scenario allows commitments (`reserved`), for the optimum to buy.
+Status add_purchasable_savings_plans(Formulation& f, const Scenario& scenario, const PriceSource& prices,
+                                     const FleetModel& model) {
+  if (scenario.pricing.provider != "aws" || !allows(scenario, PurchaseOption::reserved)) return {};
+  std::vector<std::pair<SavingsPlanType, std::pair<std::string, std::string>>> candidates = {{SavingsPlanType::compute, {}}};
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    if (model.pools[p].market || f.users[p].empty()) continue;
+    const std::pair<std::string, std::string> scope{std::string(instance_family(model.pools[p].type.name)), model.pools[p].key.region};
+    const std::pair<SavingsPlanType, std::pair<std::string, std::string>> candidate{SavingsPlanType::ec2_instance, scope};
+    if (std::find(candidates.begin(), candidates.end(), candidate) == candidates.end()) candidates.push_back(candidate);
+  }
+  for (const auto& [type, scope] : candidates) {
+    auto best = best_savings_plan(scenario, prices, model, type, scope.first, scope.second);
+    if (!best.ok()) return best.status();
+    if (!*best) continue;
+    (*best)->plan.hourly_commitment = Money{};
+    (*best)->commitment = f.program.add_column(0, LinearProgram::kInfinity, hours(scenario.horizon.duration), false);
+    add_savings_plan(f, scenario, std::move(**best));
+  }
+  return {};
+}
+
+// The plans owned and those the optimum may buy, and the rows that keep what they cover within
+// the on-demand instances.
+Status add_savings_plans(Formulation& f, const Scenario& scenario, const PriceSource& prices, const FleetModel& model) {
+  f.savings_plan_links.assign(model.pools.size(), std::vector<std::vector<int>>(f.on_demand.front().size()));
+  for (const SavingsPlanModel& owned : model.savings_plans) {
+    f.constant_usd += owned.hourly_commitment.usd() * hours(owned.active_until - owned.active_from);
+    add_savings_plan(f, scenario, Formulation::SavingsPlanColumns{owned, {}, kNoColumn, {}});
+  }
+  if (Status status = add_purchasable_savings_plans(f, scenario, prices, model); !status.ok()) return status;
+  // sum_s Y_sck - O_ck <= 0
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    for (std::size_t k = 0; k < f.savings_plan_links[p].size(); ++k) {
+      if (f.savings_plan_links[p][k].empty()) continue;
+      const int row = f.program.add_row(-LinearProgram::kInfinity, 0);
+      f.program.add_entry(row, f.on_demand[p][k], -1);
+      for (int covered : f.savings_plan_links[p][k]) f.program.add_entry(row, covered, 1);
+    }
+  }
+  return {};
+}
+
 // For each workload and interval, the capacity it holds covers what it needs.
 void add_cover_rows(Formulation& f, const FleetModel& model) {
   for (std::size_t w = 0; w < f.units.size(); ++w) {
@@ -218,6 +323,7 @@ Result<Formulation> formulate(const Scenario& scenario, const PriceSource& price
       return status;
     }
   }
+  if (Status status = add_savings_plans(f, scenario, prices, model); !status.ok()) return status;
   add_cover_rows(f, model);
   return f;
 }
@@ -226,12 +332,25 @@ Result<Formulation> formulate(const Scenario& scenario, const PriceSource& price
 HindsightOptimum read_solution(const Formulation& f, const FleetModel& model, const std::vector<double>& values) {
   const auto whole = [&](int column) { return column == kNoColumn ? 0 : static_cast<int>(std::lround(values[static_cast<std::size_t>(column)])); };
   const std::size_t intervals = f.owned.empty() ? 0 : f.owned.front().size();
-  HindsightOptimum optimum{{}, {}, PlannedInstances(f.units.size(), intervals, model.pools.size())};
+  HindsightOptimum optimum{{}, {}, PlannedInstances(f.units.size(), intervals, model.pools.size()), {}};
   std::vector<int> reserved(model.pools.size(), 0);
   for (const Formulation::ReservationColumn& reservation : f.reservations) {
     const int count = whole(reservation.column);
     reserved[reservation.pool] += count;
     if (count > 0) optimum.reservations.push_back({reservation.pool, reservation.offer, count});
+  }
+  for (const Formulation::SavingsPlanColumns& plan : f.savings_plans) {
+    // Covered on-demand is refunded (Y's objective is minus its pool's rate over the step).
+    for (const auto& [k, column] : plan.covered) {
+      optimum.instances.cost_per_hour[k] += values[static_cast<std::size_t>(column)] * f.program.objective(column) / f.step_hours;
+    }
+    if (plan.commitment == kNoColumn) continue;
+    // Bought at AWS's precision, a tenth of a cent an hour, rounded up.
+    const auto micro_usd = static_cast<std::int64_t>(std::ceil(values[static_cast<std::size_t>(plan.commitment)] * 1000 - 1e-6)) * 1000;
+    if (micro_usd <= 0) continue;
+    SavingsPlan bought = plan.terms;
+    bought.hourly_commitment = Money::from_micro_usd(micro_usd);
+    optimum.savings_plans.push_back(bought);
   }
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     for (std::size_t k = 0; k < intervals; ++k) {
@@ -254,7 +373,10 @@ HindsightOptimum read_solution(const Formulation& f, const FleetModel& model, co
 // tolerance could leave a column a hair off a whole number).
 Result<double> rounded_cost(const Formulation& f, const HindsightOptimum& optimum, const std::vector<double>& values) {
   double cost = f.constant_usd;
-  for (int c = 0; c < f.program.columns(); ++c) cost += f.program.objective(c) * std::round(values[static_cast<std::size_t>(c)]);
+  for (int c = 0; c < f.program.columns(); ++c) {
+    const double value = values[static_cast<std::size_t>(c)];
+    cost += f.program.objective(c) * (f.program.integer(c) ? std::round(value) : value);
+  }
   for (std::size_t w = 0; w < f.units.size(); ++w) {
     for (std::size_t k = 0; k < f.units[w].size(); ++k) {
       double held = 0;

@@ -14,6 +14,12 @@
 //   planner's per-pool cap) and sum_w S_wpk <= the pool's least spot capacity within k;
 //   R, O, X, S whole numbers >= 0. units per instance = GPUs * units per GPU, 0 where the workload
 //   may not run (its regions, GPU models, memory). Owned reservations cost their hours as a constant.
+// Savings Plans (see add_savings_plan in the .cpp): the ones owned, at their commitment, and on AWS
+// where the scenario allows commitments (`reserved`), a Compute plan and an EC2 Instance plan per
+// family and region for the optimum to buy, each at its best term and payment, its hourly
+// commitment a continuous column charged every hour of the horizon (amortised, as reservations),
+// covering on-demand instances fractionally at its rates in any order the program likes (AWS's
+// highest-discount-first order is one of them): a lower bound of what the plans could save.
 // Reservations are fixed over the horizon and charged every hour at their effective rate (upfront
 // amortised), as the planner and the simulated ledger charge them; every offer of a pool is a
 // column (all but the cheapest are dominated, which the solver sees at once). Spot interruptions,
@@ -47,6 +53,7 @@ struct HindsightOptimum {
   /// Whole instances per workload, pool and interval: in an on-demand pool only one workload uses,
   /// every reservation in force (busy or not) plus on-demand; cost_per_hour: on-demand and spot.
   PlannedInstances instances;
+  std::vector<SavingsPlan> savings_plans;  // bought: hourly commitment rounded up to a tenth of a cent
 };
 
 /// Solves the hindsight optimum of `demand` ([workload][interval], in each workload's unit; for a

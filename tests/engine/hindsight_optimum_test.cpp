@@ -179,3 +179,74 @@ TEST_CASE("engine::planner::solve_hindsight_optimum shares reservations between 
   CHECK(optimum->instances.counts[0][0] == std::vector<int>{2, 2, 0, 0});
   CHECK(optimum->instances.counts[1][0] == std::vector<int>{0, 0, 2, 2});
 }
+
+namespace {
+
+// One g6.xlarge service at full utilisation in us-east-1 over 10 hours, on the purchase options
+// given, with the scenario's `commitments` (JSON array).
+Scenario g6_scenario(const std::string& options, const std::string& commitments, const PriceSource& prices) {
+  return load(R"({"version": 1, "name": "hindsight-savings-plans", "seed": 3,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "10h", "step": "1h"},
+    "pricing": {"provider": "aws", "regions": ["us-east-1"]},
+    "instance_types": ["g6.xlarge"], "purchase_options": )" + options + R"(,
+    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "generator": {"base": 1}},
+                   "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}}],
+    "spot": {"max_share_per_pool_percent": 40},
+    "commitments": )" + commitments + R"(,
+    "policy": {"kind": "predictive", "predictive": {}}})",
+              prices);
+}
+
+engine::planner::HindsightOptimum solved(const Scenario& scenario, const PriceSource& prices, const std::vector<double>& demand) {
+  auto model = engine::build_fleet_model(scenario, prices);
+  REQUIRE(model.ok());
+  auto optimum = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {demand});
+  INFO((optimum.ok() ? std::string() : optimum.status().message()));
+  REQUIRE(optimum.ok());
+  return *optimum;
+}
+
+}  // namespace
+
+TEST_CASE("engine::planner::solve_hindsight_optimum spends an owned Savings Plan before paying for spot", "[engine][planner]") {
+  const InMemoryPriceSource prices = fleetcast::testing::aws_g6_catalog();
+  // An EC2 Instance plan for g6 of $3/h at the estimated $0.60 covers 5 instances; 5 GPUs are
+  // needed every hour. Spot ($0.30, 40% of the need: 2 instances) would cost 10 h x 2 x $0.30 =
+  // $6 more, since the commitment is paid whatever runs: the optimum is the $30 commitment alone.
+  const std::string owned = R"([{"type": "ec2_instance", "family": "g6", "region": "us-east-1", "hourly_commitment_usd": 3,
+                                 "term": "1y", "payment": "no_upfront", "start": "2026-06-01T00:00:00Z"}])";
+  const auto optimum = solved(g6_scenario(R"(["on_demand", "spot"])", owned, prices), prices, std::vector<double>(10, 5));
+  CHECK(optimum.solve.cost_usd == Approx(30.0).margin(1e-6));
+  CHECK(optimum.savings_plans.empty());
+  // A $2/h plan covers 3.33 instances an hour: 2 on spot ($0.60) and 5 - 2 - 3.33 on-demand.
+  const std::string smaller = R"([{"type": "ec2_instance", "family": "g6", "region": "us-east-1", "hourly_commitment_usd": 2,
+                                   "term": "1y", "payment": "no_upfront", "start": "2026-06-01T00:00:00Z"}])";
+  const auto partial = solved(g6_scenario(R"(["on_demand", "spot"])", smaller, prices), prices, std::vector<double>(10, 5));
+  // Per hour: $2 committed + 2 spot x $0.30 + (3 on-demand - 2 / 0.60 covered) x $1.00 (covered
+  // fractionally, as AWS covers by the second): 2 + 0.6 + 0 = $2.60 when 3.33 >= 3.
+  CHECK(partial.solve.cost_usd == Approx(10 * (2.0 + 0.6)).margin(1e-6));
+}
+
+TEST_CASE("engine::planner::solve_hindsight_optimum buys the Savings Plan commitment that costs least", "[engine][planner]") {
+  // A Compute plan at $0.50 (imported) against the reservation's $0.60 and on-demand $1.00. Needed:
+  // 5 GPUs in 6 hours, 3 in 4. A commitment of H $/h covers H / 0.5 instances: for H in [1.5, 2.5]
+  // the cost is 10 H + 6 x (5 - 2 H) = 30 - 2 H, least at H = 2.5: $25. Reservations alone cost
+  // $30 (5 x 10 h x 0.60, or 3 of them and 2 x 6 h on-demand).
+  const InMemoryPriceSource prices = fleetcast::testing::aws_g6_catalog("0.50");
+  const std::vector<double> demand = {5, 5, 5, 5, 5, 5, 3, 3, 3, 3};
+  const auto optimum = solved(g6_scenario(R"(["on_demand", "reserved"])", "[]", prices), prices, demand);
+  CHECK(optimum.solve.cost_usd == Approx(25.0).margin(1e-6));
+  CHECK(optimum.reservations.empty());
+  REQUIRE(optimum.savings_plans.size() == 1);
+  const SavingsPlan& bought = optimum.savings_plans.front();
+  CHECK(bought.type == SavingsPlanType::compute);
+  CHECK(bought.term == ReservationTerm::one_year);
+  CHECK(bought.payment == UpfrontPayment::no_upfront);
+  CHECK(bought.hourly_commitment == Money::from_usd(2.5));
+
+  SECTION("without commitments allowed it buys none: on-demand, 5 x 6 + 3 x 4 = $42") {
+    const auto on_demand = solved(g6_scenario(R"(["on_demand"])", "[]", prices), prices, demand);
+    CHECK(on_demand.solve.cost_usd == Approx(42.0).margin(1e-6));
+    CHECK(on_demand.savings_plans.empty());
+  }
+}

@@ -269,22 +269,6 @@ TEST_CASE("engine::make_plan renews, replaces or lets lapse a reservation that e
   }
 }
 
-// AWS's g6.xlarge in us-east-1 at round prices: on-demand $1.00/h, a 1y standard no-upfront
-// reservation $0.60/h (so an EC2 Instance Savings Plan's estimated rate), spot $0.30/h.
-InMemoryPriceSource aws_g6_catalog() {
-  PriceCatalog catalog;
-  catalog.instance_types = {InstanceType{"aws", "g6.xlarge", 4, 16, "L4", 1, 24}};
-  const Instant valid = parse_instant("2026-01-01T00:00:00Z").value();
-  const auto key = [](PurchaseOption option) { return PoolKey{"aws", "us-east-1", "", "g6.xlarge", option}; };
-  const ReservationTerms one_year{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
-  catalog.offers = {Offer{key(PurchaseOption::on_demand), std::nullopt, fleetcast::testing::usd("1.00"), Money{}, false, valid},
-                    Offer{key(PurchaseOption::reserved), one_year, fleetcast::testing::usd("0.60"), Money{}, true, valid}};
-  catalog.spot_prices = {SpotPricePoint{key(PurchaseOption::spot), valid, fleetcast::testing::usd("0.30")}};
-  catalog.spot_risks = {SpotRisk{key(PurchaseOption::spot), InterruptionBucket::under_5_percent, 67, valid}};
-  catalog.billing_rules = {BillingRule{"aws", Seconds{1}, Seconds{60}}};
-  return InMemoryPriceSource(std::move(catalog));
-}
-
 // 5 GPUs of g6.xlarge needed for 10 hours, the purchase options given, and an EC2 Instance
 // Savings Plan for g6 in us-east-1 of $3/h (1y no upfront), in force all along.
 Scenario savings_plan_scenario(const std::string& test, const std::string& options, const PriceSource& prices) {
@@ -303,7 +287,7 @@ Scenario savings_plan_scenario(const std::string& test, const std::string& optio
 
 TEST_CASE("engine::make_plan runs the on-demand instances an owned Savings Plan pays for, and buys nothing it covers",
           "[engine][planner]") {
-  const InMemoryPriceSource prices = aws_g6_catalog();
+  const InMemoryPriceSource prices = fleetcast::testing::aws_g6_catalog();
   // $3/h at the plan's $0.60/h covers exactly the 5 instances needed.
   SECTION("no reservation is bought for usage the plan covers") {
     const Plan plan = plan_of(savings_plan_scenario("sp-reserved", R"(["on_demand", "reserved"])", prices), prices);

@@ -65,6 +65,24 @@ InMemoryPriceSource two_region_catalog() {
   return InMemoryPriceSource(std::move(catalog));
 }
 
+InMemoryPriceSource aws_g6_catalog(const char* compute_rate) {
+  PriceCatalog catalog;
+  catalog.instance_types = {InstanceType{"aws", "g6.xlarge", 4, 16, "L4", 1, 24}};
+  const Instant valid = parse_instant("2026-01-01T00:00:00Z").value();
+  const auto key = [](PurchaseOption option) { return PoolKey{"aws", "us-east-1", "", "g6.xlarge", option}; };
+  const ReservationTerms one_year{ReservationTerm::one_year, ReservationClass::standard, UpfrontPayment::no_upfront};
+  catalog.offers = {Offer{key(PurchaseOption::on_demand), std::nullopt, usd("1.00"), Money{}, false, valid},
+                    Offer{key(PurchaseOption::reserved), one_year, usd("0.60"), Money{}, true, valid}};
+  catalog.spot_prices = {SpotPricePoint{key(PurchaseOption::spot), valid, usd("0.30")}};
+  catalog.spot_risks = {SpotRisk{key(PurchaseOption::spot), InterruptionBucket::under_5_percent, 67, valid}};
+  if (compute_rate != nullptr) {
+    catalog.savings_plan_rates = {SavingsPlanRate{"aws", SavingsPlanType::compute, ReservationTerm::one_year,
+                                                  UpfrontPayment::no_upfront, "us-east-1", "g6.xlarge", usd(compute_rate), valid}};
+  }
+  catalog.billing_rules = {BillingRule{"aws", Seconds{1}, Seconds{60}}};
+  return InMemoryPriceSource(std::move(catalog));
+}
+
 Scenario load(const std::string& json, const PriceSource& prices) {
   ScenarioValidation validation = validate_scenario_json(json, "test.json", &prices);
   for (const auto& diagnostic : validation.diagnostics) UNSCOPED_INFO(diagnostic.to_string());

@@ -18,6 +18,11 @@ InMemoryPriceSource test_catalog();
 /// and spot at different prices per region (listed in test_catalog.cpp).
 InMemoryPriceSource two_region_catalog();
 
+/// Provider "aws", us-east-1: g6.xlarge (1 x L4) on-demand $1.00/h, 1y standard no-upfront
+/// reservation $0.60/h (so an EC2 Instance Savings Plan's estimated rate), spot $0.30/h; with
+/// `compute_rate`, an imported Compute Savings Plan rate (1y no upfront) for it.
+InMemoryPriceSource aws_g6_catalog(const char* compute_rate = nullptr);
+
 /// Validates `json` against `prices`; fails the test with every diagnostic when it is invalid.
 Scenario load(const std::string& json, const PriceSource& prices);
 
