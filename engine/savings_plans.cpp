@@ -54,14 +54,6 @@ bool eligible(const SavingsPlan& plan, const PoolModel& pool) {
          (instance_family(pool.type.name) == plan.family && pool.key.region == plan.region);
 }
 
-std::string plan_label(const SavingsPlan& plan) {
-  std::string label(savings_plan_type_name(plan.type));
-  if (plan.type == SavingsPlanType::ec2_instance) label += " " + plan.family + " " + plan.region;
-  return label + " " + std::string(reservation_term_name(plan.term)) + " " +
-         std::string(upfront_payment_name(plan.payment)) + " Savings Plan, $" + format_usd(plan.hourly_commitment) +
-         "/h";
-}
-
 // AWS's order: the higher savings percentage (on-demand - rate) / on-demand first, compared
 // exactly by cross-multiplying; equal percentages the lower rate first; then the model's pool order.
 void order_coverage(std::vector<SavingsPlanModel::Coverage>& coverage, const std::vector<PoolModel>& pools) {
@@ -108,7 +100,7 @@ Result<SavingsPlanModel> build_plan(const SavingsPlan& plan, const Scenario& sce
                                     const std::map<SavingsPlanRateKey, Money>& imported, const FleetModel& model,
                                     std::vector<std::string>& notes) {
   SavingsPlanModel built;
-  built.label = plan_label(plan);
+  built.label = savings_plan_label(plan);
   built.type = plan.type;
   built.hourly_commitment = plan.hourly_commitment;
   built.active_from = std::max(Seconds{0}, plan.start - scenario.horizon.start);

@@ -7,9 +7,17 @@
 // offering's id goes (an id cannot be known offline), and a section of README.txt with the
 // commands in order and what the plan expected of each purchase.
 //
-// A kind of commitment is one function from the plan to a CommitmentKind (reservations now; Savings
-// Plans, `aws savingsplans describe-savings-plans-offerings` then `create-savings-plan`, would be
-// another): file names, numbering and the README section are written from CommitmentKinds alone.
+// A kind of commitment is one function from the plan to a CommitmentKind (reservations: `aws ec2
+// describe-reserved-instances-offerings` then `purchase-reserved-instances-offering`; Savings Plans:
+// `aws savingsplans describe-savings-plans-offerings` then `create-savings-plan`): file names,
+// numbering and the README section are written from CommitmentKinds alone.
+//
+// Dates: a purchase at the horizon's start is made now. A renewal of an owned commitment is queued
+// for its expiry (PurchaseTime, purchaseTime), as AWS lets a purchase wait up to three years (EC2
+// User Guide, "Buy Reserved Instances", queue your purchase; regional Reserved Instances only,
+// which the describe request pins). A ladder's later purchase is not queued: it depends on the
+// demand by then, so README.txt says to plan again on its date and buy only what that plan
+// recommends; its requests are written for reference.
 //
 // AWS references relied on, checked 2026-11-25 in the EC2 API Reference and botocore 1.43.11's ec2
 // service model (its documentation strings):
@@ -25,6 +33,15 @@
 //    documented, so README.txt asks for the offering's price to be checked before buying.
 //  - EC2 User Guide, "Reserved Instance quotas": 20 new regional Reserved Instances per Region per
 //    month by default, counted by InstanceCount.
+//  - PurchaseReservedInstancesOffering's PurchaseTime: "the time at which to purchase the Reserved
+//    Instance, in UTC format".
+//  - Savings Plans API Reference and botocore 1.43.11's savingsplans model: DescribeSavingsPlansOfferings
+//    takes productType (EC2), planTypes (Compute | EC2Instance), durations in seconds,
+//    paymentOptions ("No Upfront" ...), currencies, and filters by region and instanceFamily;
+//    CreateSavingsPlan takes savingsPlanOfferingId and commitment (required; "a value between 0.001
+//    and 1 million", at most five decimals, as a string), upfrontPaymentAmount ("a whole number
+//    between 50 and 99 percent of the total value", Partial Upfront only) and purchaseTime. The
+//    service has one endpoint, in us-east-1, whatever regions a plan covers.
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -74,6 +91,7 @@ struct CommitmentKind {
 
 constexpr std::string_view kFolder = "commitments";
 constexpr std::string_view kOfferingIdField = "ReservedInstancesOfferings[0].ReservedInstancesOfferingId";
+constexpr std::string_view kSavingsPlanOfferingIdField = "searchResults[0].offeringId";
 constexpr int kRegionalReservationsPerMonth = 20;  // EC2 User Guide, "Reserved Instance quotas"
 
 // The plan's pools are AWS's (a plan has its scenario's one provider).
@@ -103,6 +121,14 @@ double limit_amount(Money total) {
   return static_cast<double>((total.micro_usd() + kMicroUsdPerCent - 1) / kMicroUsdPerCent) / 100.0;
 }
 
+// When a purchase is made: now, queued for a renewal's date, or on a ladder's later date after
+// planning again (see the top of the file).
+enum class PurchaseTiming { now, queued, replan };
+PurchaseTiming timing(Instant start, const std::string& renews, const Plan& plan) {
+  if (!renews.empty()) return PurchaseTiming::queued;
+  return start > plan.horizon.start ? PurchaseTiming::replan : PurchaseTiming::now;
+}
+
 // AWS's own regional Linux offering of exactly the plan's terms.
 ordered_json describe_offerings_request(const CommitmentRecommendation& commitment) {
   const std::int64_t term_seconds = reservation_term_length(commitment.terms.term).count();
@@ -118,22 +144,39 @@ ordered_json describe_offerings_request(const CommitmentRecommendation& commitme
 }
 
 ordered_json purchase_offering_request(const CommitmentRecommendation& commitment,
-                                       const std::optional<PlannedUpfront>& upfront) {
+                                       const std::optional<PlannedUpfront>& upfront, PurchaseTiming when) {
   ordered_json request{{"ReservedInstancesOfferingId", kReservedInstancesOfferingPlaceholder},
                        {"InstanceCount", commitment.count}};
   if (upfront) request["LimitPrice"] = {{"Amount", limit_amount(upfront->total)}, {"CurrencyCode", "USD"}};
+  if (when == PurchaseTiming::queued) request["PurchaseTime"] = format_instant(commitment.start);
   return request;
 }
 
 std::string usd(Money amount) { return "$" + format_usd(amount); }
 
-std::vector<std::string> reservation_expectations(const CommitmentRecommendation& commitment,
-                                                  const std::optional<PlannedUpfront>& upfront) {
-  std::vector<std::string> lines;
-  if (!commitment.renews.empty()) {
-    lines.push_back("buy on " + format_instant(commitment.start) + ", not before: it " + commitment.reason +
-                    " (bought earlier, the two would be paid for together)");
+// The README line of a dated purchase; nothing for one made now.
+std::vector<std::string> date_lines(PurchaseTiming when, Instant start, const std::string& reason) {
+  if (when == PurchaseTiming::queued) {
+    return {"queued for " + format_instant(start) + " by its purchase time: it " + reason +
+            " (bought earlier, the two would be paid for together)"};
   }
+  if (when == PurchaseTiming::replan) {
+    return {"a ladder's later purchase: on " + format_instant(start) + ", not before, plan again with the history up to then "
+            "and buy only what that plan recommends (not queued: it depends on the demand by then)"};
+  }
+  return {};
+}
+
+std::string term_line(const TermValuation& term) {
+  return "over " + std::to_string(term.months) + " months: expected net saving " + usd(term.expected_net_saving) + " (p5 " +
+         usd(term.net_saving_p5) + ", p95 " + usd(term.net_saving_p95) + "), " +
+         (term.break_even_month > 0 ? "breaking even in month " + std::to_string(term.break_even_month)
+                                    : "not breaking even within them");
+}
+
+std::vector<std::string> reservation_expectations(const CommitmentRecommendation& commitment,
+                                                  const std::optional<PlannedUpfront>& upfront, PurchaseTiming when) {
+  std::vector<std::string> lines = date_lines(when, commitment.start, commitment.reason);
   if (upfront) {
     lines.push_back("upfront " + usd(upfront->total) + " for the order" +
                     (upfront->derived ? " (derived from the price source's effective rate)" : "") +
@@ -142,18 +185,13 @@ std::vector<std::string> reservation_expectations(const CommitmentRecommendation
     lines.emplace_back("upfront unknown to the plan (its price source gave no figure): no LimitPrice");
   }
   lines.push_back(usd(commitment.hourly_cost) + " an hour per instance, effective (any upfront spread over the term)");
-  const TermValuation& term = commitment.term;
-  if (term.months > 0) {
-    lines.push_back("over " + std::to_string(term.months) + " months: expected net saving " + usd(term.expected_net_saving) +
-                    " (p5 " + usd(term.net_saving_p5) + ", p95 " + usd(term.net_saving_p95) + "), " +
-                    (term.break_even_month > 0 ? "breaking even in month " + std::to_string(term.break_even_month)
-                                               : "not breaking even within them"));
-  }
+  if (commitment.term.months > 0) lines.push_back(term_line(commitment.term));
   return lines;
 }
 
-CommitmentPurchase reservation_purchase(const CommitmentRecommendation& commitment) {
+CommitmentPurchase reservation_purchase(const CommitmentRecommendation& commitment, const Plan& plan) {
   const std::optional<PlannedUpfront> upfront = planned_upfront(commitment);
+  const PurchaseTiming when = timing(commitment.start, commitment.renews, plan);
   const ReservationTerms& terms = commitment.terms;
   return CommitmentPurchase{
       commitment.instance_type + "-" + commitment.region,
@@ -162,10 +200,10 @@ CommitmentPurchase reservation_purchase(const CommitmentRecommendation& commitme
           std::string(reservation_term_name(terms.term)) + " " + std::string(reservation_class_name(terms.reservation_class)) +
           " " + std::string(upfront_payment_name(terms.payment)) + " Reserved Instances",
       {PurchaseCall{"ec2", "describe-reserved-instances-offerings", describe_offerings_request(commitment)},
-       PurchaseCall{"ec2", "purchase-reserved-instances-offering", purchase_offering_request(commitment, upfront)}},
+       PurchaseCall{"ec2", "purchase-reserved-instances-offering", purchase_offering_request(commitment, upfront, when)}},
       kReservedInstancesOfferingPlaceholder,
       kOfferingIdField,
-      reservation_expectations(commitment, upfront)};
+      reservation_expectations(commitment, upfront, when)};
 }
 
 // The regions and months (of the purchase dates, UTC) in which the plan buys more reservations
@@ -189,7 +227,7 @@ std::vector<std::string> quota_notes(const Plan& plan) {
 
 CommitmentKind reservations(const Plan& plan) {
   CommitmentKind kind;
-  for (const CommitmentRecommendation& commitment : plan.commitments) kind.purchases.push_back(reservation_purchase(commitment));
+  for (const CommitmentRecommendation& commitment : plan.commitments) kind.purchases.push_back(reservation_purchase(commitment, plan));
   if (kind.purchases.empty()) return kind;
   kind.notes.emplace_back(
       "Each describe call asks for AWS's own regional Linux/UNIX offering (default tenancy, no Marketplace\n"
@@ -197,6 +235,85 @@ CommitmentKind reservations(const Plan& plan) {
       "  plan expected (FixedPrice times the count, RecurringCharges) before buying. The EC2 API documents\n"
       "  LimitPrice for Marketplace offerings: a cap on the order's upfront, not a substitute for that check.");
   for (std::string& note : quota_notes(plan)) kind.notes.push_back(std::move(note));
+  return kind;
+}
+
+// A Savings Plan's hourly commitment as CreateSavingsPlan takes it: USD with three decimals (the
+// plan's precision), as a string.
+std::string commitment_text(Money hourly) {
+  const std::int64_t thousandths = hourly.micro_usd() / 1000;
+  char text[40];
+  std::snprintf(text, sizeof text, "%lld.%03lld", static_cast<long long>(thousandths / 1000),
+                static_cast<long long>(thousandths % 1000));
+  return text;
+}
+
+// Half the plan's total commitment over its term, in whole dollars rounded up: the least
+// upfrontPaymentAmount AWS takes for Partial Upfront (50% of the total value), as the planner
+// valued it.
+std::string half_upfront_text(const SavingsPlan& plan) {
+  const std::int64_t hours = reservation_term_length(plan.term).count() / 3600;
+  const std::int64_t half_micro = (plan.hourly_commitment.micro_usd() * hours + 1) / 2;
+  return std::to_string((half_micro + 999'999) / 1'000'000);
+}
+
+ordered_json describe_savings_plan_offerings_request(const SavingsPlan& plan) {
+  const bool instance = plan.type == SavingsPlanType::ec2_instance;
+  ordered_json request{{"productType", "EC2"},
+                       {"planTypes", ordered_json::array({instance ? "EC2Instance" : "Compute"})},
+                       {"durations", ordered_json::array({reservation_term_length(plan.term).count()})},
+                       {"paymentOptions", ordered_json::array({aws_payment_option_name(plan.payment)})},
+                       {"currencies", ordered_json::array({"USD"})}};
+  if (instance) {
+    request["filters"] = ordered_json::array({{{"name", "region"}, {"values", ordered_json::array({plan.region})}},
+                                              {{"name", "instanceFamily"}, {"values", ordered_json::array({plan.family})}}});
+  }
+  return request;
+}
+
+ordered_json create_savings_plan_request(const SavingsPlan& plan, PurchaseTiming when) {
+  ordered_json request{{"savingsPlanOfferingId", kSavingsPlanOfferingPlaceholder},
+                       {"commitment", commitment_text(plan.hourly_commitment)}};
+  if (plan.payment == UpfrontPayment::partial_upfront) request["upfrontPaymentAmount"] = half_upfront_text(plan);
+  if (when == PurchaseTiming::queued) request["purchaseTime"] = format_instant(plan.start);
+  return request;
+}
+
+CommitmentPurchase savings_plan_purchase(const SavingsPlanRecommendation& bought, const Plan& plan) {
+  const SavingsPlan& bought_plan = bought.plan;
+  const PurchaseTiming when = timing(bought_plan.start, bought.renews, plan);
+  std::vector<std::string> expected = date_lines(when, bought_plan.start, bought.reason);
+  if (bought_plan.payment != UpfrontPayment::no_upfront) {
+    expected.push_back("upfront " + usd(bought.upfront) +
+                       (bought_plan.payment == UpfrontPayment::partial_upfront
+                            ? ", half the term's commitment: upfrontPaymentAmount in whole dollars rounded up"
+                            : ", the whole term's commitment"));
+  }
+  expected.push_back("at the horizon's planned usage " + std::to_string(static_cast<int>(bought.expected_utilisation * 100 + 0.5)) +
+                     "% of the commitment spent; " + usd(bought.expected_saving) + " saved over the horizon");
+  if (bought.term.months > 0) expected.push_back(term_line(bought.term));
+  const std::string scope = bought_plan.type == SavingsPlanType::compute
+                                ? "compute"
+                                : "ec2instance-" + bought_plan.family + "-" + bought_plan.region;
+  return CommitmentPurchase{
+      scope + "-savings-plan",
+      "us-east-1",  // the Savings Plans API's one endpoint (see the top of the file)
+      savings_plan_label(bought_plan),
+      {PurchaseCall{"savingsplans", "describe-savings-plans-offerings", describe_savings_plan_offerings_request(bought_plan)},
+       PurchaseCall{"savingsplans", "create-savings-plan", create_savings_plan_request(bought_plan, when)}},
+      kSavingsPlanOfferingPlaceholder,
+      kSavingsPlanOfferingIdField,
+      std::move(expected)};
+}
+
+CommitmentKind savings_plans(const Plan& plan) {
+  CommitmentKind kind;
+  for (const SavingsPlanRecommendation& bought : plan.savings_plans) kind.purchases.push_back(savings_plan_purchase(bought, plan));
+  if (kind.purchases.empty()) return kind;
+  kind.notes.emplace_back(
+      "Each Savings Plan describe call asks for AWS's EC2 offering of the plan's type, term and payment (and,\n"
+      "  for an EC2 Instance plan, its family and region) in USD; the plan's rates were imported or estimated\n"
+      "  as its notes say: check the offering's rates before buying.");
   return kind;
 }
 
@@ -220,7 +337,7 @@ std::string write_purchase(const CommitmentPurchase& purchase, const std::string
 }
 
 std::string nothing_to_buy(const Plan& plan) {
-  std::string text = "No commitment is recommended: the plan buys no reservation";
+  std::string text = "No commitment is recommended: the plan buys no reservation and no Savings Plan";
   if (!plan.declined_commitments.empty()) {
     text += " (" + std::to_string(plan.declined_commitments.size()) +
             " that the horizon alone favoured do not pay over their term: the plan's declined_commitments say why)";
@@ -234,7 +351,7 @@ Status add_commitment_purchases(const Plan& plan, std::vector<ExportFile>& files
   if (!aws_plan(plan)) return {};
   const auto readme = std::find_if(files.begin(), files.end(), [](const ExportFile& file) { return file.path == "README.txt"; });
   if (readme == files.end()) return internal_error("the export has no README.txt to list the commitments to buy in");
-  const std::vector<CommitmentKind> kinds{reservations(plan)};
+  const std::vector<CommitmentKind> kinds{reservations(plan), savings_plans(plan)};
   std::size_t count = 0;
   for (const CommitmentKind& kind : kinds) count += kind.purchases.size();
   std::string section = "\nCommitments to buy:\n";

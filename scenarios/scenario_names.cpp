@@ -23,6 +23,13 @@ std::string_view policy_kind_name(PolicyKind kind) noexcept {
   return "unknown";
 }
 
+std::string savings_plan_label(const SavingsPlan& plan) {
+  std::string label = std::string(savings_plan_type_name(plan.type)) + " Savings Plan";
+  if (plan.type == SavingsPlanType::ec2_instance) label += " for " + plan.family + " in " + plan.region;
+  return label + ", $" + format_usd(plan.hourly_commitment) + "/h, " + std::string(reservation_term_name(plan.term)) + " " +
+         std::string(upfront_payment_name(plan.payment));
+}
+
 std::string Diagnostic::to_string() const {
   std::string text = file;
   for (const std::string* part : {&location, &message}) {

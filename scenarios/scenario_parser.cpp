@@ -255,42 +255,6 @@ Commitment parse_commitment(const json& value, const std::string& pointer, Diagn
   return commitment;
 }
 
-// AWS takes a plan's hourly commitment with at most three decimals (CreateSavingsPlan's
-// `commitment`); a Savings Plan of more than $1M an hour is not a GPU fleet's.
-std::optional<Money> parse_hourly_commitment(ObjectReader& reader) {
-  const std::optional<double> usd = reader.number("hourly_commitment_usd", Presence::required, 0.001, 1'000'000);
-  if (!usd) return std::nullopt;
-  const double thousandths = *usd * 1000;
-  if (std::abs(thousandths - std::round(thousandths)) > 1e-6) {
-    reader.error("hourly_commitment_usd", "expected USD per hour with at most three decimals, as AWS takes it; found " +
-                                              describe_value(json(*usd)));
-    return std::nullopt;
-  }
-  return Money::from_micro_usd(static_cast<std::int64_t>(std::llround(thousandths)) * 1000);
-}
-
-SavingsPlan parse_savings_plan(const json& value, const std::string& pointer, DiagnosticSink& sink) {
-  SavingsPlan plan;
-  ObjectReader reader(sink, value, pointer,
-                      {"type", "family", "region", "hourly_commitment_usd", "term", "payment", "start"});
-  if (auto type = reader.choice("type", Presence::required, {"compute", "ec2_instance"})) {
-    plan.type = *parse_savings_plan_type(*type);
-  }
-  // An EC2 Instance plan is bought for one family in one region; a Compute plan for neither.
-  const Presence scoped = plan.type == SavingsPlanType::ec2_instance ? Presence::required : Presence::optional;
-  assign(plan.family, reader.string("family", scoped));
-  assign(plan.region, reader.string("region", scoped));
-  if (plan.type == SavingsPlanType::compute && (!plan.family.empty() || !plan.region.empty())) {
-    reader.error(plan.family.empty() ? "region" : "family",
-                 "a compute Savings Plan applies to every family in every region; remove this field or use "
-                 "\"type\": \"ec2_instance\"");
-  }
-  assign(plan.hourly_commitment, parse_hourly_commitment(reader));
-  parse_term_and_payment(reader, plan.term, plan.payment);
-  assign(plan.start, reader.instant("start", Presence::required));
-  return plan;
-}
-
 DemandOutlook parse_demand_outlook(ObjectReader& root, DiagnosticSink& sink) {
   DemandOutlook outlook;
   const json* value = root.field("demand_outlook", Presence::optional);
@@ -463,6 +427,43 @@ void check_workload_count(ObjectReader& root, const Scenario& scenario) {
 }
 
 }  // namespace
+
+// AWS takes a plan's hourly commitment with at most three decimals (CreateSavingsPlan's
+// `commitment`); a Savings Plan of more than $1M an hour is not a GPU fleet's.
+static std::optional<Money> parse_hourly_commitment(ObjectReader& reader) {
+  const std::optional<double> usd = reader.number("hourly_commitment_usd", Presence::required, 0.001, 1'000'000);
+  if (!usd) return std::nullopt;
+  const double thousandths = *usd * 1000;
+  if (std::abs(thousandths - std::round(thousandths)) > 1e-6) {
+    reader.error("hourly_commitment_usd", "expected USD per hour with at most three decimals, as AWS takes it; found " +
+                                              describe_value(json(*usd)));
+    return std::nullopt;
+  }
+  return Money::from_micro_usd(static_cast<std::int64_t>(std::llround(thousandths)) * 1000);
+}
+
+SavingsPlan parse_savings_plan(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+  SavingsPlan plan;
+  ObjectReader reader(sink, value, pointer,
+                      {"type", "family", "region", "hourly_commitment_usd", "term", "payment", "start"});
+  if (auto type = reader.choice("type", Presence::required, {"compute", "ec2_instance"})) {
+    plan.type = *parse_savings_plan_type(*type);
+  }
+  // An EC2 Instance plan is bought for one family in one region; a Compute plan for neither.
+  const Presence scoped = plan.type == SavingsPlanType::ec2_instance ? Presence::required : Presence::optional;
+  assign(plan.family, reader.string("family", scoped));
+  assign(plan.region, reader.string("region", scoped));
+  if (plan.type == SavingsPlanType::compute && (!plan.family.empty() || !plan.region.empty())) {
+    reader.error(plan.family.empty() ? "region" : "family",
+                 "a compute Savings Plan applies to every family in every region; remove this field or use "
+                 "\"type\": \"ec2_instance\"");
+  }
+  assign(plan.hourly_commitment, parse_hourly_commitment(reader));
+  parse_term_and_payment(reader, plan.term, plan.payment);
+  assign(plan.start, reader.instant("start", Presence::required));
+  return plan;
+}
+
 
 Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink) {
   Horizon horizon;

@@ -40,6 +40,10 @@ CommitmentPointers commitment_pointers(const nlohmann::json& document);
 Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink);
 /// The optional "distribution" field of `parent` (AWS's InstancesDistribution); defaults when absent.
 InstancesDistribution parse_distribution(ObjectReader& parent, DiagnosticSink& sink);
+/// A Savings Plan object at `pointer` (a scenario's owned plan, a plan's recommended one): type,
+/// family and region (EC2 Instance plans only), hourly_commitment_usd (at most three decimals),
+/// term, payment, start.
+SavingsPlan parse_savings_plan(const nlohmann::json& value, const std::string& pointer, DiagnosticSink& sink);
 /// A target-tracking object at `pointer`.
 TargetTracking parse_target_tracking(const nlohmann::json& value, const std::string& pointer, DiagnosticSink& sink);
 

@@ -186,16 +186,21 @@ double reservations_cost_usd(const std::vector<ReservationModel>& reservations) 
   return cost;
 }
 
+double savings_plans_cost_usd(std::span<const SavingsPlanModel> plans) {
+  double cost = 0;
+  for (const SavingsPlanModel& plan : plans) {
+    cost += plan.hourly_commitment.usd() * static_cast<double>(std::max(Seconds{0}, plan.active_until - plan.active_from).count()) / 3600.0;
+  }
+  return cost;
+}
+
 double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
                         const std::vector<int>& new_reserved, const std::vector<double>& new_rates) {
   const Horizon& horizon = scenario.horizon;
   const double step_hours = static_cast<double>(horizon.step.count()) / 3600.0;
   double cost = 0;
   for (double per_hour : planned.cost_per_hour) cost += per_hour * step_hours;
-  cost += reservations_cost_usd(model.reservations);
-  for (const SavingsPlanModel& plan : model.savings_plans) {
-    cost += plan.hourly_commitment.usd() * static_cast<double>((plan.active_until - plan.active_from).count()) / 3600.0;
-  }
+  cost += reservations_cost_usd(model.reservations) + savings_plans_cost_usd(model.savings_plans);
   const double horizon_hours = static_cast<double>(horizon.duration.count()) / 3600.0;
   for (std::size_t p = 0; p < new_reserved.size(); ++p) cost += new_reserved[p] * new_rates[p] * horizon_hours;
   return cost;

@@ -5,6 +5,7 @@
 // Thread-safety: value types and pure functions.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "engine/fleet_model.h"
@@ -37,6 +38,8 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
 
 /// What `reservations` cost over their active spans, in USD.
 double reservations_cost_usd(const std::vector<ReservationModel>& reservations);
+/// What Savings Plans' commitments cost over their active spans (paid used or not), in USD.
+double savings_plans_cost_usd(std::span<const SavingsPlanModel> plans);
 
 /// The cost over the horizon of the placed instances plus every reservation's hours: owned ones in
 /// the model, and `new_reserved` instances per pool at `new_rates` (USD per instance-hour); plus

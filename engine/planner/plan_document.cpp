@@ -53,6 +53,17 @@ ordered_json term_valuation_json(const TermValuation& term) {
                       {"monthly_growth_percent", term.monthly_growth_percent}};
 }
 
+// As a scenario's "commitments" entry of a Savings Plan (scenarios::parse_savings_plan reads it).
+ordered_json savings_plan_json(const SavingsPlan& plan) {
+  ordered_json document{{"type", savings_plan_type_name(plan.type)}};
+  if (plan.type == SavingsPlanType::ec2_instance) document.update(ordered_json{{"family", plan.family}, {"region", plan.region}});
+  document.update(ordered_json{{"hourly_commitment_usd", plan.hourly_commitment.usd()},
+                               {"term", reservation_term_name(plan.term)},
+                               {"payment", upfront_payment_name(plan.payment)},
+                               {"start", format_instant(plan.start)}});
+  return document;
+}
+
 ordered_json group_json(const PlannedGroup& group) {
   ordered_json types = ordered_json::array();
   for (const GroupInstanceType& type : group.instance_types) {
@@ -130,6 +141,18 @@ ordered_json plan_document(const Plan& plan) {
     if (!commitment.renews.empty()) commitments.back()["renews"] = commitment.renews;
   }
   document["commitments"] = commitments;
+  ordered_json savings_plans = ordered_json::array();
+  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+    savings_plans.push_back({{"plan", savings_plan_json(bought.plan)},
+                             {"upfront_usd", bought.upfront.usd()},
+                             {"expected_utilisation", bought.expected_utilisation},
+                             {"expected_saving_usd", bought.expected_saving.usd()},
+                             {"reason", bought.reason},
+                             {"term_valuation", term_valuation_json(bought.term)},
+                             {"term_choice", bought.term_choice}});
+    if (!bought.renews.empty()) savings_plans.back()["renews"] = bought.renews;
+  }
+  document["savings_plans"] = savings_plans;
   document["declined_commitments"] = plan.declined_commitments;
   ordered_json expiring = ordered_json::array();
   for (const ExpiringCommitment& owned : plan.expiring_commitments) {
@@ -255,6 +278,18 @@ TermValuation read_term_valuation(DiagnosticSink& sink, const json& value, const
   return term;
 }
 
+// AWS queues a purchase up to three years ahead (a queued Reserved Instance or Savings Plan); a
+// plan dates its purchases from its horizon's start up to then.
+constexpr Seconds kLatestPurchase{3 * 365 * 86400};
+
+// Refuses a purchase date (at `pointer`) before the horizon or past the latest a purchase may be queued.
+void check_purchase_date(DiagnosticSink& sink, const std::string& pointer, Instant start, const Horizon& horizon) {
+  if (horizon.duration > Seconds{0} && (start < horizon.start || start > horizon.start + kLatestPurchase)) {
+    sink.error(pointer, "expected a purchase date from the plan's horizon start (" + format_instant(horizon.start) +
+                            ") to three years after it, found " + format_instant(start));
+  }
+}
+
 // A commitment of a plan over `horizon`; one without a start (written before purchases were
 // dated) is bought at the horizon's start.
 CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value, const std::string& pointer,
@@ -277,10 +312,7 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
     commitment.terms.payment = *parse_upfront_payment(*payment);
   }
   commitment.start = reader.instant("start", Presence::optional).value_or(horizon.start);
-  if (horizon.duration > Seconds{0} && (commitment.start < horizon.start || commitment.start >= horizon.start + horizon.duration)) {
-    reader.error("start", "expected a purchase date within the plan's horizon (" + format_instant(horizon.start) + " to " +
-                              format_instant(horizon.start + horizon.duration) + "), found " + format_instant(commitment.start));
-  }
+  check_purchase_date(sink, child_pointer(pointer, "start"), commitment.start, horizon);
   assign_money(commitment.hourly_cost, reader.number("hourly_cost_usd", Presence::required, 0, kUsdMax));
   assign_money(commitment.upfront_per_instance, reader.number("upfront_per_instance_usd", Presence::required, 0, kUsdMax));
   assign(commitment.expected_utilisation, reader.number("expected_utilisation", Presence::required, 0, 1));
@@ -293,6 +325,29 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
   assign(commitment.term_choice, reader.string("term_choice", Presence::optional));
   assign(commitment.renews, reader.string("renews", Presence::optional));
   return commitment;
+}
+
+SavingsPlanRecommendation read_savings_plan(DiagnosticSink& sink, const json& value, const std::string& pointer,
+                                            const Horizon& horizon) {
+  SavingsPlanRecommendation bought;
+  ObjectReader reader(sink, value, pointer,
+                      {"plan", "renews", "upfront_usd", "expected_utilisation", "expected_saving_usd", "reason", "term_valuation",
+                       "term_choice"});
+  if (const json* plan = reader.field("plan", Presence::required)) {
+    const std::string plan_pointer = child_pointer(pointer, "plan");
+    bought.plan = scenarios::parse_savings_plan(*plan, plan_pointer, sink);
+    check_purchase_date(sink, child_pointer(plan_pointer, "start"), bought.plan.start, horizon);
+  }
+  assign(bought.renews, reader.string("renews", Presence::optional));
+  assign_money(bought.upfront, reader.number("upfront_usd", Presence::required, 0, kUsdMax));
+  assign(bought.expected_utilisation, reader.number("expected_utilisation", Presence::required, 0, 1));
+  assign_money(bought.expected_saving, reader.number("expected_saving_usd", Presence::required, -kUsdMax, kUsdMax));
+  assign(bought.reason, reader.string("reason", Presence::required));
+  if (const json* term = reader.field("term_valuation", Presence::required)) {
+    bought.term = read_term_valuation(sink, *term, child_pointer(pointer, "term_valuation"));
+  }
+  assign(bought.term_choice, reader.string("term_choice", Presence::required));
+  return bought;
 }
 
 ExpiringCommitment read_expiring(DiagnosticSink& sink, const json& value, const std::string& pointer) {
@@ -429,7 +484,7 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   Plan plan;
   ObjectReader root(sink, document, "",
                     {"format", "format_version", "scenario", "scenario_hash", "seed", "horizon", "risk_quantile",
-                     "budget_usd", "budget_status", "forecasts", "commitments", "declined_commitments", "expiring_commitments", "pools", "groups", "expected",
+                     "budget_usd", "budget_status", "forecasts", "commitments", "savings_plans", "declined_commitments", "expiring_commitments", "pools", "groups", "expected",
                      "notes"});
   if (!root.is_object()) return plan;
   if (auto format = root.string("format", Presence::required); format && *format != kFormatName) {
@@ -457,6 +512,10 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   });
   root.array("commitments", Presence::required, [&](const json& element, const std::string& pointer) {
     plan.commitments.push_back(read_commitment(sink, element, pointer, plan.horizon));
+  });
+  // Absent from documents written before plans bought Savings Plans.
+  root.array("savings_plans", Presence::optional, [&](const json& element, const std::string& pointer) {
+    plan.savings_plans.push_back(read_savings_plan(sink, element, pointer, plan.horizon));
   });
   if (auto declined = root.string_array("declined_commitments", Presence::optional, false)) {
     plan.declined_commitments = *declined;

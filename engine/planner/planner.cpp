@@ -15,6 +15,7 @@
 #include "engine/planner/commitment_term.h"
 #include "engine/planner/demand_forecast.h"
 #include "engine/planner/plan_building.h"
+#include "engine/planner/savings_plan_choice.h"
 #include "engine/run_replicas.h"
 
 namespace fleetcast {
@@ -161,23 +162,26 @@ std::vector<std::vector<int>> place_horizon_pool_totals(const PlacementSetup& se
   return totals;
 }
 
-// Owned Savings Plans as on-demand instances already paid for, per pool and interval: each plan's
-// hourly commitment spent at its rates, in AWS's order (engine/savings_plans.h), on the on-demand
-// instances the placement runs beyond the reservations in force, and what is left of it as more
-// instances of its first pool (the highest savings percentage), which the placement then fills
-// rather than pay for capacity elsewhere. Whole instances per interval: a pool's share is rounded
-// down (the simulation bills the plans by the second).
-std::vector<std::vector<int>> savings_plan_instances(const Scenario& scenario, const FleetModel& model,
-                                                     const PlacementSetup& setup) {
+// Savings Plans (`plans`) as on-demand instances already paid for, per pool and interval: each
+// plan's hourly commitment spent at its rates, in AWS's order (engine/savings_plans.h), on the
+// on-demand instances the placement runs beyond the reservations in force (owned and
+// `new_reserved`), and what is left of it as more instances of its first pool (the highest savings
+// percentage), which the placement then fills rather than pay for capacity elsewhere. Whole
+// instances per interval: a pool's share is rounded down (the simulation bills the plans by the
+// second).
+std::vector<std::vector<int>> savings_plan_instances(const Scenario& scenario, std::span<const SavingsPlanModel> plans,
+                                                     const PlacementSetup& setup, const std::vector<int>& new_reserved) {
   const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
-  std::vector<std::vector<int>> covered(model.pools.size(), std::vector<int>(intervals, 0));
-  if (model.savings_plans.empty()) return covered;
-  const std::vector<std::vector<int>> placed = place_horizon_pool_totals(setup, scenario, std::vector<int>(model.pools.size(), 0));
-  std::vector<std::int64_t> uncovered(model.pools.size());
+  std::vector<std::vector<int>> covered(setup.pools.size(), std::vector<int>(intervals, 0));
+  if (plans.empty()) return covered;
+  const std::vector<std::vector<int>> placed = place_horizon_pool_totals(setup, scenario, new_reserved);
+  std::vector<std::int64_t> uncovered(setup.pools.size());
   for (std::size_t k = 0; k < intervals; ++k) {
     const Seconds begin = scenario.horizon.step * static_cast<std::int64_t>(k);
-    for (std::size_t p = 0; p < uncovered.size(); ++p) uncovered[p] = std::max(0, placed[p][k] - setup.owned_reserved[p][k]);
-    for (const SavingsPlanModel& plan : model.savings_plans) {
+    for (std::size_t p = 0; p < uncovered.size(); ++p) {
+      uncovered[p] = std::max(0, placed[p][k] - setup.owned_reserved[p][k] - new_reserved[p]);
+    }
+    for (const SavingsPlanModel& plan : plans) {
       if (begin < plan.active_from || begin >= plan.active_until || plan.coverage.empty()) continue;
       std::int64_t budget = plan.hourly_commitment.micro_usd();  // per hour
       for (const SavingsPlanModel::Coverage& coverage : plan.coverage) {
@@ -193,13 +197,47 @@ std::vector<std::vector<int>> savings_plan_instances(const Scenario& scenario, c
   return covered;
 }
 
+// Adds `more` instances per pool and interval to what `setup` holds in force, and to `total`.
+void hold_in_force(PlacementSetup& setup, const std::vector<std::vector<int>>& more, std::vector<std::vector<int>>& total) {
+  for (std::size_t p = 0; p < more.size(); ++p) {
+    for (std::size_t k = 0; k < more[p].size(); ++k) {
+      setup.owned_reserved[p][k] += more[p][k];
+      total[p][k] += more[p][k];
+    }
+  }
+}
+
 struct CommitmentChoice {
   std::vector<int> new_reserved;    // per model pool, bought at the horizon's start
   std::vector<double> new_rates;    // USD per instance-hour, per model pool
-  std::vector<ReservationModel> renewals;  // bought at an owned reservation's expiry (choose_renewals)
+  /// Bought inside the horizon after its start: at an owned reservation's expiry (choose_renewals),
+  /// or a ladder's later purchase that falls inside it.
+  std::vector<ReservationModel> dated;
   std::vector<CommitmentRecommendation> recommendations;  // the renewals first, then the new
   std::vector<std::string> declined;  // reservations the horizon favoured and their term did not, and why
   std::vector<ExpiringCommitment> expiring;
+  // Before the new purchases: how many of `dated` and `recommendations` are renewals, and the
+  // reservations in force with the renewals (to plan without the new ones; see drop_new).
+  std::size_t renewals = 0;
+  std::vector<std::vector<int>> in_force_with_renewals;
+
+  // Every new purchase's expected saving over its term, USD.
+  [[nodiscard]] double new_term_saving_usd() const {
+    double total = 0;
+    for (std::size_t i = renewals; i < recommendations.size(); ++i) total += recommendations[i].term.expected_net_saving.usd();
+    return total;
+  }
+  // Buys none of the new reservations (renewals stay): each goes to `declined` with `why`.
+  void drop_new(const std::string& why) {
+    for (std::size_t i = renewals; i < recommendations.size(); ++i) {
+      const CommitmentRecommendation& dropped = recommendations[i];
+      declined.push_back("no reservation of " + std::to_string(dropped.count) + " x " + dropped.instance_type + " in " +
+                         dropped.region + " on " + format_instant(dropped.start) + ": " + why);
+    }
+    recommendations.resize(renewals);
+    dated.resize(renewals);
+    std::fill(new_reserved.begin(), new_reserved.end(), 0);
+  }
 };
 
 // Expected cost over the horizon with `reserved` new reservations per pool: the planned cost
@@ -302,63 +340,81 @@ std::vector<int> least_cost_level(const Scenario& scenario, const FleetModel& mo
   return best;
 }
 
-// `term`'s choice of pool p bought at `start` and held over `hours` of the horizon, in which the
-// instances beyond the other reservations are `usage` (per interval, over the usage levels): its
-// expected use, and its saving over those hours against on-demand.
-CommitmentRecommendation recommendation_of(const FleetModel& model, const PlacementSetup& setup, const TermChoice& term,
-                                           std::size_t p, Instant start, double hours, const std::vector<int>& usage) {
+// `count` reservations of `offer` in pool p bought at `start` on top of `below` others, held over
+// `hours` of the horizon, in which the instances beyond the reservations owned are `usage` (per
+// interval, over the usage levels): its expected use, and its saving over those hours against
+// on-demand.
+CommitmentRecommendation recommendation_of(const FleetModel& model, const PlacementSetup& setup, const ReservationOffer& offer,
+                                           int count, int below, const TermValuation& term, std::size_t p, Instant start,
+                                           double hours, const std::vector<int>& usage) {
   double used_intervals = 0;
-  for (int u : usage) used_intervals += std::min(u, term.count);
-  const double utilisation = used_intervals / (static_cast<double>(term.count) * static_cast<double>(usage.size()));
+  for (int u : usage) used_intervals += std::clamp(u - below, 0, count);
+  const double utilisation = used_intervals / (static_cast<double>(count) * static_cast<double>(usage.size()));
   const double on_demand = setup.pools[p].instance_cost;
-  const double rate = term.offer.hourly.usd();
+  const double rate = offer.hourly.usd();
   CommitmentRecommendation recommendation;
   recommendation.instance_type = model.pools[p].key.instance_type;
   recommendation.region = model.pools[p].key.region;
-  recommendation.count = term.count;
-  recommendation.terms = term.offer.terms;
+  recommendation.count = count;
+  recommendation.terms = offer.terms;
   recommendation.start = start;
-  recommendation.hourly_cost = term.offer.hourly;
-  recommendation.upfront_per_instance = term.offer.upfront;
+  recommendation.hourly_cost = offer.hourly;
+  recommendation.upfront_per_instance = offer.upfront;
   recommendation.expected_utilisation = utilisation;
   recommendation.break_even_utilisation = rate / on_demand;
-  recommendation.expected_saving = Money::from_usd(term.count * hours * (utilisation * on_demand - rate));
-  recommendation.term = term.value;
-  recommendation.term_choice = term.reason;
+  recommendation.expected_saving = Money::from_usd(count * hours * (utilisation * on_demand - rate));
+  recommendation.term = term;
   return recommendation;
 }
 
-// The recommendation to buy `term`'s choice of pool p at the horizon's start (of the `level` the
-// horizon alone favours), with its expected use and the reason.
+// The recommendation to buy `term`'s choice of pool p now, at the horizon's start (of the `level`
+// the horizon alone favours), with its expected use and the reason.
 CommitmentRecommendation recommend(const Scenario& scenario, const FleetModel& model, const PlacementSetup& setup,
-                                   const TermChoice& term, const BreakEvenBounds& bounds, std::size_t p, int level) {
+                                   const ReservationOffer& offer, const TermChoice& term, const BreakEvenBounds& bounds,
+                                   std::size_t p, int level) {
   const double hours = static_cast<double>(scenario.horizon.duration.count()) / 3600.0;
   CommitmentRecommendation recommendation =
-      recommendation_of(model, setup, term, p, scenario.horizon.start, hours, bounds.usage[p]);
+      recommendation_of(model, setup, offer, term.count, 0, term.value, p, scenario.horizon.start, hours, bounds.usage[p]);
+  recommendation.term_choice = term.reason;
   const double on_demand = setup.pools[p].instance_cost;
-  const double rate = term.offer.hourly.usd();
+  const double rate = offer.hourly.usd();
   const double utilisation = recommendation.expected_utilisation;
-  const int count = term.count;
   char text[400];
   std::snprintf(text, sizeof text,
                 "expected busy %.1f%% of the hours against a break-even of %.1f%% with on-demand ($%.4f/h) and "
                 "%.1f%% with the cheapest alternative ($%.4f/h); %d to %d pay by the rule, %d cost least over the "
                 "horizon's expected demand, %d pay most over the term",
                 100 * utilisation, 100 * rate / on_demand, on_demand, 100 * rate / bounds.cheapest[p], bounds.cheapest[p],
-                bounds.low[p], bounds.high[p], level, count);
+                bounds.low[p], bounds.high[p], level, term.count);
   recommendation.reason = text;
   return recommendation;
 }
 
-// Up to kTermCounts distinct counts spread evenly over 1..level, ascending.
-std::vector<int> spread_counts(int level) {
-  std::vector<int> counts;
-  const int tried = std::min(level, kTermCounts);
-  for (int i = 1; i <= tried; ++i) {
-    const int count = static_cast<int>(std::lround(static_cast<double>(i) * level / tried));
-    if (counts.empty() || counts.back() != count) counts.push_back(count);
+// The later purchase of `term`'s ladder in pool p, dated `later.month` months after the horizon's
+// start. One that falls inside the horizon is in force from the first interval starting at or
+// after its date: added to `setup`'s reservations and to choice.dated.
+CommitmentRecommendation recommend_later(const Scenario& scenario, const FleetModel& model, PlacementSetup& setup,
+                                         const ReservationOffer& offer, const TermChoice& term, const std::vector<int>& usage,
+                                         std::size_t p, CommitmentChoice& choice) {
+  const Horizon& horizon = scenario.horizon;
+  const LaterPurchase& later = *term.later;
+  const Instant date = purchase_date(horizon.start, later.month);
+  const Seconds after = date - horizon.start;
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
+  const auto first = static_cast<std::size_t>((after + horizon.step - Seconds{1}) / horizon.step);
+  const double hours = first < intervals ? static_cast<double>(((intervals - first) * horizon.step).count()) / 3600.0 : 0.0;
+  CommitmentRecommendation recommendation = recommendation_of(model, setup, offer, later.count, term.count, later.value, p,
+                                                              date, hours, usage);
+  recommendation.term_choice = term.reason;
+  recommendation.reason = "the later purchase of a ladder, " + std::to_string(later.month) + " months after the first: buy on " +
+                          format_instant(date) + " if demand then shows the " + std::to_string(later.count) +
+                          " pay by the hour (re-plan with the history up to then)";
+  if (first < intervals) {
+    choice.dated.push_back(ReservationModel{"ladder purchase of " + model.pools[p].key.instance_type, p, later.count,
+                                            offer.hourly, after, horizon.duration});
+    for (std::size_t k = first; k < intervals; ++k) setup.owned_reserved[p][k] += later.count;
   }
-  return counts;
+  return recommendation;
 }
 
 // The reservation counts of pool p its term is valued at: up to kTermCounts spread over 1..level
@@ -376,19 +432,23 @@ std::vector<CountCandidate> count_candidates(const Scenario& scenario, const Fle
   };
   const double without = spend(0);
   std::vector<CountCandidate> candidates;
-  for (int count : spread_counts(level)) candidates.push_back(CountCandidate{count, (without - spend(count)) / hours});
+  for (int count : spread_counts(level, kTermCounts)) candidates.push_back(CountCandidate{count, (without - spend(count)) / hours});
   return candidates;
 }
 
-// The forecast's monthly trend for the workloads that may run in pool p: the mean of their median
-// forecasts' trends (monthly_trend_percent).
+// The forecast's monthly trend for the workloads that may run in any of `pools`: the mean of their
+// median forecasts' trends (monthly_trend_percent).
 double forecast_trend_percent(const Scenario& scenario, const std::vector<WorkloadDemand>& demand,
-                              const PlacementSetup& setup, std::size_t p) {
+                              const PlacementSetup& setup, std::span<const std::size_t> pools) {
   double sum = 0;
   int workloads = 0;
   for (std::size_t w = 0; w < demand.size(); ++w) {
     const auto& options = setup.options[w];
-    if (std::none_of(options.begin(), options.end(), [p](const placement::PlacementOption& o) { return o.pool == p; })) continue;
+    if (std::none_of(options.begin(), options.end(), [&](const placement::PlacementOption& o) {
+          return std::find(pools.begin(), pools.end(), o.pool) != pools.end();
+        })) {
+      continue;
+    }
     const DemandBands& bands = demand[w].bands;
     const auto median = std::lower_bound(bands.levels.begin(), bands.levels.end(), 0.5);
     if (median == bands.levels.end()) continue;
@@ -398,21 +458,31 @@ double forecast_trend_percent(const Scenario& scenario, const std::vector<Worklo
   return workloads > 0 ? sum / workloads : 0;
 }
 
-// The best of pool p's `offers` at the `candidates` counts over the whole term
-// (commitment_term.h), on demand paths from the scenario's outlook over the longest term offered,
-// its growth stated or the trend of the forecast.
-TermChoice choose_term(const Scenario& scenario, const std::vector<WorkloadDemand>& demand, const PlacementSetup& setup,
-                       const std::vector<ReservationOffer>& offers, const std::vector<CountCandidate>& candidates,
-                       const std::vector<int>& usage, std::size_t p) {
+// Demand paths over `months` from the scenario's outlook for commitments covering `pools`: its
+// growth stated, or the trend of the forecasts of the workloads that may use them. `purpose`
+// names the commitment's stream (a pool's index for its reservations).
+DemandPaths outlook_paths(const Scenario& scenario, const std::vector<WorkloadDemand>& demand, const PlacementSetup& setup,
+                          std::span<const std::size_t> pools, int months, std::uint64_t purpose) {
   const DemandOutlook& outlook = scenario.demand_outlook;
   // A stated growth is the user's; a trend measured on the horizon is damped (Gardner and
   // McKenzie's damped trend), so that a few weeks' slope adds about ten months' growth at most.
-  const double growth = outlook.monthly_growth_percent.value_or(forecast_trend_percent(scenario, demand, setup, p));
+  const double growth = outlook.monthly_growth_percent.value_or(forecast_trend_percent(scenario, demand, setup, pools));
   const double damping = outlook.monthly_growth_percent ? 1.0 : kTrendDamping;
-  int months = 0;
-  for (const ReservationOffer& offer : offers) months = std::max(months, term_offer(offer).months());
-  const DemandPaths paths = draw_demand_paths(outlook, growth, damping, months, kOutlookPaths, scenario.seed, p);
-  return choose_over_term(offers, candidates, UsageProfile(usage), paths, outlook);
+  return draw_demand_paths(outlook, growth, damping, months, kOutlookPaths, scenario.seed, purpose);
+}
+
+// The best of pool p's `offers` at the `candidates` counts over the whole term
+// (commitment_term.h), on demand paths from the scenario's outlook over the longest term offered
+// (and the latest later purchase, where `ladders` lets the choice be a ladder).
+TermChoice choose_term(const Scenario& scenario, const std::vector<WorkloadDemand>& demand, const PlacementSetup& setup,
+                       const std::vector<ReservationOffer>& offers, const std::vector<CountCandidate>& candidates,
+                       const std::vector<int>& usage, std::size_t p, bool ladders) {
+  int longest = 0;
+  for (const ReservationOffer& offer : offers) longest = std::max(longest, term_offer(offer).months());
+  const std::size_t pool[] = {p};
+  const DemandPaths paths = outlook_paths(scenario, demand, setup, pool, valuation_months(longest, ladders), p);
+  return choose_over_term(reservation_candidates(offers, candidates, UsageProfile(usage)), paths, scenario.demand_outlook,
+                          ladders);
 }
 
 // The demand placed at each usage level: as planned (expected costs are averaged over these), and
@@ -508,29 +578,31 @@ Status choose_renewals(const Scenario& scenario, const PriceSource& prices, cons
       for (std::size_t k = first; k < intervals; ++k) usage.push_back(std::max(0, totals[p][k] - setup.owned_reserved[p][k]));
     }
     std::vector<CountCandidate> candidates;
-    for (int count : spread_counts(owned.count)) {
+    for (int count : spread_counts(owned.count, kTermCounts)) {
       candidates.push_back(CountCandidate{count, displaced_after(scenario, setup, p, first, count)});
     }
     const double hours_after = static_cast<double>(((intervals - first) * horizon.step).count()) / 3600.0;
-    const TermChoice term = choose_term(scenario, demand, setup, *offers, candidates, usage, p);
+    const TermChoice term = choose_term(scenario, demand, setup, *offers, candidates, usage, p, /*ladders=*/false);
     char displaced[160];
     std::snprintf(displaced, sizeof displaced, "its %d instances would displace $%.4f/h of on-demand and spot after it; ",
                   owned.count, candidates.back().displaced_usd_per_hour);
-    if (term.count == 0) {
+    if (!term.buys()) {
       choice.expiring.push_back(expiring_commitment(owned, ExpiryDecision::lapse, displaced + term.reason));
       continue;
     }
-    const bool same = term.count == owned.count && term.offer.terms.term == owned.term &&
-                      term.offer.terms.reservation_class == owned.offering_class && term.offer.terms.payment == owned.payment;
+    const ReservationOffer& offer = (*offers)[term.offer_index];
+    const bool same = term.count == owned.count && offer.terms == ReservationTerms{owned.term, owned.offering_class, owned.payment};
     ExpiringCommitment decision =
         expiring_commitment(owned, same ? ExpiryDecision::renew : ExpiryDecision::replace, displaced + term.reason);
-    CommitmentRecommendation bought = recommendation_of(model, setup, term, p, owned.end(), hours_after, usage);
+    CommitmentRecommendation bought =
+        recommendation_of(model, setup, offer, term.count, 0, term.value, p, owned.end(), hours_after, usage);
+    bought.term_choice = term.reason;
     bought.renews = decision.commitment;
     bought.reason = std::string(same ? "renews" : "replaces") + " " + decision.commitment + " at its expiry";
     choice.recommendations.push_back(std::move(bought));
     choice.expiring.push_back(std::move(decision));
-    choice.renewals.push_back(ReservationModel{"renewal of " + reservation.label, p, term.count, term.offer.hourly,
-                                               reservation.active_until, horizon.duration});
+    choice.dated.push_back(ReservationModel{"renewal of " + reservation.label, p, term.count, offer.hourly,
+                                            reservation.active_until, horizon.duration});
     for (std::size_t k = first; k < intervals; ++k) setup.owned_reserved[p][k] += term.count;
   }
   return {};
@@ -565,7 +637,9 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
   if (!pricing.ok()) return pricing.status();
   UsageLevels levels = place_usage_levels(scenario, model, demand, setup, pricing->reserved_priced);
   if (Status status = choose_renewals(scenario, prices, model, demand, levels, setup, choice); !status.ok()) return status;
-  if (!choice.renewals.empty()) {
+  choice.renewals = choice.recommendations.size();
+  choice.in_force_with_renewals = setup.owned_reserved;
+  if (!choice.dated.empty()) {
     pricing->reserved_priced.owned_reserved = setup.owned_reserved;
     levels = place_usage_levels(scenario, model, demand, setup, pricing->reserved_priced);
   }
@@ -578,16 +652,21 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
     if (best[p] == 0) continue;
     auto offers = reservation_offers(prices, model.pools[p].key);
     if (!offers.ok()) return offers.status();
-    const TermChoice term = choose_term(scenario, demand, setup, *offers,
-                                        count_candidates(scenario, model, setup, best, cheapest_rates, p), bounds.usage[p], p);
-    if (term.count == 0) {
+    const TermChoice term =
+        choose_term(scenario, demand, setup, *offers, count_candidates(scenario, model, setup, best, cheapest_rates, p),
+                    bounds.usage[p], p, /*ladders=*/true);
+    if (!term.buys()) {
       choice.declined.push_back("no reservation of " + model.pools[p].key.instance_type + " in " + model.pools[p].key.region +
-                             " although the horizon alone favours " + std::to_string(best[p]) + ": " + term.reason);
+                                " although the horizon alone favours " + std::to_string(best[p]) + ": " + term.reason);
       continue;
     }
-    choice.new_reserved[p] = term.count;
-    choice.new_rates[p] = term.offer.hourly.usd();
-    choice.recommendations.push_back(recommend(scenario, model, setup, term, bounds, p, best[p]));
+    const ReservationOffer& offer = (*offers)[term.offer_index];
+    if (term.count > 0) {
+      choice.new_reserved[p] = term.count;
+      choice.new_rates[p] = offer.hourly.usd();
+      choice.recommendations.push_back(recommend(scenario, model, setup, offer, term, bounds, p, best[p]));
+    }
+    if (term.later) choice.recommendations.push_back(recommend_later(scenario, model, setup, offer, term, bounds.usage[p], p, choice));
   }
   return choice;
 }
@@ -595,26 +674,85 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
 struct PlannedAtRisk {
   PlannedInstances instances;
   CommitmentChoice commitments;
-  std::vector<std::vector<int>> savings_plan_instances;  // [pool][interval] (savings_plan_instances)
+  SavingsPlanChoice savings_plans;
+  std::vector<std::vector<int>> savings_plan_instances;  // [pool][interval]: owned and new (savings_plan_instances)
   double cost_usd = 0;
 };
 
+// The on-demand instances the placement with `new_reserved` runs beyond every reservation and
+// Savings Plan `setup` holds in force: what a new Savings Plan would cover.
+PoolUsage on_demand_beyond_commitments(const PlacementSetup& setup, const Scenario& scenario, const FleetModel& model,
+                                       const std::vector<int>& new_reserved) {
+  const std::vector<std::vector<int>> placed = place_horizon_pool_totals(setup, scenario, new_reserved);
+  PoolUsage usage(placed.size(), std::vector<double>(placed.empty() ? 0 : placed.front().size(), 0.0));
+  for (std::size_t p = 0; p < placed.size(); ++p) {
+    if (model.pools[p].market) continue;
+    for (std::size_t k = 0; k < placed[p].size(); ++k) {
+      usage[p][k] = std::max(0, placed[p][k] - setup.owned_reserved[p][k] - new_reserved[p]);
+    }
+  }
+  return usage;
+}
+
+std::string term_usd(double amount) {
+  char text[40];
+  std::snprintf(text, sizeof text, "$%.0f", amount);
+  return text;
+}
+
+// The Savings Plans to buy beside `reservations` (on the on-demand usage they leave), against
+// Savings Plans alone (no new reservations, renewals kept): the one of greater expected saving over
+// the term. When the plans alone win, the new reservations are dropped from `reservations` and
+// from `setup`, and declined with the comparison; either way the plans' term_choice gives it.
+Result<SavingsPlanChoice> choose_plans_and_reservations(const Scenario& scenario, const PriceSource& prices,
+                                                        const FleetModel& model, const std::vector<WorkloadDemand>& demand,
+                                                        PlacementSetup& setup, CommitmentChoice& reservations) {
+  const OutlookPaths paths = [&](std::span<const std::size_t> pools, int months, std::uint64_t purpose) {
+    return outlook_paths(scenario, demand, setup, pools, months, purpose);
+  };
+  auto beside = choose_savings_plans(scenario, prices, model,
+                                     on_demand_beyond_commitments(setup, scenario, model, reservations.new_reserved), paths);
+  const double reserved_usd = reservations.new_term_saving_usd();
+  if (!beside.ok() || reservations.recommendations.size() == reservations.renewals) return beside;
+  PlacementSetup renewed = setup;
+  renewed.owned_reserved = reservations.in_force_with_renewals;
+  const std::vector<int> none(model.pools.size(), 0);
+  auto alone = choose_savings_plans(scenario, prices, model, on_demand_beyond_commitments(renewed, scenario, model, none), paths);
+  if (!alone.ok()) return alone.status();
+  const double beside_usd = reserved_usd + beside->expected_net_saving_usd;
+  const std::string comparison = "the new reservations and the Savings Plans beside them are expected to save " +
+                                 term_usd(reserved_usd) + " + " + term_usd(beside->expected_net_saving_usd) +
+                                 " over their terms, Savings Plans alone " + term_usd(alone->expected_net_saving_usd);
+  const bool plans_alone = alone->expected_net_saving_usd > beside_usd;
+  SavingsPlanChoice chosen = std::move(plans_alone ? *alone : *beside);
+  for (SavingsPlanRecommendation& plan : chosen.recommendations) {
+    if (plan.renews.empty()) plan.term_choice += "; " + comparison;
+  }
+  if (plans_alone) {
+    reservations.drop_new(comparison);
+    setup.owned_reserved = std::move(renewed.owned_reserved);
+  }
+  return chosen;
+}
+
 // The plan at quantile `risk`: owned Savings Plans placed as the instances they pay for, then the
-// commitments, then the placement with both.
+// reservations, then the Savings Plans to buy (placed alike), then the placement with all of them.
 Result<PlannedAtRisk> plan_at_quantile(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
                                        const std::vector<WorkloadDemand>& demand, double risk) {
   PlacementSetup setup = placement_setup(model, scenario, demand, risk);
-  std::vector<std::vector<int>> prepaid = savings_plan_instances(scenario, model, setup);
-  for (std::size_t p = 0; p < prepaid.size(); ++p) {
-    for (std::size_t k = 0; k < prepaid[p].size(); ++k) setup.owned_reserved[p][k] += prepaid[p][k];
-  }
+  const std::vector<int> none(model.pools.size(), 0);
+  std::vector<std::vector<int>> prepaid(model.pools.size(), std::vector<int>(static_cast<std::size_t>(scenario.horizon.intervals()), 0));
+  hold_in_force(setup, savings_plan_instances(scenario, model.savings_plans, setup, none), prepaid);
   auto commitments = choose_commitments(scenario, prices, model, demand, setup);
   if (!commitments.ok()) return commitments.status();
-  PlannedAtRisk planned{place_horizon(setup, scenario, commitments->new_reserved), std::move(*commitments),
+  auto plans = choose_plans_and_reservations(scenario, prices, model, demand, setup, *commitments);
+  if (!plans.ok()) return plans.status();
+  hold_in_force(setup, savings_plan_instances(scenario, plans->in_horizon, setup, commitments->new_reserved), prepaid);
+  PlannedAtRisk planned{place_horizon(setup, scenario, commitments->new_reserved), std::move(*commitments), std::move(*plans),
                         std::move(prepaid), 0};
   planned.cost_usd =
       planned_cost_usd(scenario, model, planned.instances, planned.commitments.new_reserved, planned.commitments.new_rates) +
-      reservations_cost_usd(planned.commitments.renewals);
+      reservations_cost_usd(planned.commitments.dated) + savings_plans_cost_usd(planned.savings_plans.in_horizon);
   return planned;
 }
 
@@ -705,8 +843,11 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   if (!planned.ok()) return planned.status();
   for (const WorkloadDemand& workload : demand) plan.forecasts.push_back(workload.summary);
   plan.commitments = planned->commitments.recommendations;
+  plan.savings_plans = planned->savings_plans.recommendations;
   plan.declined_commitments = planned->commitments.declined;
   plan.expiring_commitments = planned->commitments.expiring;
+  for (const std::string& declined : planned->savings_plans.declined) plan.declined_commitments.push_back(declined);
+  for (const ExpiringCommitment& expiring : planned->savings_plans.expiring) plan.expiring_commitments.push_back(expiring);
   std::vector<int> reserved(model.pools.size(), 0);
   for (const engine::ReservationModel& reservation : model.reservations) {
     if (reservation.pool && reservation.active_from <= Seconds{0}) reserved[*reservation.pool] += reservation.count;
@@ -719,6 +860,7 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   describe_capacity(plan, planning, model, planned->instances, reserved);
   plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
   plan.notes.insert(plan.notes.end(), model.notes.begin(), model.notes.end());
+  plan.notes.insert(plan.notes.end(), planned->savings_plans.notes.begin(), planned->savings_plans.notes.end());
   if (planned->instances.unplaced_units > 1e-6) {
     plan.notes.push_back("some demand could not be placed within the spot share caps and pools: " +
                          std::to_string(planned->instances.unplaced_units) + " unit-intervals");
@@ -879,10 +1021,16 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
   planned.horizon = plan.horizon;
   planned.policy.scheduled_actions.clear();
   planned.policy.static_capacity.clear();
+  // A purchase dated past the horizon (a ladder's later one) costs nothing within it.
+  const Instant end = plan.horizon.start + plan.horizon.duration;
   for (const CommitmentRecommendation& commitment : plan.commitments) {
+    if (commitment.start >= end) continue;
     planned.commitments.push_back(Commitment{commitment.instance_type, commitment.region, commitment.count,
                                              commitment.terms.term, commitment.terms.reservation_class,
                                              commitment.terms.payment, commitment.start});
+  }
+  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+    if (bought.plan.start < end) planned.savings_plans.push_back(bought.plan);
   }
   auto model = engine::build_fleet_model(planned, prices);
   if (!model.ok()) return model.status().with_context("plan of scenario '" + plan.scenario + "' cannot run");

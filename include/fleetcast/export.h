@@ -13,7 +13,10 @@
 // Commitments are bought by someone with billing rights, not by an autoscaling system: every format
 // exporting an AWS plan also writes, under commitments/, per reservation the plan recommends
 // (Plan::commitments), the EC2 requests that buy it (DescribeReservedInstancesOfferings, then
-// PurchaseReservedInstancesOffering naming the offering found), and lists them in its README.txt.
+// PurchaseReservedInstancesOffering naming the offering found), and per Savings Plan
+// (Plan::savings_plans) the Savings Plans requests (DescribeSavingsPlansOfferings, then
+// CreateSavingsPlan), and lists them in its README.txt. A renewal is queued for its date
+// (PurchaseTime, purchaseTime); a ladder's later purchase is not: README.txt says to re-plan then.
 //
 // The schedule. A plan sets each group's capacity interval by interval; AWS allows 125 scheduled
 // actions per group, CloudFormation 500 resources per template. compress_schedule turns the planned
@@ -148,6 +151,9 @@ inline constexpr std::string_view kClusterPlaceholder = "replace-with-your-clust
 /// request before it returns (ReservedInstancesOfferings[0].ReservedInstancesOfferingId), which
 /// cannot be known offline.
 inline constexpr std::string_view kReservedInstancesOfferingPlaceholder = "REPLACE-WITH-RESERVED-INSTANCES-OFFERING-ID";
+/// A Savings Plan's purchase request names its offering by this placeholder: the id the describe
+/// request before it returns (searchResults[0].offeringId).
+inline constexpr std::string_view kSavingsPlanOfferingPlaceholder = "REPLACE-WITH-SAVINGS-PLAN-OFFERING-ID";
 
 struct ExportOptions {
   /// Scheduled actions per group (AWS, CloudFormation) or KEDA cron triggers per group (shared

@@ -62,20 +62,24 @@ struct TermValuation {
   Money net_saving_p5;
   Money net_saving_p95;
   Money upfront_cash;               // paid at purchase: count x upfront
-  int break_even_month = 0;         // first month whose expected cumulative saving is >= 0; 0: none in the window
+  /// The first month of the window (counted from its start, so a later purchase's lies past its
+  /// date) whose expected cumulative saving since the purchase is >= 0; 0: none in the window.
+  int break_even_month = 0;
   double monthly_growth_percent = 0;  // the growth the paths were drawn with (stated or the forecast's trend)
   friend bool operator==(const TermValuation&, const TermValuation&) = default;
 };
 
 /// A reservation to buy, when, and why. New reservations are bought at the horizon's start; one
 /// that renews or replaces an owned reservation expiring inside the horizon is bought at that
-/// reservation's expiry, so that the two never overlap.
+/// reservation's expiry, so that the two never overlap; the later purchase of a ladder (more of the
+/// same offer some months on, when demand then shows it pays) is dated then, possibly past the
+/// horizon's end.
 struct CommitmentRecommendation {
   std::string instance_type;
   std::string region;
   int count = 0;                    // instances
   ReservationTerms terms;
-  Instant start;                    // the purchase date, within the horizon
+  Instant start;                    // the purchase date: the horizon's start, an expiry inside it, or a ladder's later date
   std::string renews;               // the owned reservation it renews or replaces (ExpiringCommitment::commitment); empty: new
   Money hourly_cost;                // effective, per instance (upfront amortised over the term)
   Money upfront_per_instance;
@@ -88,15 +92,30 @@ struct CommitmentRecommendation {
   friend bool operator==(const CommitmentRecommendation&, const CommitmentRecommendation&) = default;
 };
 
-/// What a plan does with an owned reservation that expires inside its horizon: buys the same
-/// again from its expiry (renew), buys another term, class, payment or count (replace), or buys
-/// nothing (lapse). "renew", "replace", "lapse".
+/// A Savings Plan to buy, when, and why: an hourly commitment paid every hour of its term, which AWS
+/// spends on eligible on-demand usage after the reservations (engine/savings_plans.h). Dated like
+/// a reservation: the horizon's start, an owned plan's expiry (renewals), or a ladder's later date.
+struct SavingsPlanRecommendation {
+  SavingsPlan plan;                 // type, scope, hourly commitment, term, payment and purchase date (start)
+  std::string renews;               // the owned plan it renews or replaces (ExpiringCommitment::commitment); empty: new
+  Money upfront;                    // paid at purchase: the whole term's commitment all upfront, half partial upfront
+  double expected_utilisation = 0;  // share of the commitment the plan's on-demand usage spends, over the horizon, 0-1
+  Money expected_saving;            // over the horizon: the on-demand cost it covers less the commitment
+  std::string reason;               // one sentence a reader can check
+  TermValuation term;               // over the whole term
+  std::string term_choice;          // why this type, term and payment, and Savings Plans against reservations
+  friend bool operator==(const SavingsPlanRecommendation&, const SavingsPlanRecommendation&) = default;
+};
+
+/// What a plan does with an owned reservation or Savings Plan that expires inside its horizon:
+/// buys the same again from its expiry (renew), buys another term, class, payment, count or
+/// commitment (replace), or buys nothing (lapse). "renew", "replace", "lapse".
 enum class ExpiryDecision { renew, replace, lapse };
 std::string_view expiry_decision_name(ExpiryDecision decision) noexcept;
 std::optional<ExpiryDecision> parse_expiry_decision(std::string_view name) noexcept;
 
 struct ExpiringCommitment {
-  std::string commitment;           // "5 x g6.xlarge in us-east-1, 1y standard no_upfront"
+  std::string commitment;           // "5 x g6.xlarge in us-east-1, 1y standard no_upfront", "compute Savings Plan $12.500/h, 1y no_upfront"
   Instant expires;
   ExpiryDecision decision = ExpiryDecision::lapse;
   std::string reason;               // the term valuation behind the decision (see commitment_term.h)
@@ -183,10 +202,13 @@ struct Plan {
   std::string budget_status;
   std::vector<WorkloadForecast> forecasts;  // one per workload, scenario order
   std::vector<CommitmentRecommendation> commitments;
-  /// Reservations the horizon alone favoured that do not pay over their term, each with why.
+  std::vector<SavingsPlanRecommendation> savings_plans;
+  /// Reservations and Savings Plans the horizon alone favoured that do not pay over their term, and
+  /// reservations a Savings Plan serves better, each with why.
   std::vector<std::string> declined_commitments;
-  /// The scenario's reservations that expire inside the horizon, in order of expiry, each with
-  /// what the plan does about it (a renewal or replacement is also in `commitments`).
+  /// The scenario's reservations and Savings Plans that expire inside the horizon, in order of
+  /// expiry (reservations first), each with what the plan does about it (a renewal or replacement
+  /// is also in `commitments` or `savings_plans`).
   std::vector<ExpiringCommitment> expiring_commitments;
   std::vector<PlannedPool> pools;
   /// instances[p][k]: instances of pool p desired in interval k (k < horizon.intervals()).
@@ -233,8 +255,9 @@ struct PlanOptions {
 /// option).
 Status set_risk_option(PlanOptions& options, std::string_view text);
 
-/// Plans a scenario: forecasts each workload's demand, chooses reservations to buy by the
-/// break-even rule, places every interval's demand at the risk quantile on pools by a min-cost
+/// Plans a scenario: forecasts each workload's demand, chooses reservations and (on AWS) Savings
+/// Plans to buy, each judged over its whole term (a ladder of dated purchases where that pays more),
+/// places every interval's demand at the risk quantile on pools by a min-cost
 /// flow (whole instances), sets up one group per (workload, region), and simulates the plan over
 /// `replicas` demand paths drawn from the forecast. A budget the plan cannot meet is an outcome
 /// (Plan::budget_status), not an error. failed_precondition when a workload cannot be planned

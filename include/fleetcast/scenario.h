@@ -175,6 +175,9 @@ struct SavingsPlan {
   [[nodiscard]] Instant end() const { return start + reservation_term_length(term); }
   friend bool operator==(const SavingsPlan&, const SavingsPlan&) = default;
 };
+/// "compute Savings Plan, $2.000000/h, 1y no_upfront" or "ec2_instance Savings Plan for g5 in
+/// us-east-1, $3.000000/h, 3y all_upfront": one plan as notes, reports and the CLI name it.
+std::string savings_plan_label(const SavingsPlan& plan);
 
 /// How demand may develop after the horizon: what a commitment is judged on over its whole term.
 /// Demand follows a random walk in its logarithm, month by month (so its uncertainty widens with

@@ -40,7 +40,7 @@ TEST_CASE("engine::planner::UsageProfile counts busy reserved instances at scale
   CHECK(usage.busy(3, 2) == Approx((0 + 3 + 3 + 3) / 4.0));
   CHECK(usage.busy(10, 1) == Approx(3.0));
   CHECK(usage.busy(0, 1) == 0);
-  CHECK(UsageProfile({}).busy(3, 1) == 0);
+  CHECK(UsageProfile(std::vector<int>{}).busy(3, 1) == 0);
 }
 
 TEST_CASE("engine::planner::monthly_trend_percent compounds last week over first week", "[engine][commitments]") {
@@ -160,7 +160,8 @@ TEST_CASE("engine::planner::choose_over_term takes the offer and count of greate
   const std::vector<CountCandidate> counts = {{3, 2.5}, kFive};
   SECTION("a certain, flat future: 3 years at $0.50 beat 1 year at $0.60 renewed, five beat three") {
     const DemandOutlook flat = outlook(0, 0, 0);
-    const TermChoice choice = choose_over_term(offers, counts, kAlwaysFive, paths(flat, 36, 3), flat);
+    const TermChoice choice =
+        choose_over_term(reservation_candidates(offers, counts, kAlwaysFive), paths(flat, 36, 3), flat, /*ladders=*/false);
     CHECK(choice.count == 5);
     CHECK(choice.offer.terms.term == ReservationTerm::three_years);
     CHECK(choice.value.expected_net_saving.usd() == Approx(36 * 730 * (4.0 - 2.5)));
@@ -170,7 +171,7 @@ TEST_CASE("engine::planner::choose_over_term takes the offer and count of greate
   SECTION("a likely move: the 1-year offer, renewed while the workload stays, beats the 3-year one") {
     const DemandOutlook moving = outlook(0, 0.3, 0);
     const DemandPaths drawn = paths(moving, 36, 40000);
-    const TermChoice choice = choose_over_term(offers, {kFive}, kAlwaysFive, drawn, moving);
+    const TermChoice choice = choose_over_term(reservation_candidates(offers, {kFive}, kAlwaysFive), drawn, moving, /*ladders=*/false);
     const double h = 1 - std::pow(0.7, 1.0 / 12);
     double three_years = 0, renewed_yearly = 0;
     for (int m = 0; m < 36; ++m) {
@@ -185,10 +186,103 @@ TEST_CASE("engine::planner::choose_over_term takes the offer and count of greate
   }
   SECTION("a certain move in month 1: nothing pays, count 0, the reason says so") {
     const DemandOutlook gone = outlook(0, 1, 0);
-    const TermChoice choice = choose_over_term(offers, counts, kAlwaysFive, paths(gone, 36, 3), gone);
+    const TermChoice choice = choose_over_term(reservation_candidates(offers, counts, kAlwaysFive), paths(gone, 36, 3), gone,
+                                               /*ladders=*/true);
     CHECK(choice.count == 0);
+    CHECK_FALSE(choice.buys());
     CHECK(choice.reason.find("nothing pays over the term") == 0);
   }
+}
+
+namespace {
+
+// One path, certain and undiscounted, over `months`, whose demand is `before` times the horizon's for
+// its first `months_before` months and `after` times it from then on.
+DemandPaths step_path(double before, int months_before, double after, int months) {
+  DemandPaths path;
+  path.months = months;
+  path.scale.emplace_back(months, after);
+  std::fill(path.scale[0].begin(), path.scale[0].begin() + months_before, before);
+  path.migration_month = {months};
+  path.discount.assign(static_cast<std::size_t>(months), 1.0);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("engine::planner::choose_over_term buys a ladder on growing demand and one purchase on flat demand",
+          "[engine][commitments]") {
+  // A 3-year no-upfront offer at $0.50/h, valued over 48 months (the term and the latest later
+  // purchase): a purchase still paying at its expiry is renewed. Over the horizon 5 instances are
+  // always busy and displace $4/h ($0.80 an hour each): 5 reserved displace $4/h, 10 the same.
+  const std::vector<ReservationOffer> offers = {offer(ReservationTerm::three_years, UpfrontPayment::no_upfront, 0.5)};
+  const std::vector<CountCandidate> counts = {{5, 4.0}, {10, 4.0}};
+  const DemandOutlook steady = outlook(0, 0, 0);
+  const std::vector<OfferCandidates> valued = reservation_candidates(offers, counts, kAlwaysFive);
+  REQUIRE(valuation_months(36, true) == 48);
+  SECTION("demand doubles after three months: 5 now and 5 more in month 3 beat 10 now and 5 now") {
+    const DemandPaths doubling = step_path(1, 3, 2, 48);
+    // 5 now: 48 months x 730 h x ($4.00 - $2.50) = $52,560.
+    // 10 now: 3 x 730 x ($4 - $5) + 45 x 730 x ($8 - $5) = -$2,190 + $98,550 = $96,360.
+    // 5 more in month 3: 45 x 730 x ($4 - $2.50) = $49,275; with the first 5, $101,835.
+    CHECK(value_over_term(valued[0].offer, counts[0], kAlwaysFive, doubling).expected_net_saving.usd() == Approx(52560));
+    CHECK(value_over_term(valued[0].offer, counts[1], kAlwaysFive, doubling).expected_net_saving.usd() == Approx(96360));
+    const TermChoice choice = choose_over_term(valued, doubling, steady, /*ladders=*/true);
+    CHECK(choice.count == 5);
+    CHECK(choice.value.expected_net_saving.usd() == Approx(52560));
+    REQUIRE(choice.later);
+    CHECK(choice.later->month == 3);
+    CHECK(choice.later->count == 5);
+    CHECK(choice.later->value.expected_net_saving.usd() == Approx(49275));
+    CHECK(choice.later->value.break_even_month == 4);  // counted from its purchase in month 4 of the window
+    CHECK(choice.expected_net_saving.usd() == Approx(101835));
+    CHECK(choice.reason.find("chose a ladder: 5 x 3y standard no_upfront now and 5 x 3y standard no_upfront more 3 months on") == 0);
+    CHECK(choice.reason.find("against $96360 buying 10 x 3y standard no_upfront now") != std::string::npos);
+  }
+  SECTION("flat demand: 5 now beat waiting three months for them") {
+    const DemandPaths flat = step_path(1, 0, 1, 48);
+    // The best ladder buys the 5 in month 3: 45 x 730 x $1.50 = $49,275 against 48 x 730 x $1.50 =
+    // $52,560 now; 5 more never pay (they would displace nothing) and 10 now lose $1 an hour.
+    CHECK(value_over_term(valued[0].offer, counts[0], kAlwaysFive, flat, 3).expected_net_saving.usd() == Approx(49275));
+    const TermChoice choice = choose_over_term(valued, flat, steady, /*ladders=*/true);
+    CHECK(choice.count == 5);
+    CHECK_FALSE(choice.later);
+    CHECK(choice.expected_net_saving.usd() == Approx(52560));
+    CHECK(choice.reason.find("chose 5 x 3y standard no_upfront") == 0);
+  }
+  SECTION("a window no longer than the term leaves no room for a later purchase") {
+    const TermChoice choice = choose_over_term(valued, step_path(1, 3, 2, 36), steady, /*ladders=*/true);
+    CHECK_FALSE(choice.later);
+  }
+}
+
+TEST_CASE("engine::planner::value_over_term counts a later purchase's months inside the window", "[engine][commitments]") {
+  // A 1-year all-upfront offer ($0.61/h effective: $5,343.60 upfront) bought in month 30 of a
+  // 36-month window: 6 months inside it, so half the upfront, and 6 x 730 x $4 saved.
+  const TermOffer yearly = term_offer(offer(ReservationTerm::one_year, UpfrontPayment::all_upfront, 0.61));
+  const TermValuation value = value_over_term(yearly, kFive, kAlwaysFive, step_path(1, 0, 1, 36), 30);
+  CHECK(value.expected_net_saving.usd() == Approx(6 * 730 * 4.0 - 5 * 0.61 * 8760 / 2));
+  // Where the workload has moved before month 30 nothing is bought: nothing saved, nothing paid.
+  DemandPaths moved = step_path(1, 0, 1, 36);
+  moved.migration_month = {20};
+  CHECK(value_over_term(yearly, kFive, kAlwaysFive, moved, 30).expected_net_saving.usd() == 0);
+}
+
+TEST_CASE("engine::planner::savings_plan_offer owes the commitment every hour of the term", "[engine][commitments]") {
+  const TermOffer all = savings_plan_offer(SavingsPlan{SavingsPlanType::compute, "", "", Money{}, ReservationTerm::one_year,
+                                                       UpfrontPayment::all_upfront, Instant{}},
+                                           0.001);
+  CHECK(all.upfront_usd == Approx(0.001 * 8760));
+  CHECK(all.recurring_usd_per_hour == 0);
+  CHECK(all.terms.reservation_class == ReservationClass::convertible);  // a Compute plan follows a move
+  CHECK(all.label == "Compute Savings Plan 1y all_upfront");
+  const TermOffer partial = savings_plan_offer(SavingsPlan{SavingsPlanType::ec2_instance, "p5", "us-east-1", Money{},
+                                                           ReservationTerm::three_years, UpfrontPayment::partial_upfront, Instant{}},
+                                               0.001);
+  CHECK(partial.upfront_usd == Approx(0.001 * 26280 / 2));
+  CHECK(partial.recurring_usd_per_hour == Approx(0.0005));
+  CHECK(partial.terms.reservation_class == ReservationClass::standard);  // an EC2 Instance plan idles after a move
+  CHECK(partial.label == "EC2 Instance Savings Plan (p5 in us-east-1) 3y partial_upfront");
 }
 
 TEST_CASE("engine::planner::draw_demand_paths is deterministic per seed and purpose", "[engine][commitments]") {
@@ -199,4 +293,13 @@ TEST_CASE("engine::planner::draw_demand_paths is deterministic per seed and purp
   CHECK(a.scale != draw_demand_paths(view, 1, 0.9, 36, 50, 11, 3).scale);
   CHECK(a.discount[12] == Approx(1 / 1.05));
   for (const auto& path : a.scale) CHECK(path.front() == 1.0);
+}
+
+TEST_CASE("engine::planner::purchase_date counts calendar months", "[engine][commitments]") {
+  const auto at = [](const char* text) { return *parse_instant(text); };
+  CHECK(purchase_date(at("2026-12-01T00:00:00Z"), 12) == at("2027-12-01T00:00:00Z"));
+  CHECK(purchase_date(at("2026-12-15T06:30:00Z"), 3) == at("2027-03-15T06:30:00Z"));
+  CHECK(purchase_date(at("2027-01-31T00:00:00Z"), 1) == at("2027-02-28T00:00:00Z"));  // February is shorter
+  CHECK(purchase_date(at("2028-01-31T00:00:00Z"), 1) == at("2028-02-29T00:00:00Z"));  // a leap year
+  CHECK(purchase_date(at("2026-08-31T23:00:00Z"), 6) == at("2027-02-28T23:00:00Z"));
 }

@@ -140,8 +140,12 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
   CHECK(error_of(replaced(text, "\"option\": \"spot\"", "\"option\": \"spto\"")).find("/pools/1/option") != std::string::npos);
   CHECK(error_of(replaced(text, "\"levels\": [\n        0.1,", "\"levels\": [\n        1.5,")).find("/forecasts/0/levels/0: expected a quantile level in (0, 1)") !=
         std::string::npos);
-  CHECK(error_of(replaced(text, "\"start\": \"2026-03-02T01:00:00Z\"", "\"start\": \"2026-03-02T03:00:00Z\"")).find("/commitments/1/start: expected a purchase date within the plan's horizon (2026-03-02T00:00:00Z to 2026-03-02T03:00:00Z), found 2026-03-02T03:00:00Z") !=
+  CHECK(error_of(replaced(text, "\"start\": \"2026-03-02T01:00:00Z\"", "\"start\": \"2026-03-01T23:00:00Z\"")).find("/commitments/1/start: expected a purchase date from the plan's horizon start (2026-03-02T00:00:00Z) to three years after it, found 2026-03-01T23:00:00Z") !=
         std::string::npos);
+  // Three years of 365 days after the horizon's start is the latest a purchase may be queued.
+  CHECK(error_of(replaced(text, "\"start\": \"2026-03-02T01:00:00Z\"", "\"start\": \"2029-03-01T00:00:01Z\"")).find("/commitments/1/start: expected a purchase date from the plan's horizon start") !=
+        std::string::npos);
+  CHECK(plan_from_json(replaced(text, "\"start\": \"2026-03-02T01:00:00Z\"", "\"start\": \"2029-03-01T00:00:00Z\""), "plan.json").ok());
   CHECK(error_of(replaced(text, "\"decision\": \"lapse\"", "\"decision\": \"lapsed\"")).find("/expiring_commitments/1/decision") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"pools\": [\n        0,", "\"pools\": [\n        5,")).find("/groups/0/pools/0: expected the index of one of the plan's 2 pools") !=

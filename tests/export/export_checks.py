@@ -96,11 +96,24 @@ def validate(service, operation, params, where):
 COMMITMENTS = "commitments"
 OFFERING_PLACEHOLDER = "REPLACE-WITH-RESERVED-INSTANCES-OFFERING-ID"
 OFFERING_ID_FIELD = "ReservedInstancesOfferings[0].ReservedInstancesOfferingId"
+SAVINGS_PLAN_PLACEHOLDER = "REPLACE-WITH-SAVINGS-PLAN-OFFERING-ID"
+SAVINGS_PLAN_ID_FIELD = "searchResults[0].offeringId"
 TERM_SECONDS = {"1y": 31536000, "3y": 94608000}
 OFFERING_TYPES = {"no_upfront": "No Upfront", "partial_upfront": "Partial Upfront", "all_upfront": "All Upfront"}
+PLAN_TYPES = {"compute": "Compute", "ec2_instance": "EC2Instance"}
 # What every describe request pins besides the plan's terms: AWS's own regional Linux offering.
 DESCRIBE_FIXED = {"ProductDescription": "Linux/UNIX", "InstanceTenancy": "default", "IncludeMarketplace": False,
                   "Filters": [{"Name": "scope", "Values": ["Region"]}]}
+# The Savings Plans API has one endpoint, in us-east-1 (its service model's endpoint rules).
+SAVINGS_PLANS_REGION = "us-east-1"
+# CreateSavingsPlan's documented bounds (Savings Plans API Reference, botocore's model): commitment
+# "between 0.001 and 1 million", at most five decimals; upfrontPaymentAmount "a whole number
+# between 50 and 99 percent of the total value", Partial Upfront only.
+COMMITMENT_RANGE = (0.001, 1_000_000)
+UPFRONT_SHARE_RANGE = (0.50, 0.99)
+# PurchaseReservedInstancesOffering's PurchaseTime and CreateSavingsPlan's purchaseTime queue a
+# purchase; AWS keeps a queued purchase up to three years (EC2 User Guide, "Buy Reserved Instances").
+LATEST_QUEUED = datetime.timedelta(days=3 * 365)
 
 
 def format_files(folder):
@@ -125,9 +138,32 @@ def planned_limit(commitment):
     return -(-micro // 10_000) / 100 if micro else None
 
 
-def planned_purchase(commitment):
-    return (commitment["region"], commitment["instance_type"], commitment["count"], TERM_SECONDS[commitment["term"]],
-            commitment["offering_class"], OFFERING_TYPES[commitment["payment"]], planned_limit(commitment))
+def queued_time(start, renews):
+    """A renewal is queued for its date; every other purchase (now, or a ladder's later one made
+    after planning again) carries no purchase time."""
+    return start if renews else None
+
+
+def planned_purchase(commitment, horizon_start):
+    return ("reservation", commitment["region"], commitment["instance_type"], commitment["count"],
+            TERM_SECONDS[commitment["term"]], commitment["offering_class"], OFFERING_TYPES[commitment["payment"]],
+            planned_limit(commitment), queued_time(commitment.get("start", horizon_start), commitment.get("renews")))
+
+
+def planned_savings_plan(bought):
+    """A recommended Savings Plan in exported_savings_plan's terms, derived from the plan alone:
+    the commitment with three decimals, and for Partial Upfront half the term's total commitment in
+    whole dollars rounded up."""
+    plan = bought["plan"]
+    thousandths = round(plan["hourly_commitment_usd"] * 1000)
+    upfront = None
+    if plan["payment"] == "partial_upfront":
+        hours = TERM_SECONDS[plan["term"]] // 3600
+        half_micro = -(-thousandths * 1000 * hours // 2)
+        upfront = str(-(-half_micro // 1_000_000))
+    return ("savings_plan", SAVINGS_PLANS_REGION, PLAN_TYPES[plan["type"]], plan.get("family"), plan.get("region"),
+            TERM_SECONDS[plan["term"]], OFFERING_TYPES[plan["payment"]], f"{thousandths // 1000}.{thousandths % 1000:03d}",
+            upfront, queued_time(plan["start"], bought.get("renews")))
 
 
 def exported_purchase(where, region, describe, purchase):
@@ -140,8 +176,36 @@ def exported_purchase(where, region, describe, purchase):
     limit = purchase.get("LimitPrice")
     if limit is not None and limit.get("CurrencyCode") != "USD":
         fail(f"{where}: LimitPrice {limit} is not in USD")
-    return (region, describe["InstanceType"], purchase["InstanceCount"], describe["MinDuration"], describe["OfferingClass"],
-            describe["OfferingType"], limit["Amount"] if limit is not None else None)
+    return ("reservation", region, describe["InstanceType"], purchase["InstanceCount"], describe["MinDuration"],
+            describe["OfferingClass"], describe["OfferingType"], limit["Amount"] if limit is not None else None,
+            purchase.get("PurchaseTime"))
+
+
+def exported_savings_plan(where, region, describe, create):
+    """The Savings Plan the two requests of one commitments/ folder buy, in planned_savings_plan's
+    terms, after checking AWS's documented bounds on them."""
+    if describe.get("productType") != "EC2" or describe.get("currencies") != ["USD"] or \
+            any(len(describe.get(key, [])) != 1 for key in ("planTypes", "durations", "paymentOptions")):
+        fail(f"{where}: the describe request does not pin one EC2 offering in USD: {describe}")
+    filters = {item["name"]: item["values"] for item in describe.get("filters", [])}
+    if describe["planTypes"] == ["EC2Instance"] and (len(filters.get("region", [])) != 1 or len(filters.get("instanceFamily", [])) != 1):
+        fail(f"{where}: an EC2 Instance plan's describe request does not pin one family and region: {describe}")
+    if create["savingsPlanOfferingId"] != SAVINGS_PLAN_PLACEHOLDER:
+        fail(f"{where}: the purchase names {create['savingsPlanOfferingId']!r}, not the placeholder")
+    commitment = create["commitment"]
+    decimals = commitment.split(".")[1] if "." in commitment else ""
+    if not COMMITMENT_RANGE[0] <= float(commitment) <= COMMITMENT_RANGE[1] or len(decimals) > 5:
+        fail(f"{where}: commitment {commitment!r} is outside AWS's 0.001 to 1 million with at most five decimals")
+    upfront = create.get("upfrontPaymentAmount")
+    if (upfront is not None) != (describe["paymentOptions"] == ["Partial Upfront"]):
+        fail(f"{where}: upfrontPaymentAmount {upfront!r} with payment {describe['paymentOptions']}")
+    if upfront is not None:
+        total = float(commitment) * describe["durations"][0] / 3600
+        if not upfront.isdigit() or not UPFRONT_SHARE_RANGE[0] * total <= int(upfront) <= UPFRONT_SHARE_RANGE[1] * total:
+            fail(f"{where}: upfrontPaymentAmount {upfront!r} is not a whole number between 50% and 99% of {total}")
+    return ("savings_plan", region, describe["planTypes"][0], (filters.get("instanceFamily") or [None])[0],
+            (filters.get("region") or [None])[0], describe["durations"][0], describe["paymentOptions"][0], commitment,
+            upfront, create.get("purchaseTime"))
 
 
 def commitment_commands(folder):
@@ -157,19 +221,38 @@ def commitment_commands(folder):
     return text, commands
 
 
-def check_misspelling_refused(purchase):
-    """The validator is not lenient: the same purchase with InstanceCount misspelled is refused."""
-    misspelled = {("InstanceCont" if key == "InstanceCount" else key): value for key, value in purchase.items()}
-    if not validation_errors("ec2", "purchase-reserved-instances-offering", misspelled)[1]:
-        fail("botocore's validator took a purchase with InstanceCount misspelled")
+def check_misspelling_refused(service, operation, purchase, field):
+    """The validator is not lenient: the same purchase with `field` misspelled is refused."""
+    misspelled = {(field[:-1] if key == field else key): value for key, value in purchase.items()}
+    if not validation_errors(service, operation, misspelled)[1]:
+        fail(f"botocore's validator took a {operation} request with {field} misspelled")
+
+
+# Per kind of commitment: the two calls of a folder, how to read them, and a field to misspell.
+PURCHASE_KINDS = {
+    ("DescribeReservedInstancesOfferings", "PurchaseReservedInstancesOffering"):
+        (exported_purchase, ("ec2", "purchase-reserved-instances-offering", "InstanceCount")),
+    ("DescribeSavingsPlansOfferings", "CreateSavingsPlan"):
+        (exported_savings_plan, ("savingsplans", "create-savings-plan", "commitment")),
+}
+
+
+def check_queued(where, purchase, horizon_start):
+    """A queued purchase's time lies from the horizon's start up to three years after it."""
+    queued = purchase[-1]
+    if queued is not None and not parse_instant(horizon_start) <= parse_instant(queued) <= parse_instant(horizon_start) + LATEST_QUEUED:
+        fail(f"{where}: purchase time {queued} is not within three years of the plan's start {horizon_start}")
 
 
 def check_commitments(folder, plan):
     """Every request under commitments/ passes botocore's validator for its operation; per folder,
-    README.txt runs DescribeReservedInstancesOfferings then PurchaseReservedInstancesOffering in one
-    region; the purchases are exactly the plan's commitments (instance type, region, count, term,
-    class, payment, LimitPrice) for an AWS plan, none otherwise; and botocore refuses a purchase
-    with a misspelled field. Returns a line saying what was checked."""
+    README.txt runs a describe call then the purchase of one kind (reservations: EC2; Savings Plans:
+    the Savings Plans API) in one region; the purchases are exactly the plan's commitments
+    (reservations: instance type, region, count, term, class, payment, LimitPrice; Savings Plans:
+    type, family, region, term, payment, commitment, upfrontPaymentAmount), renewals queued for
+    their date and nothing else queued, for an AWS plan, none otherwise; a ladder's later purchase
+    is marked in README.txt to be planned again; and botocore refuses a purchase with a misspelled
+    field. Returns a line saying what was checked."""
     text, commands = commitment_commands(folder)
     requests = {}
     for service, operation, region, path in commands:
@@ -177,24 +260,37 @@ def check_commitments(folder, plan):
             request = json.load(request_file)
         name = validate(service, operation, request, path)
         requests.setdefault(os.path.dirname(path), []).append((name, region, request))
-    exported = []
+    horizon_start = plan["horizon"]["start"]
+    exported, misspell = [], []
     for where, calls in requests.items():
-        if [call[0] for call in calls] != ["DescribeReservedInstancesOfferings", "PurchaseReservedInstancesOffering"] \
-                or calls[0][1] != calls[1][1]:
+        kind = PURCHASE_KINDS.get(tuple(call[0] for call in calls))
+        if kind is None or calls[0][1] != calls[1][1]:
             fail(f"{where}: README.txt does not describe then purchase in one region: {[call[:2] for call in calls]}")
-        exported.append(exported_purchase(where, calls[0][1], calls[0][2], calls[1][2]))
-    expected = [planned_purchase(commitment) for commitment in plan["commitments"]] if aws_plan(plan) else []
+        exported.append(kind[0](where, calls[0][1], calls[0][2], calls[1][2]))
+        check_queued(where, exported[-1], horizon_start)
+        misspell.append((*kind[1], calls[1][2]))
+    expected = []
+    if aws_plan(plan):
+        expected = [planned_purchase(commitment, horizon_start) for commitment in plan["commitments"]]
+        expected += [planned_savings_plan(bought) for bought in plan.get("savings_plans", [])]
     if sorted(exported, key=repr) != sorted(expected, key=repr):
         fail(f"the purchase requests buy {sorted(exported, key=repr)}, the plan recommends {sorted(expected, key=repr)}")
+    later = [c for c in plan["commitments"] if c.get("start", horizon_start) != horizon_start and not c.get("renews")]
+    later += [b for b in plan.get("savings_plans", []) if b["plan"]["start"] != horizon_start and not b.get("renews")]
+    if later and text.count("a ladder's later purchase: on ") != len(later):
+        fail(f"README.txt does not mark each of the {len(later)} ladder purchases to be planned again on its date")
     if not expected:
         if aws_plan(plan) and "No commitment is recommended" not in text:
             fail("README.txt does not say that no commitment is recommended")
         return f"no commitment to buy{'' if aws_plan(plan) else ' (not an AWS plan)'}, no purchase request written"
-    if OFFERING_PLACEHOLDER not in text or OFFERING_ID_FIELD not in text:
-        fail(f"README.txt does not say to replace {OFFERING_PLACEHOLDER} with {OFFERING_ID_FIELD}")
-    check_misspelling_refused(next(iter(requests.values()))[1][2])
+    for service, operation, field, request in {m[1]: m for m in misspell}.values():
+        placeholder, id_field = ((SAVINGS_PLAN_PLACEHOLDER, SAVINGS_PLAN_ID_FIELD) if service == "savingsplans"
+                                 else (OFFERING_PLACEHOLDER, OFFERING_ID_FIELD))
+        if placeholder not in text or id_field not in text:
+            fail(f"README.txt does not say to replace {placeholder} with {id_field}")
+        check_misspelling_refused(service, operation, request, field)
     return (f"{len(commands)} commitment requests pass botocore's validator and buy exactly the plan's "
-            f"{len(exported)} commitment(s); a misspelled purchase is refused")
+            f"{len(exported)} commitment(s) ({len(later)} a ladder's later purchase); a misspelled purchase is refused")
 
 
 class Comparison:

@@ -111,7 +111,20 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
   return inputs;
 }
 
-// The reservations to buy with their term valuation, and those the term declined.
+// A commitment's valuation over its term and why it was chosen, under its "buy" line.
+void print_term(std::ostream& out, const TermValuation& term, const std::string& term_choice) {
+  if (term.months == 0) return;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "            over %d months: expected saving $%.0f (p5 $%.0f, p95 $%.0f), upfront $%.0f, breaks even %s\n",
+                term.months, term.expected_net_saving.usd(), term.net_saving_p5.usd(), term.net_saving_p95.usd(),
+                term.upfront_cash.usd(),
+                term.break_even_month > 0 ? ("in month " + std::to_string(term.break_even_month)).c_str() : "never");
+  out << line << "            " << term_choice << '\n';
+}
+
+// The reservations and Savings Plans to buy with their term valuation (a purchase dated after the
+// horizon's start with its date and why), those the term declined, and the owned ones expiring.
 void print_recommended_commitments(std::ostream& out, const Plan& plan) {
   char line[400];
   if (plan.commitments.empty()) out << "  buy       no reservations\n";
@@ -124,15 +137,18 @@ void print_recommended_commitments(std::ostream& out, const Plan& plan) {
                   std::string(upfront_payment_name(commitment.terms.payment)).c_str(), commitment.hourly_cost.usd(),
                   commitment.expected_utilisation * 100, commitment.break_even_utilisation * 100, commitment.expected_saving.usd());
     out << line;
-    if (!commitment.renews.empty()) out << "            on " << format_instant(commitment.start) << ": " << commitment.reason << '\n';
-    const TermValuation& term = commitment.term;
-    if (term.months == 0) continue;
-    std::snprintf(line, sizeof line,
-                  "            over %d months: expected saving $%.0f (p5 $%.0f, p95 $%.0f), upfront $%.0f, breaks even %s\n",
-                  term.months, term.expected_net_saving.usd(), term.net_saving_p5.usd(), term.net_saving_p95.usd(),
-                  term.upfront_cash.usd(),
-                  term.break_even_month > 0 ? ("in month " + std::to_string(term.break_even_month)).c_str() : "never");
-    out << line << "            " << commitment.term_choice << '\n';
+    if (commitment.start != plan.horizon.start) out << "            on " << format_instant(commitment.start) << ": " << commitment.reason << '\n';
+    print_term(out, commitment.term, commitment.term_choice);
+  }
+  if (plan.savings_plans.empty()) out << "  buy       no Savings Plans\n";
+  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+    std::snprintf(line, sizeof line, ": expected use %.1f%% of the commitment, saving $%.2f over the horizon\n",
+                  bought.expected_utilisation * 100, bought.expected_saving.usd());
+    out << "  buy       " << savings_plan_label(bought.plan) << line;
+    if (bought.plan.start != plan.horizon.start) out << "            on " << format_instant(bought.plan.start) << ": ";
+    else out << "            ";
+    out << bought.reason << '\n';
+    print_term(out, bought.term, bought.term_choice);
   }
   for (const std::string& declined : plan.declined_commitments) out << "  declined  " << declined << '\n';
   for (const ExpiringCommitment& owned : plan.expiring_commitments) {

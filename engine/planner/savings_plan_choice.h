@@ -1,0 +1,71 @@
+// Savings Plans to buy, judged over their whole term like reservations (commitment_term.h), on the
+// on-demand usage a plan runs beyond its reservations and the plans it owns.
+//
+// A Savings Plan's unit is $0.001 an hour of commitment (AWS's precision). For each scope (one
+// Compute plan; one EC2 Instance plan per instance family and region the plan runs on-demand in)
+// and each term and payment, the commitment the horizon alone favours is the break-even rule's on
+// the hourly spend the plan's usage offers it at the plan's rates: the c-th unit pays when the usage
+// can spend c units or more in more than (the rates / on-demand, over that usage) of the intervals.
+// Up to six commitments up to that level are valued over the term, each displacing the on-demand
+// cost it covers when spent in AWS's order (highest savings percentage first), and the best is
+// taken, possibly as a ladder, none when none pays.
+//
+// Scopes are combined as AWS applies them: the EC2 Instance plans first (each on its own family
+// and region), then a Compute plan on the usage they leave; that portfolio is compared with a
+// Compute plan alone, and the one of greater expected saving over the term is kept.
+//
+// Owned plans that expire inside the horizon are decided first, as owned reservations are:
+// renewed, replaced (another term, payment or a lower commitment) or let lapse, valued on the usage
+// after their expiry and bought then.
+//
+// Units: money in USD (doubles), usage in instances. Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/fleet_model.h"
+#include "engine/planner/commitment_term.h"
+#include "fleetcast/plan.h"
+#include "fleetcast/pricing.h"
+#include "fleetcast/scenario.h"
+#include "fleetcast/status.h"
+
+namespace fleetcast::engine::planner {
+
+/// A unit of Savings Plan commitment: AWS takes hourly commitments in steps of $0.001.
+inline constexpr double kCommitmentUnitUsdPerHour = 0.001;
+
+/// On-demand instances per pool and interval: [pool][interval], fractions where a plan covers part
+/// of an interval's.
+using PoolUsage = std::vector<std::vector<double>>;
+
+/// Demand paths over `months` for a commitment covering `pools`, drawn from the stream `purpose`.
+using OutlookPaths = std::function<DemandPaths(std::span<const std::size_t> pools, int months, std::uint64_t purpose)>;
+
+struct SavingsPlanChoice {
+  std::vector<SavingsPlanRecommendation> recommendations;  // renewals of owned plans first, then new purchases
+  std::vector<SavingsPlanModel> in_horizon;  // the purchases in force inside the horizon, as the simulation applies them
+  std::vector<ExpiringCommitment> expiring;  // owned plans expiring inside the horizon, in order of expiry
+  std::vector<std::string> declined;         // scopes the horizon favoured whose term does not pay
+  std::vector<std::string> notes;            // which rates of the plans bought are estimates
+  double expected_net_saving_usd = 0;        // of the new purchases (not renewals) over their terms
+};
+
+/// The Savings Plans a plan buys on `on_demand` (its on-demand instances beyond every reservation
+/// and owned plan, per pool and interval of the scenario's horizon), on AWS where the scenario
+/// allows commitments (purchase option `reserved`); nothing elsewhere, and owned plans expiring
+/// inside the horizon then lapse.
+Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
+                                               PoolUsage on_demand, const OutlookPaths& paths);
+
+/// The on-demand cost per hour (USD) that `commitment_usd` an hour of `plan` covers in interval k
+/// of `usage`, spent in the plan's coverage order at its rates; what it covers is taken off
+/// `take_from` (which may be `usage`) where it is set.
+double covered_on_demand(const SavingsPlanModel& plan, const FleetModel& model, double commitment_usd, const PoolUsage& usage,
+                         std::size_t k, PoolUsage* take_from = nullptr);
+
+}  // namespace fleetcast::engine::planner
