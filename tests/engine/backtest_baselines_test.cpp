@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,12 +25,8 @@ constexpr int kTestHours = 10;
 
 // The history and test hours of a constant `gpus`, from the horizon start.
 std::string constant_demand_csv(int gpus) {
-  std::filesystem::create_directories(FLEETCAST_TEST_OUTPUT_DIR);
-  const std::string path = std::string(FLEETCAST_TEST_OUTPUT_DIR) + "/backtest_constant_" + std::to_string(gpus) + ".csv";
-  std::ofstream out(path);
-  out << "timestamp,value\n";
-  for (int i = 0; i < kHistoryHours + kTestHours; ++i) out << i * 3600 << ',' << gpus << '\n';
-  return path;
+  return fleetcast::testing::hourly_demand_csv("backtest_constant_" + std::to_string(gpus),
+                                               std::vector<double>(kHistoryHours + kTestHours, gpus));
 }
 
 // A service of 63 GPUs at a 90% target on four.gpu ($3.60/h on-demand, $1.20/h spot in the "<5%"

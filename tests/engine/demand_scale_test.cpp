@@ -5,8 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -28,12 +26,9 @@ const Instant kStart = parse_instant("2026-12-07T00:00:00Z").value();
 double file_value(int hour) { return 8.0 + hour % 24 + hour / 24; }
 
 std::string scaled_trace_csv() {
-  std::filesystem::create_directories(FLEETCAST_TEST_OUTPUT_DIR);
-  const std::string path = std::string(FLEETCAST_TEST_OUTPUT_DIR) + "/demand_scale.csv";
-  std::ofstream out(path);
-  out << "timestamp,value\n";
-  for (int hour = 0; hour < kHours; ++hour) out << hour * 3600 << ',' << file_value(hour) << '\n';
-  return path;
+  std::vector<double> values;
+  for (int hour = 0; hour < kHours; ++hour) values.push_back(file_value(hour));
+  return fleetcast::testing::hourly_demand_csv("demand_scale", values);
 }
 
 // 72 hours of one GPU-denominated service on one.gpu on-demand, its trace scaled by `scale`.

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -23,21 +21,13 @@ namespace {
 // Demand in GPUs per hour at 80% target utilisation: capacity needed 5, 9, 12, 7, 3, 10 GPUs.
 const std::vector<double> kDemand = {4.0, 7.2, 9.6, 5.6, 2.4, 8.0};
 
-std::string demand_csv(const std::vector<double>& values) {
-  std::filesystem::create_directories(FLEETCAST_TEST_OUTPUT_DIR);
-  const std::string path = std::string(FLEETCAST_TEST_OUTPUT_DIR) + "/hindsight_two_regions.csv";
-  std::ofstream out(path);
-  out << "timestamp,value\n";
-  for (std::size_t i = 0; i < values.size(); ++i) out << i * 3600 << ',' << values[i] << '\n';
-  return path;
-}
 
 std::string two_region_json(const std::string& purchase_options) {
   return R"({"version": 1, "name": "hindsight-test", "seed": 3,
     "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "6h", "step": "1h"},
     "pricing": {"provider": "test", "regions": ["r1", "r2"]},
     "instance_types": ["one.gpu", "four.gpu"], "purchase_options": )" + purchase_options + R"(,
-    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + demand_csv(kDemand) + R"("},
+    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + fleetcast::testing::hourly_demand_csv("hindsight_two_regions", kDemand) + R"("},
                    "slo": {"target_utilisation": 0.8, "max_unserved_fraction": 0.01}}],
     "spot": {"max_share_per_pool_percent": 40},
     "policy": {"kind": "predictive", "predictive": {}}})";

@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 namespace fleetcast::testing {
 
 Money usd(const char* text) { return parse_usd(text).value(); }
@@ -81,6 +84,15 @@ InMemoryPriceSource aws_g6_catalog(const char* compute_rate) {
   }
   catalog.billing_rules = {BillingRule{"aws", Seconds{1}, Seconds{60}}};
   return InMemoryPriceSource(std::move(catalog));
+}
+
+std::string hourly_demand_csv(const std::string& name, const std::vector<double>& values) {
+  std::filesystem::create_directories(FLEETCAST_TEST_OUTPUT_DIR);
+  const std::string path = std::string(FLEETCAST_TEST_OUTPUT_DIR) + "/" + name + ".csv";
+  std::ofstream out(path);
+  out << "timestamp,value\n";
+  for (std::size_t i = 0; i < values.size(); ++i) out << i * 3600 << ',' << values[i] << '\n';
+  return path;
 }
 
 Scenario load(const std::string& json, const PriceSource& prices) {

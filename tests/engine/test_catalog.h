@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "fleetcast/pricing.h"
 #include "fleetcast/scenario.h"
@@ -22,6 +23,11 @@ InMemoryPriceSource two_region_catalog();
 /// reservation $0.60/h (so an EC2 Instance Savings Plan's estimated rate), spot $0.30/h; with
 /// `compute_rate`, an imported Compute Savings Plan rate (1y no upfront) for it.
 InMemoryPriceSource aws_g6_catalog(const char* compute_rate = nullptr);
+
+/// Writes hourly `values` (value i at i x 3600 s) as a demand CSV named `name`.csv in the test
+/// output folder and returns its path. Name the file after the test: ctest runs test cases in
+/// parallel processes.
+std::string hourly_demand_csv(const std::string& name, const std::vector<double>& values);
 
 /// Validates `json` against `prices`; fails the test with every diagnostic when it is invalid.
 Scenario load(const std::string& json, const PriceSource& prices);

@@ -401,6 +401,62 @@ TEST_CASE("every format of an AWS plan writes the requests buying its reservatio
   }
 }
 
+TEST_CASE("every format of an AWS plan writes the requests buying its Savings Plans, dated as planned", "[export]") {
+  Plan plan = fixture_plan();
+  plan.commitments.clear();
+  SavingsPlanRecommendation now;
+  now.plan = SavingsPlan{SavingsPlanType::ec2_instance, "p5", "us-east-1", Money::from_usd(12.345), ReservationTerm::three_years,
+                         UpfrontPayment::partial_upfront, plan.horizon.start};
+  now.upfront = Money::from_usd(162213.3);
+  now.reason = "covers it";
+  SavingsPlanRecommendation later = now;
+  later.plan.type = SavingsPlanType::compute;
+  later.plan.family.clear();
+  later.plan.region.clear();
+  later.plan.payment = UpfrontPayment::no_upfront;
+  later.plan.start = plan.horizon.start + 365 * kDay;
+  SavingsPlanRecommendation renewal = later;
+  renewal.plan.start = plan.horizon.start + plan.horizon.step;
+  renewal.renews = "compute Savings Plan, $1.000000/h, 1y no_upfront";
+  renewal.reason = "renews " + renewal.renews + " at its expiry";
+  plan.savings_plans = {now, later, renewal};
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {
+    auto rendered = render_export(plan, format);
+    REQUIRE(rendered.ok());
+    CHECK(commitment_files(*rendered) == 6);
+    const fs::path first = "commitments/01-ec2instance-p5-us-east-1-savings-plan";
+    CHECK(rendered_json(*rendered, first / "01-describe-savings-plans-offerings.json") ==
+          nlohmann::json{{"productType", "EC2"},
+                         {"planTypes", {"EC2Instance"}},
+                         {"durations", {94608000}},
+                         {"paymentOptions", {"Partial Upfront"}},
+                         {"currencies", {"USD"}},
+                         {"filters", {{{"name", "region"}, {"values", {"us-east-1"}}}, {{"name", "instanceFamily"}, {"values", {"p5"}}}}}});
+    // Half of 26,280 h x $12.345 = $162,213.30, in whole dollars rounded up.
+    CHECK(rendered_json(*rendered, first / "02-create-savings-plan.json") ==
+          nlohmann::json{{"savingsPlanOfferingId", "REPLACE-WITH-SAVINGS-PLAN-OFFERING-ID"},
+                         {"commitment", "12.345"},
+                         {"upfrontPaymentAmount", "162214"}});
+    // The ladder's later purchase is not queued (it is planned again then); the renewal is.
+    CHECK(rendered_json(*rendered, "commitments/02-compute-savings-plan/02-create-savings-plan.json") ==
+          nlohmann::json{{"savingsPlanOfferingId", "REPLACE-WITH-SAVINGS-PLAN-OFFERING-ID"}, {"commitment", "12.345"}});
+    CHECK(rendered_json(*rendered, "commitments/03-compute-savings-plan/02-create-savings-plan.json")["purchaseTime"] ==
+          format_instant(renewal.plan.start));
+    CHECK_FALSE(rendered_json(*rendered, "commitments/02-compute-savings-plan/01-describe-savings-plans-offerings.json")
+                    .contains("filters"));
+    const std::string& readme = rendered->files.back().contents;
+    CHECK(readme.find("01. ec2_instance Savings Plan for p5 in us-east-1, $12.345000/h, 3y partial_upfront\n"
+                      "  aws savingsplans describe-savings-plans-offerings --region us-east-1 --cli-input-json "
+                      "file://commitments/01-ec2instance-p5-us-east-1-savings-plan/01-describe-savings-plans-offerings.json\n"
+                      "    then replace REPLACE-WITH-SAVINGS-PLAN-OFFERING-ID in 02-create-savings-plan.json with "
+                      "searchResults[0].offeringId of that reply\n") != std::string::npos);
+    CHECK(readme.find("plan: a ladder's later purchase: on " + format_instant(later.plan.start) + ", not before, plan again") !=
+          std::string::npos);
+    CHECK(readme.find("plan: queued for " + format_instant(renewal.plan.start) + " by its purchase time: it renews") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("an upfront known only from an effective rate caps the purchase at the term valuation's upfront", "[export]") {
   Plan plan = fixture_plan();
   plan.commitments = {two_reservations().front()};
@@ -428,8 +484,13 @@ TEST_CASE("a renewal is bought at its date, and AWS's monthly quota counts the p
   auto rendered = render_export(plan, ExportFormat::aws);
   REQUIRE(rendered.ok());
   std::string readme = rendered->files.back().contents;
-  CHECK(readme.find("plan: buy on " + last + ", not before: it renews 1 x g6e.xlarge in us-west-2, 1y convertible no_upfront "
-                    "at its expiry") != std::string::npos);
+  CHECK(readme.find("plan: queued for " + last + " by its purchase time: it renews 1 x g6e.xlarge in us-west-2, 1y convertible "
+                    "no_upfront at its expiry") != std::string::npos);
+  // The renewal is queued for its date; the purchase made now is not.
+  CHECK(rendered_json(*rendered, "commitments/02-g6e.xlarge-us-west-2/02-purchase-reserved-instances-offering.json")["PurchaseTime"] ==
+        last);
+  CHECK_FALSE(rendered_json(*rendered, "commitments/01-g6e.xlarge-us-west-2/02-purchase-reserved-instances-offering.json")
+                  .contains("PurchaseTime"));
   // 21 in one Region and month: above AWS's default of 20 regional Reserved Instances a month.
   CHECK(readme.find("us-west-2, " + last.substr(0, 7) + ": 21 Reserved Instances, above AWS's default quota of 20") != std::string::npos);
 
@@ -449,8 +510,8 @@ TEST_CASE("a plan recommending no commitment, or not AWS's, writes no purchase r
     auto rendered = render_export(plan, format);
     REQUIRE(rendered.ok());
     CHECK(commitment_files(*rendered) == 0);
-    CHECK(rendered->files.back().contents.find("No commitment is recommended: the plan buys no reservation.") !=
-          std::string::npos);
+    CHECK(rendered->files.back().contents.find("No commitment is recommended: the plan buys no reservation and no Savings "
+                                               "Plan.") != std::string::npos);
   }
   plan.commitments = two_reservations();
   for (PlannedPool& pool : plan.pools) pool.provider = "gcp";
