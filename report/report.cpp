@@ -253,9 +253,37 @@ std::vector<int> covered_instances(const Plan& plan, const ReservationLine& line
   return counts;
 }
 
+// The Savings Plans to buy, with their term valuation and the pools they cover at what rate.
+void savings_plan_table(Page& page, const Plan& plan) {
+  page.subheading("Recommended: Savings Plans to buy, at the horizon's start, the expiry of one they renew, or a ladder's later date");
+  if (plan.savings_plans.empty()) {
+    page.paragraph("None: no Savings Plan's commitment pays over its term on the plan's on-demand usage, or the plan's "
+                   "provider or purchase options exclude them.");
+    return;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+    std::string rates;
+    for (const SavingsPlanCoverage& covered : bought.coverage) {
+      rates += (rates.empty() ? "" : ", ") + plan.pools[covered.pool].name + " $" + fixed(covered.rate.usd(), 4) +
+               (covered.estimated ? " (estimated)" : "");
+    }
+    const TermValuation& term = bought.term;
+    rows.push_back({savings_plan_label(bought.plan), format_instant(bought.plan.start), report::usd(bought.upfront.usd()),
+                    report::percent(bought.expected_utilisation, 1), report::usd(bought.expected_saving.usd()),
+                    report::usd(term.expected_net_saving.usd()),
+                    report::usd(term.net_saving_p5.usd()) + " to " + report::usd(term.net_saving_p95.usd()),
+                    term.break_even_month > 0 ? std::to_string(term.break_even_month) : "never", rates,
+                    bought.reason + ". " + bought.term_choice});
+  }
+  page.table({"plan", "buy at", "upfront", "commitment used", "saving over the horizon", "expected saving over the term",
+              "p5 to p95", "break-even month", "covers at", "why"},
+             rows, {2, 3, 4, 5, 7});
+}
+
 void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario, const ReportOptions& options) {
   page.section("commitments", "Commitments");
-  page.subheading("Recommended: reservations to buy, at the horizon's start or the expiry of one they renew");
+  page.subheading("Recommended: reservations to buy, at the horizon's start, the expiry of one they renew, or a ladder's later date");
   if (plan.commitments.empty()) {
     page.paragraph("None: no reservation passes the break-even rule for this horizon and pays over its term.");
   } else {
@@ -276,12 +304,13 @@ void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario,
                 "break-even month", "why"},
                rows, {2, 5, 6, 7, 8, 9, 10, 12});
   }
+  savings_plan_table(page, plan);
   if (!plan.declined_commitments.empty()) {
-    page.subheading("Declined: reservations the horizon favours that do not pay over their term");
+    page.subheading("Declined: commitments the horizon favours that do not pay over their term, or that Savings Plans beat");
     page.bullets(plan.declined_commitments);
   }
   if (!plan.expiring_commitments.empty()) {
-    page.subheading("Expiring: owned reservations that end inside the horizon");
+    page.subheading("Expiring: owned reservations and Savings Plans that end inside the horizon");
     std::vector<std::string> decisions;
     for (const ExpiringCommitment& owned : plan.expiring_commitments) {
       decisions.push_back(owned.commitment + ", expires " + format_instant(owned.expires) + ": " +
@@ -289,10 +318,10 @@ void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario,
     }
     page.bullets(decisions);
   }
-  page.subheading("Owned: reservations the scenario already holds");
+  page.subheading("Owned: reservations and Savings Plans the scenario already holds");
   if (scenario == nullptr) {
     page.paragraph("Not known: the report was made from the plan document alone.");
-  } else if (scenario->commitments.empty()) {
+  } else if (scenario->commitments.empty() && scenario->savings_plans.empty()) {
     page.paragraph("None.");
   } else {
     std::vector<std::vector<std::string>> rows;
@@ -301,7 +330,12 @@ void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario,
                       std::string(reservation_class_name(c.offering_class)), std::string(upfront_payment_name(c.payment)),
                       format_instant(c.start), format_instant(c.end())});
     }
-    page.table({"instance type", "region", "count", "term", "class", "payment", "from", "until"}, rows, {2});
+    if (!rows.empty()) page.table({"instance type", "region", "count", "term", "class", "payment", "from", "until"}, rows, {2});
+    std::vector<std::string> plans;
+    for (const SavingsPlan& owned : scenario->savings_plans) {
+      plans.push_back(savings_plan_label(owned) + ", " + format_instant(owned.start) + " to " + format_instant(owned.end()));
+    }
+    if (!plans.empty()) page.bullets(plans);
   }
   const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, plan.horizon.intervals()));
   const std::size_t bucket = report::bucket_size(intervals, options.max_points);
@@ -372,62 +406,97 @@ void cost_charts(Page& page, const CostRows& costs, const std::string& what) {
   page.chart(report::stacked_bars("Cost by day", what, "USD", std::move(by_day), true));
 }
 
-// The planned cost: each interval's planned instances at the plan's prices, on-demand only beyond
-// the reservations in force (recommended at their effective rate, every hour from their purchase), and
-// what remains of the plan's own total (owned reservations, whose prices the plan does not carry)
-// as one line spread evenly.
-CostRows planned_costs(const Plan& plan, const Scenario* scenario, std::string& note) {
-  CostRows costs;
-  const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, plan.horizon.intervals()));
-  const double step_hours = static_cast<double>(plan.horizon.step.count()) / 3600.0;
+// The planned instances each pool pays for per interval, [pool][interval]: on-demand instances beyond
+// the reservations in force (taken by the on-demand pools in plan order), then beyond what the
+// recommended Savings Plans cover (each hour's commitment spent in its coverage order on whole
+// instances, as the planner counts them; a plan from its purchase date).
+std::vector<std::vector<int>> payable_instances(const Plan& plan, const Scenario* scenario, std::size_t intervals) {
   const std::vector<ReservationLine> lines = reservation_lines(plan, scenario);
-  double computed = 0;
-  // Reservations left per line and interval, taken by the on-demand pools in plan order.
   std::vector<std::vector<int>> reserved_left(lines.size(), std::vector<int>(intervals, 0));
   for (std::size_t l = 0; l < lines.size(); ++l) {
     for (std::size_t k = 0; k < intervals; ++k) {
       reserved_left[l][k] = lines[l].count_at(plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k));
     }
   }
+  std::vector<std::vector<int>> payable(plan.pools.size(), std::vector<int>(intervals, 0));
   for (std::size_t p = 0; p < plan.pools.size() && p < plan.instances.size(); ++p) {
     const PlannedPool& pool = plan.pools[p];
     std::size_t line = lines.size();
     for (std::size_t l = 0; l < lines.size(); ++l) {
       if (pool.option == PurchaseOption::on_demand && lines[l].instance_type == pool.instance_type && lines[l].region == pool.region) line = l;
     }
-    const std::string option = option_label(pool.option);
     for (std::size_t k = 0; k < intervals && k < plan.instances[p].size(); ++k) {
-      int payable = plan.instances[p][k];
-      if (line < lines.size()) {
-        const int covered = std::min(payable, reserved_left[line][k]);
-        reserved_left[line][k] -= covered;
-        payable -= covered;
+      payable[p][k] = plan.instances[p][k];
+      if (line >= lines.size()) continue;
+      const int covered = std::min(payable[p][k], reserved_left[line][k]);
+      reserved_left[line][k] -= covered;
+      payable[p][k] -= covered;
+    }
+  }
+  for (std::size_t k = 0; k < intervals; ++k) {
+    const Instant at = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
+    for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+      if (at < bought.plan.start) continue;
+      std::int64_t budget = bought.plan.hourly_commitment.micro_usd();  // per hour
+      for (const SavingsPlanCoverage& covered : bought.coverage) {
+        if (covered.rate <= Money{}) continue;
+        const auto take = static_cast<int>(std::min<std::int64_t>(payable[covered.pool][k], budget / covered.rate.micro_usd()));
+        payable[covered.pool][k] -= take;
+        budget -= take * covered.rate.micro_usd();
       }
-      if (payable <= 0) continue;
-      const double cost = payable * pool.hourly_price.usd() * step_hours;
-      costs.add(day_of(plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k)), pool.name, option, cost);
+    }
+  }
+  return payable;
+}
+
+// The planned cost: the instances each pool pays for (payable_instances) at the plan's prices, the
+// recommended reservations at their effective rate and Savings Plans at their commitment, every
+// hour from their purchase, and what remains of the plan's own total (owned reservations and
+// Savings Plans, whose prices the plan does not carry) as one line spread evenly.
+CostRows planned_costs(const Plan& plan, const Scenario* scenario, std::string& note) {
+  CostRows costs;
+  const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, plan.horizon.intervals()));
+  const double step_hours = static_cast<double>(plan.horizon.step.count()) / 3600.0;
+  double computed = 0;
+  const auto add_hourly = [&](Instant from, const std::string& pool, const std::string& option, double per_hour) {
+    for (std::size_t k = 0; k < intervals; ++k) {
+      const Instant at = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
+      if (at < from) continue;
+      costs.add(day_of(at), pool, option, per_hour * step_hours);
+      computed += per_hour * step_hours;
+    }
+  };
+  const std::vector<std::vector<int>> payable = payable_instances(plan, scenario, intervals);
+  for (std::size_t p = 0; p < plan.pools.size(); ++p) {
+    const PlannedPool& pool = plan.pools[p];
+    for (std::size_t k = 0; k < intervals; ++k) {
+      if (payable[p][k] <= 0) continue;
+      const double cost = payable[p][k] * pool.hourly_price.usd() * step_hours;
+      costs.add(day_of(plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k)), pool.name, option_label(pool.option),
+                cost);
       computed += cost;
     }
   }
   for (const CommitmentRecommendation& c : plan.commitments) {
-    const std::string pool = "reserved " + c.instance_type + " in " + c.region + " (recommended)";
-    for (std::size_t k = 0; k < intervals; ++k) {
-      const Instant at = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
-      if (at < c.start) continue;
-      const double cost = c.count * c.hourly_cost.usd() * step_hours;
-      costs.add(day_of(at), pool, "reserved", cost);
-      computed += cost;
-    }
+    add_hourly(c.start, "reserved " + c.instance_type + " in " + c.region + " (recommended)", "reserved",
+               c.count * c.hourly_cost.usd());
+  }
+  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+    add_hourly(bought.plan.start, savings_plan_label(bought.plan) + " (recommended)", "savings_plan",
+               bought.plan.hourly_commitment.usd());
   }
   const double rest = plan.expected.planned_cost.usd() - computed;
   if (intervals > 0 && rest > 0.005) {
     for (std::size_t k = 0; k < intervals; ++k) {
-      costs.add(day_of(plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k)), "owned reservations and other",
+      costs.add(day_of(plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k)), "owned commitments and other",
                 "reserved", rest / static_cast<double>(intervals));
     }
-    note = "; " + report::usd(rest) + " of the plan's planned cost is not tied to a planned pool (owned reservations) and is spread evenly";
+    note = "; " + report::usd(rest) + " of the plan's planned cost is not tied to a planned pool (owned reservations and "
+           "Savings Plans) and is spread evenly";
   } else if (rest < -0.005) {
-    note = "; these rows sum to " + report::usd(-rest) + " more than the plan's planned cost";
+    note = "; these rows sum to " + report::usd(-rest) + " more than the plan's planned cost (each recommended Savings Plan "
+           "is spent here again on the planned instances, hour by hour, and an owned one not at all: the plan does not carry "
+           "its rates)";
   }
   return costs;
 }
@@ -528,6 +597,7 @@ void plan_sections(Page& page, const Plan& plan, const Scenario* scenario, const
                                                                       report::percent(plan.expected.served_fraction_p5, 3)
                                                                 : "not simulated"},
               {"reservations to buy", std::to_string(plan.commitments.size()) + " line(s)"},
+              {"Savings Plans to buy", std::to_string(plan.savings_plans.size())},
               {"groups", std::to_string(plan.groups.size())}});
   workload_charts(page, plan, scenario, options);
   commitment_sections(page, plan, scenario, options);

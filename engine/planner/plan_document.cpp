@@ -143,7 +143,12 @@ ordered_json plan_document(const Plan& plan) {
   document["commitments"] = commitments;
   ordered_json savings_plans = ordered_json::array();
   for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+    ordered_json coverage = ordered_json::array();
+    for (const SavingsPlanCoverage& covered : bought.coverage) {
+      coverage.push_back({{"pool", covered.pool}, {"rate_usd", covered.rate.usd()}, {"estimated", covered.estimated}});
+    }
     savings_plans.push_back({{"plan", savings_plan_json(bought.plan)},
+                             {"coverage", coverage},
                              {"upfront_usd", bought.upfront.usd()},
                              {"expected_utilisation", bought.expected_utilisation},
                              {"expected_saving_usd", bought.expected_saving.usd()},
@@ -327,17 +332,32 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
   return commitment;
 }
 
+SavingsPlanCoverage read_coverage(DiagnosticSink& sink, const json& value, const std::string& pointer, std::size_t pool_count) {
+  SavingsPlanCoverage covered;
+  ObjectReader reader(sink, value, pointer, {"pool", "rate_usd", "estimated"});
+  if (auto pool = reader.integer("pool", Presence::required, 0, static_cast<std::int64_t>(pool_count) - 1)) {
+    covered.pool = static_cast<std::size_t>(*pool);
+  }
+  assign_money(covered.rate, reader.number("rate_usd", Presence::required, 0, kUsdMax));
+  assign(covered.estimated, reader.boolean("estimated", Presence::required));
+  return covered;
+}
+
+// A recommended Savings Plan of a plan over `horizon` whose coverage names its `pool_count` pools.
 SavingsPlanRecommendation read_savings_plan(DiagnosticSink& sink, const json& value, const std::string& pointer,
-                                            const Horizon& horizon) {
+                                            const Horizon& horizon, std::size_t pool_count) {
   SavingsPlanRecommendation bought;
   ObjectReader reader(sink, value, pointer,
-                      {"plan", "renews", "upfront_usd", "expected_utilisation", "expected_saving_usd", "reason", "term_valuation",
-                       "term_choice"});
+                      {"plan", "coverage", "renews", "upfront_usd", "expected_utilisation", "expected_saving_usd", "reason",
+                       "term_valuation", "term_choice"});
   if (const json* plan = reader.field("plan", Presence::required)) {
     const std::string plan_pointer = child_pointer(pointer, "plan");
     bought.plan = scenarios::parse_savings_plan(*plan, plan_pointer, sink);
     check_purchase_date(sink, child_pointer(plan_pointer, "start"), bought.plan.start, horizon);
   }
+  reader.array("coverage", Presence::required, [&](const json& element, const std::string& element_pointer) {
+    bought.coverage.push_back(read_coverage(sink, element, element_pointer, pool_count));
+  });
   assign(bought.renews, reader.string("renews", Presence::optional));
   assign_money(bought.upfront, reader.number("upfront_usd", Presence::required, 0, kUsdMax));
   assign(bought.expected_utilisation, reader.number("expected_utilisation", Presence::required, 0, 1));
@@ -513,10 +533,6 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   root.array("commitments", Presence::required, [&](const json& element, const std::string& pointer) {
     plan.commitments.push_back(read_commitment(sink, element, pointer, plan.horizon));
   });
-  // Absent from documents written before plans bought Savings Plans.
-  root.array("savings_plans", Presence::optional, [&](const json& element, const std::string& pointer) {
-    plan.savings_plans.push_back(read_savings_plan(sink, element, pointer, plan.horizon));
-  });
   if (auto declined = root.string_array("declined_commitments", Presence::optional, false)) {
     plan.declined_commitments = *declined;
   }
@@ -535,6 +551,10 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   });
   root.array("groups", Presence::required, [&](const json& element, const std::string& pointer) {
     plan.groups.push_back(read_group(sink, element, pointer, plan.pools.size()));
+  });
+  // Absent from documents written before plans bought Savings Plans.
+  root.array("savings_plans", Presence::optional, [&](const json& element, const std::string& pointer) {
+    plan.savings_plans.push_back(read_savings_plan(sink, element, pointer, plan.horizon, plan.pools.size()));
   });
   read_expected(root, sink, plan.expected);
   if (auto notes = root.string_array("notes", Presence::optional, false)) plan.notes = *notes;

@@ -747,12 +747,12 @@ Result<PlannedAtRisk> plan_at_quantile(const Scenario& scenario, const PriceSour
   if (!commitments.ok()) return commitments.status();
   auto plans = choose_plans_and_reservations(scenario, prices, model, demand, setup, *commitments);
   if (!plans.ok()) return plans.status();
-  hold_in_force(setup, savings_plan_instances(scenario, plans->in_horizon, setup, commitments->new_reserved), prepaid);
+  hold_in_force(setup, savings_plan_instances(scenario, plans->priced, setup, commitments->new_reserved), prepaid);
   PlannedAtRisk planned{place_horizon(setup, scenario, commitments->new_reserved), std::move(*commitments), std::move(*plans),
                         std::move(prepaid), 0};
   planned.cost_usd =
       planned_cost_usd(scenario, model, planned.instances, planned.commitments.new_reserved, planned.commitments.new_rates) +
-      reservations_cost_usd(planned.commitments.dated) + savings_plans_cost_usd(planned.savings_plans.in_horizon);
+      reservations_cost_usd(planned.commitments.dated) + savings_plans_cost_usd(planned.savings_plans.priced);
   return planned;
 }
 
@@ -827,6 +827,20 @@ Result<PlannedAtRisk> plan_within_budget(Plan& plan, const Scenario& planning, c
   return best;
 }
 
+// Each recommended Savings Plan's coverage among the plan's pools (its model's, `priced`, is among
+// the fleet model's): pools the plan does not use are left out.
+void describe_coverage(Plan& plan, const FleetModel& model, const std::vector<SavingsPlanModel>& priced) {
+  for (std::size_t s = 0; s < plan.savings_plans.size(); ++s) {
+    for (const SavingsPlanModel::Coverage& coverage : priced[s].coverage) {
+      const std::string& name = model.pools[coverage.pool].name;
+      const auto pool = std::find_if(plan.pools.begin(), plan.pools.end(), [&](const PlannedPool& p) { return p.name == name; });
+      if (pool == plan.pools.end()) continue;
+      plan.savings_plans[s].coverage.push_back(
+          SavingsPlanCoverage{static_cast<std::size_t>(pool - plan.pools.begin()), coverage.rate, coverage.estimated});
+    }
+  }
+}
+
 // The plan of `planning` at quantile `risk` from its forecast `demand`: commitments, placement,
 // groups and notes, without the Monte Carlo simulation.
 Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
@@ -858,6 +872,7 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
     reserved[p] += planned->commitments.new_reserved[p] + (prepaid.empty() ? 0 : *std::min_element(prepaid.begin(), prepaid.end()));
   }
   describe_capacity(plan, planning, model, planned->instances, reserved);
+  describe_coverage(plan, model, planned->savings_plans.priced);
   plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
   plan.notes.insert(plan.notes.end(), model.notes.begin(), model.notes.end());
   plan.notes.insert(plan.notes.end(), planned->savings_plans.notes.begin(), planned->savings_plans.notes.end());

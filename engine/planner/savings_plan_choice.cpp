@@ -379,12 +379,10 @@ Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const P
   }
   choice.declined = std::move(bought->declined);
   choice.expected_net_saving_usd = bought->expected_net_saving_usd;
-  const Instant end = scenario.horizon.start + scenario.horizon.duration;
   for (const SavingsPlanRecommendation& recommendation : choice.recommendations) {
-    if (recommendation.plan.start >= end) continue;
     auto priced = price_savings_plan(recommendation.plan, scenario, prices, model, choice.notes);
     if (!priced.ok()) return priced.status();
-    choice.in_horizon.push_back(std::move(*priced));
+    choice.priced.push_back(std::move(*priced));
   }
   return choice;
 }

@@ -48,7 +48,9 @@ using OutlookPaths = std::function<DemandPaths(std::span<const std::size_t> pool
 
 struct SavingsPlanChoice {
   std::vector<SavingsPlanRecommendation> recommendations;  // renewals of owned plans first, then new purchases
-  std::vector<SavingsPlanModel> in_horizon;  // the purchases in force inside the horizon, as the simulation applies them
+  /// One per recommendation, in its order: the plan as the simulation applies it, its coverage
+  /// among the model's pools (one dated past the horizon is active in none of its intervals).
+  std::vector<SavingsPlanModel> priced;
   std::vector<ExpiringCommitment> expiring;  // owned plans expiring inside the horizon, in order of expiry
   std::vector<std::string> declined;         // scopes the horizon favoured whose term does not pay
   std::vector<std::string> notes;            // which rates of the plans bought are estimates

@@ -95,8 +95,19 @@ struct CommitmentRecommendation {
 /// A Savings Plan to buy, when, and why: an hourly commitment paid every hour of its term, which AWS
 /// spends on eligible on-demand usage after the reservations (engine/savings_plans.h). Dated like
 /// a reservation: the horizon's start, an owned plan's expiry (renewals), or a ladder's later date.
+/// One on-demand pool a Savings Plan covers and what an instance-hour of it costs under the plan.
+struct SavingsPlanCoverage {
+  std::size_t pool = 0;             // index into Plan::pools
+  Money rate;                       // USD per instance-hour covered
+  bool estimated = false;           // derived from a reserved rate: no Savings Plan rate was imported
+  friend bool operator==(const SavingsPlanCoverage&, const SavingsPlanCoverage&) = default;
+};
+
 struct SavingsPlanRecommendation {
   SavingsPlan plan;                 // type, scope, hourly commitment, term, payment and purchase date (start)
+  /// The plan's on-demand pools it covers, in the order AWS spends it (highest savings percentage
+  /// first), at the rates it was valued at.
+  std::vector<SavingsPlanCoverage> coverage;
   std::string renews;               // the owned plan it renews or replaces (ExpiringCommitment::commitment); empty: new
   Money upfront;                    // paid at purchase: the whole term's commitment all upfront, half partial upfront
   double expected_utilisation = 0;  // share of the commitment the plan's on-demand usage spends, over the horizon, 0-1

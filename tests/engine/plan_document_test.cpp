@@ -42,6 +42,25 @@ Plan sample_plan() {
                                ExpiringCommitment{"1 x g6e.12xlarge in us-east-1, 3y standard all_upfront",
                                                   renewal.start + Seconds{60}, ExpiryDecision::lapse, "nothing pays"}};
   plan.declined_commitments = {"no reservation of g6e.12xlarge in us-east-1 although the horizon alone favours 2"};
+  // An EC2 Instance plan bought now, and a Compute plan a ladder buys a year on.
+  SavingsPlanRecommendation bought;
+  bought.plan = SavingsPlan{SavingsPlanType::ec2_instance, "g6e", "us-east-1", Money::from_usd(2.125), ReservationTerm::three_years,
+                            UpfrontPayment::partial_upfront, plan.horizon.start};
+  bought.coverage = {SavingsPlanCoverage{0, Money::from_usd(0.931), true}};
+  bought.upfront = Money::from_usd(27922.5);
+  bought.expected_utilisation = 0.96;
+  bought.expected_saving = Money::from_usd(4.75);
+  bought.reason = "covers $3.72/h of on-demand";
+  bought.term = TermValuation{48, Money::from_usd(61000), Money::from_usd(52000.25), Money::from_usd(66000), Money::from_usd(27922.5),
+                              14, 0.5};
+  bought.term_choice = "chose $2.125/h of EC2 Instance Savings Plan (g6e in us-east-1) 3y partial_upfront";
+  SavingsPlanRecommendation later = bought;
+  later.plan.type = SavingsPlanType::compute;
+  later.plan.family.clear();
+  later.plan.region.clear();
+  later.plan.start = parse_instant("2027-03-02T00:00:00Z").value();
+  later.renews = "compute Savings Plan, $1.000000/h, 1y no_upfront";
+  plan.savings_plans = {bought, later};
   plan.pools = {PlannedPool{"aws/us-east-1/g6e.xlarge/on_demand", "aws", "us-east-1", "g6e.xlarge", PurchaseOption::on_demand,
                             "L40S", 1, Money::from_usd(1.861)},
                 PlannedPool{"aws/us-east-1/g6e.12xlarge/spot", "aws", "us-east-1", "g6e.12xlarge", PurchaseOption::spot,
@@ -108,6 +127,7 @@ TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan
   plan.groups.front().launch_lead_reason.clear();
   plan.commitments.pop_back();
   plan.expiring_commitments.clear();
+  plan.savings_plans.clear();
   auto read = plan_from_json(plan_to_json(plan), "plan.json");
   INFO((read.ok() ? std::string() : read.status().message()));
   REQUIRE(read.ok());
@@ -116,6 +136,7 @@ TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan
   SECTION("a document written before purchases were dated buys its commitments at the horizon's start") {
     std::string text = replaced(plan_to_json(plan), "      \"start\": \"2026-03-02T00:00:00Z\",\n", "");
     text = replaced(text, "  \"expiring_commitments\": [],\n", "");
+    text = replaced(text, "  \"savings_plans\": [],\n", "");  // nor bought Savings Plans
     auto old = plan_from_json(text, "plan.json");
     INFO((old.ok() ? std::string() : old.status().message()));
     REQUIRE(old.ok());
@@ -146,6 +167,11 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
   CHECK(error_of(replaced(text, "\"start\": \"2026-03-02T01:00:00Z\"", "\"start\": \"2029-03-01T00:00:01Z\"")).find("/commitments/1/start: expected a purchase date from the plan's horizon start") !=
         std::string::npos);
   CHECK(plan_from_json(replaced(text, "\"start\": \"2026-03-02T01:00:00Z\"", "\"start\": \"2029-03-01T00:00:00Z\""), "plan.json").ok());
+  CHECK(error_of(replaced(text, "\"hourly_commitment_usd\": 2.125", "\"hourly_commitment_usd\": 2.1255")).find("/savings_plans/0/plan/hourly_commitment_usd: expected USD per hour with at most three decimals") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"pool\": 0,", "\"pool\": 2,")).find("/savings_plans/0/coverage/0/pool") != std::string::npos);
+  CHECK(error_of(replaced(text, "\"start\": \"2027-03-02T00:00:00Z\"", "\"start\": \"2030-03-02T00:00:00Z\"")).find("/savings_plans/1/plan/start: expected a purchase date from the plan's horizon start") !=
+        std::string::npos);
   CHECK(error_of(replaced(text, "\"decision\": \"lapse\"", "\"decision\": \"lapsed\"")).find("/expiring_commitments/1/decision") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"pools\": [\n        0,", "\"pools\": [\n        5,")).find("/groups/0/pools/0: expected the index of one of the plan's 2 pools") !=

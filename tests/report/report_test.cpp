@@ -114,3 +114,31 @@ TEST_CASE("plan_report_html downsamples a year at 5 minutes and keeps the total"
   CHECK(sum == Approx(total_gpus));
   CHECK(timeline["title"]["subtitle"].get<std::string>().find("downsampled for display") != std::string::npos);
 }
+
+TEST_CASE("plan_report_html lists the Savings Plans to buy and costs what they cover at their commitment", "[report]") {
+  using namespace fleetcast;
+  Plan plan;
+  plan.scenario = "covered";
+  plan.horizon = Horizon{Instant{Seconds{1'798'761'600}}, Seconds{2 * 3600}, Seconds{3600}};
+  plan.pools.push_back(PlannedPool{"aws/us-east-1/g6.xlarge/on_demand", "aws", "us-east-1", "g6.xlarge", PurchaseOption::on_demand,
+                                   "L4", 1, Money::from_usd(1.0)});
+  plan.instances = {{5, 6}};
+  // $2.50/h at $0.50 covers 5 instances an hour: hour 0 all of them, hour 1 five of six. Planned:
+  // 2 h x $2.50 + 1 instance-hour on-demand = $6. A second plan bought past the horizon costs
+  // nothing in it.
+  SavingsPlanRecommendation bought;
+  bought.plan = SavingsPlan{SavingsPlanType::compute, "", "", Money::from_usd(2.5), ReservationTerm::one_year,
+                            UpfrontPayment::no_upfront, plan.horizon.start};
+  bought.coverage = {SavingsPlanCoverage{0, Money::from_usd(0.5), false}};
+  SavingsPlanRecommendation later = bought;
+  later.plan.start = plan.horizon.start + kYear;
+  plan.savings_plans = {bought, later};
+  plan.expected.planned_cost = Money::from_usd(6.0);
+  const std::string html = plan_report_html(plan);
+  CHECK(count(html, "compute Savings Plan, $2.500000/h, 1y no_upfront") >= 2);  // the table, and the cost by pool
+  CHECK(html.find("Savings Plans to buy") != std::string::npos);
+  // The cost rows add up to the plan's cost exactly: no remainder spread, no excess.
+  CHECK(html.find("is not tied to a planned pool") == std::string::npos);
+  CHECK(html.find("more than the plan's planned cost") == std::string::npos);
+  CHECK(html.find("savings_plan") != std::string::npos);
+}
