@@ -23,7 +23,7 @@ Result<std::map<SavingsPlanRateKey, Money>> imported_rates(const PriceSource& pr
 
 // The reservation classes whose discount stands in for the plan type's, best first (see the
 // header): a Compute plan falls back to the standard class where the catalog has no convertible
-// rate (the built-in catalog has none), which makes its estimate optimistic; the notes say so.
+// rate (the built-in catalog has none), its discount then scaled (compute_discount_of_standard).
 std::vector<ReservationClass> estimate_classes(SavingsPlanType type) {
   if (type == SavingsPlanType::ec2_instance) return {ReservationClass::standard};
   return {ReservationClass::convertible, ReservationClass::standard};
@@ -46,6 +46,16 @@ Result<std::optional<Estimate>> estimated_rate(const PriceSource& prices, const 
     }
   }
   return std::optional<Estimate>();
+}
+
+// AWS states Compute Savings Plans save "up to 66%" and EC2 Instance plans (sold at standard
+// reservations' discounts) "up to 72%" (Savings Plans pricing, checked 2026-11): a Compute plan
+// estimated from a standard reservation takes that reservation's discount over on-demand times
+// 66/72, rounded to the rate's favour (a rate no lower than that), rather than the whole discount.
+Money compute_discount_of_standard(Money on_demand, Money standard) {
+  constexpr std::int64_t kComputeMaximum = 66, kInstanceMaximum = 72;
+  const std::int64_t discount = std::max<std::int64_t>(0, on_demand.micro_usd() - standard.micro_usd());
+  return Money::from_micro_usd(on_demand.micro_usd() - discount * kComputeMaximum / kInstanceMaximum);
 }
 
 bool eligible(const SavingsPlan& plan, const PoolModel& pool) {
@@ -81,10 +91,13 @@ void note_rate_sources(const SavingsPlan& plan, const SavingsPlanModel& built, c
   const std::string terms = std::string(reservation_term_name(plan.term)) + " " +
                             std::string(upfront_payment_name(plan.payment)) + " reservation";
   for (const auto& [reservation_class, pools] : sources.estimated) {
-    const bool optimistic = plan.type == SavingsPlanType::compute && reservation_class == ReservationClass::standard;
+    const bool scaled = plan.type == SavingsPlanType::compute && reservation_class == ReservationClass::standard;
     notes.push_back(built.label + ": rates are ESTIMATES (no imported Savings Plan rate), the " +
                     std::string(reservation_class_name(reservation_class)) + " " + terms + "'s effective rate" +
-                    (optimistic ? " (the catalog has no convertible one: optimistic)" : "") + ", for " + pools);
+                    (scaled ? " with its discount over on-demand times 66/72 (the catalog has no convertible one; AWS's "
+                              "stated maxima: Compute plans 66%, EC2 Instance plans 72%)"
+                            : "") +
+                    ", for " + pools);
   }
   if (!sources.unpriced.empty()) {
     notes.push_back(built.label + " does not cover " + sources.unpriced + ": no Savings Plan rate and no " + terms +
@@ -117,7 +130,9 @@ Result<SavingsPlanModel> build_plan(const SavingsPlan& plan, const Scenario& sce
     auto estimate = estimated_rate(prices, pool.key, plan);
     if (!estimate.ok()) return estimate.status();
     if (*estimate && (*estimate)->rate > Money{}) {
-      built.coverage.push_back({p, (*estimate)->rate, true});
+      const bool scaled = plan.type == SavingsPlanType::compute && (*estimate)->from == ReservationClass::standard;
+      built.coverage.push_back({p, scaled ? compute_discount_of_standard(pool.on_demand_rate, (*estimate)->rate) : (*estimate)->rate,
+                                true});
       append_name(sources.estimated[(*estimate)->from], pool.name);
     } else {
       append_name(sources.unpriced, pool.name);

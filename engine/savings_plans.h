@@ -17,8 +17,9 @@
 // hourly rate, a Compute plan's the convertible one's. AWS sells the two plan types at the two
 // reservation classes' discounts (EC2 Instance plans "up to 72%", like standard reservations;
 // Compute plans "up to 66%", like convertible ones). Where the catalog has no convertible rate
-// (the built-in catalog has none), a Compute plan's estimate is the standard one's, an optimistic
-// figure. Every estimate is marked as such in the model's notes, which the reports print. A pool
+// (the built-in catalog has none), a Compute plan's estimate is on-demand less the standard one's
+// discount times 66/72 (the two stated maxima), not the whole discount, which would overstate a
+// plan a planner may recommend buying. Every estimate is marked as such in the model's notes, which the reports print. A pool
 // with neither an imported rate nor such a reservation is not covered (noted).
 //
 // Thread-safety: pure functions.

@@ -152,11 +152,11 @@ ReservationNetwork demand_arcs(std::span<const PlacementPool> pools, std::span<c
 void share_reservations(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands, ContinuousSplit& split) {
   ReservationNetwork network = demand_arcs(pools, demands, split);
   if (network.node_count <= 2) return;
-  // A reservation node's capacity, in the units of the workload with the most per GPU on it.
-  std::vector<double> reserved_units_per_gpu(pools.size(), 0);
+  // A reservation node's capacity, in the units of the workload with the fewest per GPU on it.
+  std::vector<double> reserved_units_per_gpu(pools.size(), std::numeric_limits<double>::infinity());
   for (const PlacementDemand& demand : demands) {
     for (const PlacementOption& option : demand.options) {
-      reserved_units_per_gpu[option.pool] = std::max(reserved_units_per_gpu[option.pool], option.units_per_gpu);
+      reserved_units_per_gpu[option.pool] = std::min(reserved_units_per_gpu[option.pool], option.units_per_gpu);
     }
   }
   for (std::size_t p = 0; p < pools.size(); ++p) {

@@ -13,8 +13,11 @@
 // cover it at the least marginal cost.
 //
 // Approximation: a reservation node's capacity is counted in the units of the workload with the
-// most units per GPU on that pool; it is exact when every workload that may use a reserved pool
-// gets the same units from a GPU of it (all GPU-denominated demand does).
+// fewest units per GPU on that pool, so that no workload is offered more free capacity than the
+// reserved instances hold (counted in the most, a workload with fewer units per GPU took more
+// instances as free than were reserved, and they were paid on-demand); it is exact when every
+// workload that may use a reserved pool gets the same units from a GPU of it (all GPU-denominated
+// demand does), and otherwise leaves part of a reservation to the others' units.
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -197,6 +197,15 @@ std::vector<std::vector<int>> savings_plan_instances(const Scenario& scenario, s
   return covered;
 }
 
+// `covered` in whole instances (rounded down), of `like`'s shape where it is empty (no plan bought).
+std::vector<std::vector<int>> whole_instances(const PoolUsage& covered, const std::vector<std::vector<int>>& like) {
+  std::vector<std::vector<int>> whole(like.size(), std::vector<int>(like.empty() ? 0 : like.front().size(), 0));
+  for (std::size_t p = 0; p < covered.size(); ++p) {
+    for (std::size_t k = 0; k < covered[p].size(); ++k) whole[p][k] = static_cast<int>(std::floor(covered[p][k] + 1e-9));
+  }
+  return whole;
+}
+
 // Adds `more` instances per pool and interval to what `setup` holds in force, and to `total`.
 void hold_in_force(PlacementSetup& setup, const std::vector<std::vector<int>>& more, std::vector<std::vector<int>>& total) {
   for (std::size_t p = 0; p < more.size(); ++p) {
@@ -679,19 +688,57 @@ struct PlannedAtRisk {
   double cost_usd = 0;
 };
 
-// The on-demand instances the placement with `new_reserved` runs beyond every reservation and
-// Savings Plan `setup` holds in force: what a new Savings Plan would cover.
-PoolUsage on_demand_beyond_commitments(const PlacementSetup& setup, const Scenario& scenario, const FleetModel& model,
-                                       const std::vector<int>& new_reserved) {
-  const std::vector<std::vector<int>> placed = place_horizon_pool_totals(setup, scenario, new_reserved);
-  PoolUsage usage(placed.size(), std::vector<double>(placed.empty() ? 0 : placed.front().size(), 0.0));
-  for (std::size_t p = 0; p < placed.size(); ++p) {
-    if (model.pools[p].market) continue;
-    for (std::size_t k = 0; k < placed[p].size(); ++k) {
-      usage[p][k] = std::max(0, placed[p][k] - setup.owned_reserved[p][k] - new_reserved[p]);
+// The instances of the placement with `new_reserved` that a new Savings Plan at some rates could
+// cover beside those earlier purchases cover (CoverableUsage, UsageAtRates), the latter held as
+// capacity paid for. In a pool the rates lower, the on-demand instances beyond every reservation
+// and plan in force when the pools are priced at them (load moves there off spot and other pools);
+// together they are worth what they replace, the placement without the plan's cost less what the
+// other pools still cost, spread over them by their GPUs (at most their on-demand price). In another
+// on-demand pool, its instances at their on-demand price.
+UsageAtRates coverable_usage(const PlacementSetup& setup, const Scenario& scenario, const FleetModel& model,
+                             const std::vector<int>& new_reserved) {
+  return [&setup, &scenario, &model, new_reserved](const std::vector<double>& rates, const PoolUsage& covered) {
+    PlacementSetup base = setup;
+    for (std::size_t p = 0; p < base.pools.size(); ++p) {
+      for (std::size_t k = 0; k < base.owned_reserved[p].size(); ++k) {
+        base.owned_reserved[p][k] += static_cast<int>(std::floor(covered[p][k] + 1e-9));
+      }
     }
-  }
-  return usage;
+    PlacementSetup committed = base;
+    std::vector<bool> lowered(setup.pools.size(), false);
+    for (std::size_t p = 0; p < committed.pools.size(); ++p) {
+      lowered[p] = !model.pools[p].market && rates[p] < setup.pools[p].instance_cost;
+      if (lowered[p]) committed.pools[p].instance_cost = rates[p];
+    }
+    const std::vector<std::vector<int>> placed = place_horizon_pool_totals(base, scenario, new_reserved);
+    const bool any = std::find(lowered.begin(), lowered.end(), true) != lowered.end();
+    const std::vector<std::vector<int>> priced = any ? place_horizon_pool_totals(committed, scenario, new_reserved) : placed;
+    const std::size_t intervals = placed.empty() ? 0 : placed.front().size();
+    CoverableUsage usage{PoolUsage(placed.size(), std::vector<double>(intervals, 0.0)),
+                         PoolUsage(placed.size(), std::vector<double>(intervals, 0.0))};
+    for (std::size_t k = 0; k < intervals; ++k) {
+      double replaced = 0, gpus = 0;  // USD per hour the lowered pools' instances replace; their GPUs
+      for (std::size_t p = 0; p < placed.size(); ++p) {
+        const int beyond = base.owned_reserved[p][k] + new_reserved[p];
+        const int before = std::max(0, placed[p][k] - beyond), after = std::max(0, priced[p][k] - beyond);
+        const double price = setup.pools[p].instance_cost;
+        replaced += price * (lowered[p] ? before : before - after);
+        if (lowered[p]) {
+          usage.instances[p][k] = after;
+          gpus += after * setup.pools[p].gpus_per_instance;
+        } else if (!model.pools[p].market) {
+          usage.instances[p][k] = before;
+          usage.value[p][k] = price;
+        }
+      }
+      for (std::size_t p = 0; p < placed.size() && gpus > 0 && replaced > 0; ++p) {
+        if (lowered[p] && usage.instances[p][k] > 0) {
+          usage.value[p][k] = std::min(setup.pools[p].instance_cost, replaced / gpus * setup.pools[p].gpus_per_instance);
+        }
+      }
+    }
+    return usage;
+  };
 }
 
 std::string term_usd(double amount) {
@@ -710,14 +757,16 @@ Result<SavingsPlanChoice> choose_plans_and_reservations(const Scenario& scenario
   const OutlookPaths paths = [&](std::span<const std::size_t> pools, int months, std::uint64_t purpose) {
     return outlook_paths(scenario, demand, setup, pools, months, purpose);
   };
-  auto beside = choose_savings_plans(scenario, prices, model,
-                                     on_demand_beyond_commitments(setup, scenario, model, reservations.new_reserved), paths);
+  // None can be bought: owned plans expiring inside the horizon lapse, saying why.
+  if (!savings_plans_allowed(scenario)) return choose_savings_plans(scenario, prices, model, UsageAtRates{}, paths);
+  auto beside =
+      choose_savings_plans(scenario, prices, model, coverable_usage(setup, scenario, model, reservations.new_reserved), paths);
   const double reserved_usd = reservations.new_term_saving_usd();
   if (!beside.ok() || reservations.recommendations.size() == reservations.renewals) return beside;
   PlacementSetup renewed = setup;
   renewed.owned_reserved = reservations.in_force_with_renewals;
   const std::vector<int> none(model.pools.size(), 0);
-  auto alone = choose_savings_plans(scenario, prices, model, on_demand_beyond_commitments(renewed, scenario, model, none), paths);
+  auto alone = choose_savings_plans(scenario, prices, model, coverable_usage(renewed, scenario, model, none), paths);
   if (!alone.ok()) return alone.status();
   const double beside_usd = reserved_usd + beside->expected_net_saving_usd;
   const std::string comparison = "the new reservations and the Savings Plans beside them are expected to save " +
@@ -731,6 +780,10 @@ Result<SavingsPlanChoice> choose_plans_and_reservations(const Scenario& scenario
   if (plans_alone) {
     reservations.drop_new(comparison);
     setup.owned_reserved = std::move(renewed.owned_reserved);
+  } else {
+    for (std::size_t i = reservations.renewals; i < reservations.recommendations.size(); ++i) {
+      reservations.recommendations[i].term_choice += "; " + comparison;
+    }
   }
   return chosen;
 }
@@ -747,7 +800,7 @@ Result<PlannedAtRisk> plan_at_quantile(const Scenario& scenario, const PriceSour
   if (!commitments.ok()) return commitments.status();
   auto plans = choose_plans_and_reservations(scenario, prices, model, demand, setup, *commitments);
   if (!plans.ok()) return plans.status();
-  hold_in_force(setup, savings_plan_instances(scenario, plans->priced, setup, commitments->new_reserved), prepaid);
+  hold_in_force(setup, whole_instances(plans->covered, prepaid), prepaid);
   PlannedAtRisk planned{place_horizon(setup, scenario, commitments->new_reserved), std::move(*commitments), std::move(*plans),
                         std::move(prepaid), 0};
   planned.cost_usd =

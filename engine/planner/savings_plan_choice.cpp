@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -31,11 +32,20 @@ struct PricedOffer {
   SavingsPlanModel model;
 };
 
-// A scope's best purchase over the term, and its offer.
+// A scope's best purchase over the term, its offer, and the usage it was valued on.
 struct ScopeChoice {
   TermChoice term;
   PricedOffer offer;
   int favoured = 0;  // units the horizon alone favours (the break-even rule), over every offer
+  CoverableUsage usage;
+};
+
+// One scope (a Compute plan, or an EC2 Instance plan of a family in a region) with every term and
+// payment priced, and the stream its demand paths are drawn from.
+struct Scope {
+  SavingsPlan plan;  // type, family and region; start: the purchase date
+  std::uint64_t purpose = 0;
+  std::vector<PricedOffer> offers;
 };
 
 Result<std::vector<PricedOffer>> price_scope(const SavingsPlan& scope, const Scenario& scenario, const PriceSource& prices,
@@ -55,10 +65,17 @@ Result<std::vector<PricedOffer>> price_scope(const SavingsPlan& scope, const Sce
   return offers;
 }
 
+Result<Scope> priced_scope(const SavingsPlan& plan, std::uint64_t purpose, const Scenario& scenario, const PriceSource& prices,
+                           const FleetModel& model) {
+  auto offers = price_scope(plan, scenario, prices, model);
+  if (!offers.ok()) return offers.status();
+  return Scope{plan, purpose, std::move(*offers)};
+}
+
 // What the usage of interval k offers the plan's commitment, in units an hour at its rates.
-double spendable_units(const SavingsPlanModel& plan, const PoolUsage& usage, std::size_t k) {
+double spendable_units(const SavingsPlanModel& plan, const CoverableUsage& usage, std::size_t k) {
   double usd = 0;
-  for (const SavingsPlanModel::Coverage& coverage : plan.coverage) usd += usage[coverage.pool][k] * coverage.rate.usd();
+  for (const SavingsPlanModel::Coverage& coverage : plan.coverage) usd += usage.instances[coverage.pool][k] * coverage.rate.usd();
   return usd / kCommitmentUnitUsdPerHour;
 }
 
@@ -68,68 +85,85 @@ struct OfferLevel {
   OfferCandidates valued;
   int level = 0;
 };
-OfferLevel offer_candidates(const PricedOffer& offer, const FleetModel& model, const PoolUsage& usage, IntervalSpan span,
+OfferLevel offer_candidates(const PricedOffer& offer, const CoverableUsage& usage, IntervalSpan span,
                             int most) {
   std::vector<double> spendable;
   std::vector<int> whole;
-  double at_rates = 0, at_on_demand = 0;
+  double at_rates = 0, displaced = 0;
   for (std::size_t k = span.first; k < span.end; ++k) {
     spendable.push_back(spendable_units(offer.model, usage, k));
     whole.push_back(static_cast<int>(spendable.back()));
     for (const SavingsPlanModel::Coverage& coverage : offer.model.coverage) {
-      at_rates += usage[coverage.pool][k] * coverage.rate.usd();
-      at_on_demand += usage[coverage.pool][k] * model.pools[coverage.pool].on_demand_rate.usd();
+      at_rates += usage.instances[coverage.pool][k] * coverage.rate.usd();
+      displaced += usage.instances[coverage.pool][k] * usage.value[coverage.pool][k];
     }
   }
   OfferLevel result{OfferCandidates{savings_plan_offer(offer.plan, kCommitmentUnitUsdPerHour), {}, UsageProfile(spendable)}, 0};
-  if (at_on_demand <= 0) return result;
-  result.level = break_even_level(std::move(whole), at_rates / at_on_demand);
+  if (displaced <= 0) return result;
+  result.level = break_even_level(std::move(whole), at_rates / displaced);
   if (most > 0) result.level = std::min(result.level, most);
   for (const int units : spread_counts(result.level, kCommitmentCounts)) {
     double covered = 0;
     for (std::size_t k = span.first; k < span.end; ++k) {
-      covered += covered_on_demand(offer.model, model, units * kCommitmentUnitUsdPerHour, usage, k);
+      covered += covered_value(offer.model, units * kCommitmentUnitUsdPerHour, usage, k);
     }
     result.valued.candidates.push_back(CountCandidate{units, covered / static_cast<double>(span.size())});
   }
   return result;
 }
 
-// What the planner asks of one scope's valuation.
+// How one scope is valued.
 struct ScopeRequest {
-  SavingsPlan scope;  // type, family and region; start: the purchase date
   IntervalSpan span;  // the intervals it is valued over
   int most = 0;       // the most units it may buy (a renewal: the owned commitment); 0: no limit
   bool ladders = true;
-  std::uint64_t purpose = 0;
 };
 
-// The best purchase of `request.scope` over every term and payment; nullopt when no offer covers
-// the usage or the break-even rule favours nothing.
-Result<std::optional<ScopeChoice>> value_scope(const ScopeRequest& request, const Scenario& scenario, const PriceSource& prices,
-                                               const FleetModel& model, const PoolUsage& usage, const OutlookPaths& paths) {
-  auto offers = price_scope(request.scope, scenario, prices, model);
-  if (!offers.ok()) return offers.status();
+// Per model pool, the cheapest rate any offer of `scopes` covers it at (infinity where none does).
+std::vector<double> cheapest_rates(std::span<const Scope> scopes, std::size_t pools) {
+  std::vector<double> rates(pools, std::numeric_limits<double>::infinity());
+  for (const Scope& scope : scopes) {
+    for (const PricedOffer& offer : scope.offers) {
+      for (const SavingsPlanModel::Coverage& coverage : offer.model.coverage) {
+        rates[coverage.pool] = std::min(rates[coverage.pool], coverage.rate.usd());
+      }
+    }
+  }
+  return rates;
+}
+
+// The usage plans of `scopes` may cover together: `usage_at` each pool's cheapest rate among them,
+// beside the instances the purchases before them cover (`taken`). Scopes of disjoint pools (the
+// EC2 Instance plans) each take their pools' share of the one placement.
+CoverableUsage usage_for(std::span<const Scope> scopes, const FleetModel& model, const UsageAtRates& usage_at,
+                         const PoolUsage& taken) {
+  return usage_at(cheapest_rates(scopes, model.pools.size()), taken);
+}
+
+// The best purchase of `scope` over every term and payment, on `usage`; nullopt when no offer
+// covers the usage or the break-even rule favours nothing.
+std::optional<ScopeChoice> value_scope(const Scope& scope, const ScopeRequest& request, const CoverableUsage& usage,
+                                       const Scenario& scenario, const OutlookPaths& paths) {
   std::vector<OfferCandidates> valued;
-  std::vector<std::size_t> offer_of;  // valued[i] is offers[offer_of[i]]
+  std::vector<std::size_t> offer_of;  // valued[i] is scope.offers[offer_of[i]]
   std::vector<std::size_t> pools;
   int favoured = 0, months = 0;
-  for (std::size_t o = 0; o < offers->size(); ++o) {
-    OfferLevel level = offer_candidates((*offers)[o], model, usage, request.span, request.most);
+  for (std::size_t o = 0; o < scope.offers.size(); ++o) {
+    OfferLevel level = offer_candidates(scope.offers[o], usage, request.span, request.most);
     if (level.valued.candidates.empty()) continue;
     favoured = std::max(favoured, level.level);
     months = std::max(months, level.valued.offer.months());
-    for (const SavingsPlanModel::Coverage& coverage : (*offers)[o].model.coverage) pools.push_back(coverage.pool);
+    for (const SavingsPlanModel::Coverage& coverage : scope.offers[o].model.coverage) pools.push_back(coverage.pool);
     valued.push_back(std::move(level.valued));
     offer_of.push_back(o);
   }
-  if (valued.empty()) return std::optional<ScopeChoice>();
+  if (valued.empty()) return std::nullopt;
   std::sort(pools.begin(), pools.end());
   pools.erase(std::unique(pools.begin(), pools.end()), pools.end());
-  TermChoice term = choose_over_term(valued, paths(pools, valuation_months(months, request.ladders), request.purpose),
+  TermChoice term = choose_over_term(valued, paths(pools, valuation_months(months, request.ladders), scope.purpose),
                                      scenario.demand_outlook, request.ladders);
-  const std::size_t chosen = offer_of[term.offer_index];
-  return std::optional<ScopeChoice>(ScopeChoice{std::move(term), std::move((*offers)[chosen]), favoured});
+  const PricedOffer& chosen = scope.offers[offer_of[term.offer_index]];
+  return ScopeChoice{std::move(term), chosen, favoured, usage};
 }
 
 // One purchase of `choice`: `units` on top of `below` of the same offer, from `start`, valued
@@ -138,7 +172,7 @@ Result<std::optional<ScopeChoice>> value_scope(const ScopeRequest& request, cons
 // reservation bought later); its saving over the horizon counts the intervals from `from` (its date).
 SavingsPlanRecommendation recommendation_of(const ScopeChoice& choice, int units, int below, Instant start, std::size_t measured,
                                             std::size_t from, const TermValuation& value, const Scenario& scenario,
-                                            const FleetModel& model, const PoolUsage& usage) {
+                                            const CoverableUsage& usage) {
   SavingsPlanRecommendation recommendation;
   recommendation.plan = choice.offer.plan;
   recommendation.plan.hourly_commitment = Money::from_micro_usd(units * kMicroUsdPerUnit);
@@ -152,14 +186,14 @@ SavingsPlanRecommendation recommendation_of(const ScopeChoice& choice, int units
   for (std::size_t k = measured; k < intervals; ++k) {
     const double offered = spendable_units(choice.offer.model, usage, k) * kCommitmentUnitUsdPerHour;
     spent += std::clamp(offered - beneath, 0.0, commitment);
-    const double more = covered_on_demand(choice.offer.model, model, beneath + commitment, usage, k) -
-                        covered_on_demand(choice.offer.model, model, beneath, usage, k);
+    const double more = covered_value(choice.offer.model, beneath + commitment, usage, k) -
+                        covered_value(choice.offer.model, beneath, usage, k);
     covered += more;
     if (k >= from) saved += more - commitment;
   }
   const double step_hours = static_cast<double>(scenario.horizon.step.count()) / 3600.0;
   const double count = static_cast<double>(std::max<std::size_t>(intervals - measured, 1));
-  recommendation.expected_utilisation = spent / (commitment * count);
+  recommendation.expected_utilisation = std::min(1.0, spent / (commitment * count));  // at most 1 but for rounding
   recommendation.expected_saving = Money::from_usd(saved * step_hours);
   char text[300];
   std::snprintf(text, sizeof text,
@@ -177,35 +211,37 @@ IntervalSpan from_offset(const Horizon& horizon, Seconds offset) {
   return IntervalSpan{std::min(first, intervals), intervals};
 }
 
-// Takes what `units` of the choice's offer cover off `usage` over `span`.
-void take_covered(const ScopeChoice& choice, const FleetModel& model, int units, IntervalSpan span, PoolUsage& usage) {
+// Adds to `taken` the instances `units` of the choice's offer cover of the usage it was valued on,
+// over `span`.
+void take_covered(const ScopeChoice& choice, int units, IntervalSpan span, PoolUsage& taken) {
+  CoverableUsage left = choice.usage;
   for (std::size_t k = span.first; k < span.end; ++k) {
-    covered_on_demand(choice.offer.model, model, units * kCommitmentUnitUsdPerHour, usage, k, &usage);
+    covered_value(choice.offer.model, units * kCommitmentUnitUsdPerHour, left, k, &left);
+    for (std::size_t p = 0; p < taken.size(); ++p) taken[p][k] += choice.usage.instances[p][k] - left.instances[p][k];
   }
 }
 
-// A portfolio of purchases and the usage they leave.
+// A portfolio of purchases, and the instances they cover.
 struct Portfolio {
   SavingsPlanChoice choice;
-  PoolUsage left;
+  PoolUsage taken;
 };
 
-// Buys the best of each scope in order, each on the usage the ones before it leave: its purchase
-// now and, where its ladder's later one falls inside the horizon, that one from its date.
-Result<Portfolio> buy_in_order(const std::vector<std::pair<SavingsPlan, std::uint64_t>>& scopes, const Scenario& scenario,
-                               const PriceSource& prices, const FleetModel& model, PoolUsage usage, const OutlookPaths& paths) {
+// Buys the best of each of `scopes` (of disjoint pools) on `usage`, beside what `portfolio` holds:
+// its purchase now and, where its ladder's later one falls inside the horizon, that one from its
+// date; what each covers is added to portfolio.taken.
+void buy_each(std::span<const Scope> scopes, const CoverableUsage& usage, const Scenario& scenario, const OutlookPaths& paths,
+              Portfolio& portfolio) {
   const Horizon& horizon = scenario.horizon;
-  Portfolio portfolio;
-  for (const auto& [scope, purpose] : scopes) {
-    const ScopeRequest request{scope, from_offset(horizon, Seconds{0}), 0, true, purpose};
-    auto choice = value_scope(request, scenario, prices, model, usage, paths);
-    if (!choice.ok()) return choice.status();
-    if (!*choice) continue;
-    const ScopeChoice& chosen = **choice;
+  const ScopeRequest request{from_offset(horizon, Seconds{0}), 0, true};
+  for (const Scope& scope : scopes) {
+    const std::optional<ScopeChoice> choice = value_scope(scope, request, usage, scenario, paths);
+    if (!choice) continue;
+    const ScopeChoice& chosen = *choice;
     if (!chosen.term.buys()) {
       char favoured[80];
       std::snprintf(favoured, sizeof favoured, "$%.3f/h", chosen.favoured * kCommitmentUnitUsdPerHour);
-      const std::string label = savings_plan_label(scope);  // "<type> Savings Plan[ for F in R], $..."
+      const std::string label = savings_plan_label(scope.plan);  // "<type> Savings Plan[ for F in R], $..."
       portfolio.choice.declined.push_back("no " + label.substr(0, label.find(',')) + " although the horizon alone favours " +
                                           favoured + ": " + chosen.term.reason);
       continue;
@@ -213,47 +249,43 @@ Result<Portfolio> buy_in_order(const std::vector<std::pair<SavingsPlan, std::uin
     std::vector<SavingsPlanRecommendation>& bought = portfolio.choice.recommendations;
     const IntervalSpan now = request.span;
     if (chosen.term.count > 0) {
-      bought.push_back(
-          recommendation_of(chosen, chosen.term.count, 0, horizon.start, 0, 0, chosen.term.value, scenario, model, usage));
+      bought.push_back(recommendation_of(chosen, chosen.term.count, 0, horizon.start, 0, 0, chosen.term.value, scenario,
+                                         chosen.usage));
     }
     if (const std::optional<LaterPurchase>& later = chosen.term.later) {
       const Instant date = purchase_date(horizon.start, later->month);
       const IntervalSpan from = from_offset(horizon, date - horizon.start);
-      bought.push_back(recommendation_of(chosen, later->count, chosen.term.count, date,
-                                         0, from.first, later->value, scenario, model, usage));
+      bought.push_back(recommendation_of(chosen, later->count, chosen.term.count, date, 0, from.first, later->value, scenario,
+                                         chosen.usage));
       bought.back().reason = "the later purchase of a ladder, " + std::to_string(later->month) +
                              " months after the first: buy on " + format_instant(bought.back().plan.start) +
                              " if demand then shows it pays by the hour (re-plan with the history up to then); now " +
                              bought.back().reason;
-      take_covered(chosen, model, chosen.term.count + later->count, from, usage);
-      take_covered(chosen, model, chosen.term.count, IntervalSpan{now.first, from.first}, usage);
+      take_covered(chosen, chosen.term.count + later->count, from, portfolio.taken);
+      take_covered(chosen, chosen.term.count, IntervalSpan{now.first, from.first}, portfolio.taken);
     } else {
-      take_covered(chosen, model, chosen.term.count, now, usage);
+      take_covered(chosen, chosen.term.count, now, portfolio.taken);
     }
     portfolio.choice.expected_net_saving_usd += chosen.term.expected_net_saving.usd();
   }
-  portfolio.left = std::move(usage);
-  return portfolio;
 }
 
-// The scopes a plan may buy in, each with its stream: a Compute plan, and an EC2 Instance plan per
-// family and region of the on-demand pools the usage runs in.
-std::vector<std::pair<SavingsPlan, std::uint64_t>> scopes_in_use(const Scenario& scenario, const FleetModel& model,
-                                                                 const PoolUsage& usage) {
-  std::vector<std::pair<SavingsPlan, std::uint64_t>> scopes;
-  const SavingsPlan compute{SavingsPlanType::compute, "", "", Money{}, ReservationTerm::one_year, UpfrontPayment::no_upfront,
-                            scenario.horizon.start};
-  scopes.emplace_back(compute, kNewPlanStreams);
+// The EC2 Instance plans a plan may buy, each with its stream: one per family and region of the
+// on-demand pools `usage` (a Compute plan's) runs or moves instances in.
+Result<std::vector<Scope>> instance_scopes(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
+                                           const CoverableUsage& usage) {
+  std::vector<Scope> scopes;
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     const PoolModel& pool = model.pools[p];
-    if (pool.market || std::none_of(usage[p].begin(), usage[p].end(), [](double u) { return u > 0; })) continue;
-    SavingsPlan scope = compute;
-    scope.type = SavingsPlanType::ec2_instance;
-    scope.family = std::string(instance_family(pool.type.name));
-    scope.region = pool.key.region;
-    if (std::none_of(scopes.begin(), scopes.end(), [&](const auto& s) { return s.first == scope; })) {
-      scopes.emplace_back(scope, kNewPlanStreams + p + 1);
-    }
+    bool used = false;
+    for (std::size_t k = 0; k < usage.instances[p].size() && !used; ++k) used = usage.instances[p][k] > 0;
+    if (pool.market || !used) continue;
+    const SavingsPlan plan{SavingsPlanType::ec2_instance, std::string(instance_family(pool.type.name)), pool.key.region, Money{},
+                           ReservationTerm::one_year, UpfrontPayment::no_upfront, scenario.horizon.start};
+    if (std::any_of(scopes.begin(), scopes.end(), [&](const Scope& s) { return s.plan == plan; })) continue;
+    auto scope = priced_scope(plan, kNewPlanStreams + p + 1, scenario, prices, model);
+    if (!scope.ok()) return scope.status();
+    scopes.push_back(std::move(*scope));
   }
   return scopes;
 }
@@ -264,27 +296,36 @@ std::string usd(double amount) {
   return text;
 }
 
-// New purchases: the EC2 Instance plans, then a Compute plan on what they leave, against a
-// Compute plan alone; the one of greater expected saving over the term, and why.
+// New purchases beside what renewals `taken`: the EC2 Instance plans (valued together on one
+// placement with each family's pools at its rates, so that no family takes load another carries
+// better), then a Compute plan on what they leave, against a Compute plan alone; the one of greater
+// expected saving over the term, and why.
 Result<SavingsPlanChoice> choose_new_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                                           const PoolUsage& usage, const OutlookPaths& paths) {
-  std::vector<std::pair<SavingsPlan, std::uint64_t>> scopes = scopes_in_use(scenario, model, usage);
-  if (scopes.size() == 1) {
-    auto alone = buy_in_order(scopes, scenario, prices, model, usage, paths);
-    if (!alone.ok()) return alone.status();
-    return std::move(alone->choice);
+                                           const UsageAtRates& usage_at, const PoolUsage& taken, const OutlookPaths& paths) {
+  const SavingsPlan compute_plan{SavingsPlanType::compute, "", "", Money{}, ReservationTerm::one_year, UpfrontPayment::no_upfront,
+                                 scenario.horizon.start};
+  auto compute = priced_scope(compute_plan, kNewPlanStreams, scenario, prices, model);
+  if (!compute.ok()) return compute.status();
+  const std::span<const Scope> compute_only(&*compute, 1);
+  const CoverableUsage compute_usage = usage_for(compute_only, model, usage_at, taken);
+  Portfolio alone{{}, taken};
+  buy_each(compute_only, compute_usage, scenario, paths, alone);
+  auto instance = instance_scopes(scenario, prices, model, compute_usage);
+  if (!instance.ok()) return instance.status();
+  if (instance->empty()) {
+    alone.choice.covered = alone.taken;
+    return std::move(alone.choice);
   }
   // AWS applies EC2 Instance plans before Compute plans.
-  std::rotate(scopes.begin(), scopes.begin() + 1, scopes.end());
-  auto both = buy_in_order(scopes, scenario, prices, model, usage, paths);
-  if (!both.ok()) return both.status();
-  auto compute = buy_in_order({scopes.back()}, scenario, prices, model, usage, paths);
-  if (!compute.ok()) return compute.status();
-  const bool instance_plans = both->choice.expected_net_saving_usd > compute->choice.expected_net_saving_usd;
-  SavingsPlanChoice chosen = std::move(instance_plans ? both->choice : compute->choice);
+  Portfolio both{{}, taken};
+  buy_each(*instance, usage_for(*instance, model, usage_at, taken), scenario, paths, both);
+  buy_each(compute_only, usage_for(compute_only, model, usage_at, both.taken), scenario, paths, both);
+  const bool instance_plans = both.choice.expected_net_saving_usd > alone.choice.expected_net_saving_usd;
+  SavingsPlanChoice chosen = std::move(instance_plans ? both.choice : alone.choice);
+  chosen.covered = instance_plans ? both.taken : alone.taken;
   const std::string why = "; EC2 Instance plans, then a Compute plan on what they leave: expected " +
-                          usd(both->choice.expected_net_saving_usd) + " over the term, against a Compute plan alone: " +
-                          usd(compute->choice.expected_net_saving_usd);
+                          usd(both.choice.expected_net_saving_usd) + " over the term, against a Compute plan alone: " +
+                          usd(alone.choice.expected_net_saving_usd);
   for (SavingsPlanRecommendation& recommendation : chosen.recommendations) recommendation.term_choice += why;
   return chosen;
 }
@@ -296,8 +337,8 @@ ExpiringCommitment expiring_plan(const SavingsPlan& owned, ExpiryDecision decisi
 // Renews, replaces or lets lapse each owned plan expiring inside the horizon, in order of expiry:
 // the best of its scope up to its commitment (growth beyond it is for the new purchases), valued on
 // the usage after its expiry and bought then; what is bought is taken off `usage`.
-Status choose_renewals(const Scenario& scenario, const PriceSource& prices, const FleetModel& model, const OutlookPaths& paths,
-                       PoolUsage& usage, SavingsPlanChoice& choice) {
+Status choose_renewals(const Scenario& scenario, const PriceSource& prices, const FleetModel& model, const UsageAtRates& usage_at,
+                       const OutlookPaths& paths, PoolUsage& taken, SavingsPlanChoice& choice) {
   const Horizon& horizon = scenario.horizon;
   std::vector<std::size_t> expiring;
   for (std::size_t s = 0; s < scenario.savings_plans.size(); ++s) {
@@ -315,54 +356,59 @@ Status choose_renewals(const Scenario& scenario, const PriceSource& prices, cons
           owned, ExpiryDecision::lapse, "it expires in the horizon's last interval: the next plan's horizon decides its renewal"));
       continue;
     }
-    SavingsPlan scope = owned;
-    scope.start = owned.end();
-    auto renewal = value_scope(ScopeRequest{scope, span, units, false, kRenewalStreams + s}, scenario, prices, model, usage, paths);
-    if (!renewal.ok()) return renewal.status();
-    if (!*renewal || !(*renewal)->term.buys()) {
+    SavingsPlan plan = owned;
+    plan.start = owned.end();
+    auto scope = priced_scope(plan, kRenewalStreams + s, scenario, prices, model);
+    if (!scope.ok()) return scope.status();
+    const std::span<const Scope> renewed(&*scope, 1);
+    const std::optional<ScopeChoice> renewal = value_scope(*scope, ScopeRequest{span, units, false},
+                                                           usage_for(renewed, model, usage_at, taken), scenario, paths);
+    if (!renewal || !renewal->term.buys()) {
       choice.expiring.push_back(expiring_plan(owned, ExpiryDecision::lapse,
-                                              *renewal ? (*renewal)->term.reason
-                                                       : "the on-demand usage after it would not spend any of it by the break-even rule"));
+                                              renewal ? renewal->term.reason
+                                                      : "the on-demand usage after it would not spend any of it by the break-even rule"));
       continue;
     }
-    const ScopeChoice& chosen = **renewal;
+    const ScopeChoice& chosen = *renewal;
     const bool same = chosen.term.count == units && chosen.offer.plan.term == owned.term && chosen.offer.plan.payment == owned.payment;
     ExpiringCommitment decision = expiring_plan(owned, same ? ExpiryDecision::renew : ExpiryDecision::replace, chosen.term.reason);
     SavingsPlanRecommendation bought =
-        recommendation_of(chosen, chosen.term.count, 0, owned.end(), span.first, span.first, chosen.term.value, scenario, model,
-                          usage);
+        recommendation_of(chosen, chosen.term.count, 0, owned.end(), span.first, span.first, chosen.term.value, scenario,
+                          chosen.usage);
     bought.renews = decision.commitment;
     bought.reason = std::string(same ? "renews " : "replaces ") + decision.commitment + " at its expiry; " + bought.reason;
     choice.recommendations.push_back(std::move(bought));
     choice.expiring.push_back(std::move(decision));
-    take_covered(chosen, model, chosen.term.count, span, usage);
+    take_covered(chosen, chosen.term.count, span, taken);
   }
   return {};
 }
 
 }  // namespace
 
-double covered_on_demand(const SavingsPlanModel& plan, const FleetModel& model, double commitment_usd, const PoolUsage& usage,
-                         std::size_t k, PoolUsage* take_from) {
+double covered_value(const SavingsPlanModel& plan, double commitment_usd, const CoverableUsage& usage, std::size_t k,
+                     CoverableUsage* take_from) {
   double budget = commitment_usd, covered = 0;
   for (const SavingsPlanModel::Coverage& coverage : plan.coverage) {
     if (budget <= 0) break;
-    const double rate = coverage.rate.usd();
-    const double taken = std::min(usage[coverage.pool][k], budget / rate);
-    covered += taken * model.pools[coverage.pool].on_demand_rate.usd();
-    budget -= taken * rate;
-    if (take_from != nullptr) (*take_from)[coverage.pool][k] -= taken;
+    const std::size_t p = coverage.pool;
+    const double taken = std::min(usage.instances[p][k], budget / coverage.rate.usd());
+    covered += taken * usage.value[p][k];
+    budget -= taken * coverage.rate.usd();
+    if (take_from != nullptr) take_from->instances[p][k] -= taken;
   }
   return covered;
 }
 
+bool savings_plans_allowed(const Scenario& scenario) {
+  const auto& options = scenario.purchase_options;
+  return scenario.pricing.provider == "aws" && std::find(options.begin(), options.end(), PurchaseOption::reserved) != options.end();
+}
+
 Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                                               PoolUsage on_demand, const OutlookPaths& paths) {
+                                               const UsageAtRates& usage_at, const OutlookPaths& paths) {
   SavingsPlanChoice choice;
-  const bool allowed = scenario.pricing.provider == "aws" &&
-                       std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), PurchaseOption::reserved) !=
-                           scenario.purchase_options.end();
-  if (!allowed) {
+  if (!savings_plans_allowed(scenario)) {
     for (const SavingsPlan& owned : scenario.savings_plans) {
       const Horizon& horizon = scenario.horizon;
       if (owned.end() > horizon.start && owned.end() < horizon.start + horizon.duration) {
@@ -371,14 +417,17 @@ Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const P
     }
     return choice;
   }
-  if (Status status = choose_renewals(scenario, prices, model, paths, on_demand, choice); !status.ok()) return status;
-  auto bought = choose_new_plans(scenario, prices, model, on_demand, paths);
+  // Nothing is taken before the first purchase.
+  PoolUsage taken(model.pools.size(), std::vector<double>(static_cast<std::size_t>(scenario.horizon.intervals()), 0.0));
+  if (Status status = choose_renewals(scenario, prices, model, usage_at, paths, taken, choice); !status.ok()) return status;
+  auto bought = choose_new_plans(scenario, prices, model, usage_at, taken, paths);
   if (!bought.ok()) return bought.status();
   for (SavingsPlanRecommendation& recommendation : bought->recommendations) {
     choice.recommendations.push_back(std::move(recommendation));
   }
   choice.declined = std::move(bought->declined);
   choice.expected_net_saving_usd = bought->expected_net_saving_usd;
+  choice.covered = std::move(bought->covered);
   for (const SavingsPlanRecommendation& recommendation : choice.recommendations) {
     auto priced = price_savings_plan(recommendation.plan, scenario, prices, model, choice.notes);
     if (!priced.ok()) return priced.status();

@@ -39,9 +39,22 @@ namespace fleetcast::engine::planner {
 /// A unit of Savings Plan commitment: AWS takes hourly commitments in steps of $0.001.
 inline constexpr double kCommitmentUnitUsdPerHour = 0.001;
 
-/// On-demand instances per pool and interval: [pool][interval], fractions where a plan covers part
-/// of an interval's.
+/// Instances per pool and interval: [pool][interval], fractions where a plan covers part of an
+/// interval's.
 using PoolUsage = std::vector<std::vector<double>>;
+
+/// What a new Savings Plan may cover: the on-demand instances the plan would run per pool and
+/// interval with the plan's pools priced at its rates, each saving `value` (USD per instance-hour)
+/// when covered: what the load it carries would cost without the plan.
+struct CoverableUsage {
+  PoolUsage instances;
+  PoolUsage value;
+};
+
+/// The usage a Savings Plan at `rates` could cover beside the instances `covered` by the purchases
+/// before it (their capacity paid for, so that no load is counted twice): `rates[pool]` is what an
+/// instance-hour of the pool costs under it (infinity where it covers none).
+using UsageAtRates = std::function<CoverableUsage(const std::vector<double>& rates, const PoolUsage& covered)>;
 
 /// Demand paths over `months` for a commitment covering `pools`, drawn from the stream `purpose`.
 using OutlookPaths = std::function<DemandPaths(std::span<const std::size_t> pools, int months, std::uint64_t purpose)>;
@@ -55,19 +68,25 @@ struct SavingsPlanChoice {
   std::vector<std::string> declined;         // scopes the horizon favoured whose term does not pay
   std::vector<std::string> notes;            // which rates of the plans bought are estimates
   double expected_net_saving_usd = 0;        // of the new purchases (not renewals) over their terms
+  /// The instances every purchase covers, per pool and interval, on the usage it was valued on:
+  /// the capacity the plan holds for them (its load moves there: it is paid for).
+  PoolUsage covered;
 };
 
-/// The Savings Plans a plan buys on `on_demand` (its on-demand instances beyond every reservation
-/// and owned plan, per pool and interval of the scenario's horizon), on AWS where the scenario
-/// allows commitments (purchase option `reserved`); nothing elsewhere, and owned plans expiring
-/// inside the horizon then lapse.
-Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                                               PoolUsage on_demand, const OutlookPaths& paths);
+/// Whether a plan may buy Savings Plans: on AWS, where the scenario allows commitments (purchase
+/// option `reserved`).
+bool savings_plans_allowed(const Scenario& scenario);
 
-/// The on-demand cost per hour (USD) that `commitment_usd` an hour of `plan` covers in interval k
-/// of `usage`, spent in the plan's coverage order at its rates; what it covers is taken off
-/// `take_from` (which may be `usage`) where it is set.
-double covered_on_demand(const SavingsPlanModel& plan, const FleetModel& model, double commitment_usd, const PoolUsage& usage,
-                         std::size_t k, PoolUsage* take_from = nullptr);
+/// The Savings Plans a plan buys, where savings_plans_allowed (nothing elsewhere, and owned plans
+/// expiring inside the horizon then lapse), each scope valued on `usage_at` its own rates beside what
+/// the purchases before it cover, over the intervals of the scenario's horizon.
+Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
+                                               const UsageAtRates& usage_at, const OutlookPaths& paths);
+
+/// What `commitment_usd` an hour of `plan` displaces in interval k of `usage`, USD per hour: spent
+/// in the plan's coverage order at its rates on the instances of each pool, each worth its value;
+/// what it covers is taken off `take_from` (which may be `usage`) where it is set.
+double covered_value(const SavingsPlanModel& plan, double commitment_usd, const CoverableUsage& usage, std::size_t k,
+                     CoverableUsage* take_from = nullptr);
 
 }  // namespace fleetcast::engine::planner

@@ -155,23 +155,21 @@ TEST_CASE("engine::make_plan renews or lets lapse an owned Savings Plan that exp
   }
 }
 
-TEST_CASE("engine::planner::covered_on_demand spends a commitment on the highest savings percentage first",
+TEST_CASE("engine::planner::covered_value spends a commitment on the highest savings percentage first",
           "[engine][planner][commitments]") {
-  // Two pools: A on-demand $1.00 at a plan rate of $0.50 (50% off), B $2.00 at $1.60 (20% off).
-  engine::FleetModel model;
-  model.pools.resize(2);
-  model.pools[0].on_demand_rate = Money::from_usd(1.0);
-  model.pools[1].on_demand_rate = Money::from_usd(2.0);
+  // Two pools: A at a plan rate of $0.50 running 5 instances worth $0.76 an hour each, B at $1.60
+  // running 2 worth $2.00 (the pools the coverage names, in AWS's order).
   engine::SavingsPlanModel plan;
   plan.coverage = {{0, Money::from_usd(0.5), false}, {1, Money::from_usd(1.6), false}};
-  engine::planner::PoolUsage usage = {{3.0}, {2.0}};
-  // $2.30/h: 3 of A ($1.50 of commitment, $3.00 of on-demand), then $0.80 on B (half an
-  // instance, $1.00 of on-demand): $4.00 covered.
-  CHECK(engine::planner::covered_on_demand(plan, model, 2.3, usage, 0) == Approx(4.0));
-  CHECK(usage == engine::planner::PoolUsage{{3.0}, {2.0}});  // not taken unless asked
-  CHECK(engine::planner::covered_on_demand(plan, model, 2.3, usage, 0, &usage) == Approx(4.0));
-  CHECK(usage[0][0] == Approx(0.0));
-  CHECK(usage[1][0] == Approx(1.5));
-  // More than the usage can spend: everything covered, the rest unused.
-  CHECK(engine::planner::covered_on_demand(plan, model, 100, usage, 0) == Approx(3.0));
+  engine::planner::CoverableUsage usage{{{5.0}, {2.0}}, {{0.76}, {2.0}}};
+  // $2.30/h: 4.6 of A's instances ($3.496 displaced).
+  CHECK(engine::planner::covered_value(plan, 2.3, usage, 0) == Approx(4.6 * 0.76));
+  CHECK(usage.instances == engine::planner::PoolUsage{{5.0}, {2.0}});  // not taken unless asked
+  // $4.00/h: all of A ($2.50 of commitment, $3.80 displaced), then $1.50 on B: 0.9375 instances, $1.875.
+  CHECK(engine::planner::covered_value(plan, 4.0, usage, 0) == Approx(3.8 + 1.875));
+  CHECK(engine::planner::covered_value(plan, 2.3, usage, 0, &usage) == Approx(4.6 * 0.76));
+  CHECK(usage.instances[0][0] == Approx(0.4));
+  CHECK(usage.instances[1][0] == Approx(2.0));
+  // More than the usage can spend: everything covered (0.4 x $0.76 + 2 x $2.00), the rest unused.
+  CHECK(engine::planner::covered_value(plan, 100, usage, 0) == Approx(0.4 * 0.76 + 4.0));
 }
