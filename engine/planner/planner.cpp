@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <utility>
 
@@ -147,17 +148,25 @@ PlannedInstances place_horizon_cost(const PlacementSetup& setup, const Scenario&
   return planned;
 }
 
-// The placement's instances per pool and interval, summed over workloads: [pool][interval].
-std::vector<std::vector<int>> place_horizon_pool_totals(const PlacementSetup& setup, const Scenario& scenario,
-                                                        const std::vector<int>& new_reserved) {
-  std::vector<std::vector<int>> totals(setup.pools.size(), std::vector<int>(static_cast<std::size_t>(scenario.horizon.intervals()), 0));
+// The placement's instances per pool and interval, summed over workloads ([pool][interval]), and
+// what it costs over the horizon (USD: on-demand beyond what is held in force, and spot).
+struct PoolTotals {
+  std::vector<std::vector<int>> instances;
+  double cost_usd = 0;
+};
+PoolTotals place_pool_totals(const PlacementSetup& setup, const Scenario& scenario, const std::vector<int>& new_reserved) {
+  PoolTotals totals{std::vector<std::vector<int>>(setup.pools.size(),
+                                                  std::vector<int>(static_cast<std::size_t>(scenario.horizon.intervals()), 0)),
+                    0};
+  const double step_hours = static_cast<double>(scenario.horizon.step.count()) / 3600.0;
   place_each_interval(setup, scenario, new_reserved,
                       [&](std::size_t k, std::span<const placement::PlacementDemand> demands, const placement::PlacementResult& result) {
                         for (std::size_t w = 0; w < demands.size(); ++w) {
                           for (std::size_t o = 0; o < demands[w].options.size(); ++o) {
-                            if (result.instances[w][o] > 0) totals[demands[w].options[o].pool][k] += result.instances[w][o];
+                            if (result.instances[w][o] > 0) totals.instances[demands[w].options[o].pool][k] += result.instances[w][o];
                           }
                         }
+                        totals.cost_usd += result.cost_per_hour * step_hours;
                       });
   return totals;
 }
@@ -174,7 +183,7 @@ std::vector<std::vector<int>> savings_plan_instances(const Scenario& scenario, s
   const auto intervals = static_cast<std::size_t>(scenario.horizon.intervals());
   std::vector<std::vector<int>> covered(setup.pools.size(), std::vector<int>(intervals, 0));
   if (plans.empty()) return covered;
-  const std::vector<std::vector<int>> placed = place_horizon_pool_totals(setup, scenario, new_reserved);
+  const std::vector<std::vector<int>> placed = place_pool_totals(setup, scenario, new_reserved).instances;
   std::vector<std::int64_t> uncovered(setup.pools.size());
   for (std::size_t k = 0; k < intervals; ++k) {
     const Seconds begin = scenario.horizon.step * static_cast<std::int64_t>(k);
@@ -511,7 +520,7 @@ UsageLevels place_usage_levels(const Scenario& scenario, const FleetModel& model
     levels.by_level.back().units = placement_setup(model, scenario, demand, level).units;
     PlacementSetup priced = reserved_priced;
     priced.units = levels.by_level.back().units;
-    levels.preferred.push_back(place_horizon_pool_totals(priced, scenario, none));
+    levels.preferred.push_back(place_pool_totals(priced, scenario, none).instances);
   }
   return levels;
 }
@@ -693,31 +702,44 @@ struct PlannedAtRisk {
 // capacity paid for. In a pool the rates lower, the on-demand instances beyond every reservation
 // and plan in force when the pools are priced at them (load moves there off spot and other pools);
 // together they are worth what they replace, the placement without the plan's cost less what the
-// other pools still cost, spread over them by their GPUs (at most their on-demand price). In another
+// other pools still cost, spread over them in proportion to what their load costs elsewhere (the
+// pool's cheapest alternative; at most their on-demand price): a plan spends first on the pools of
+// its deepest discount, and they are not credited with what dearer pools' load replaces. In another
 // on-demand pool, its instances at their on-demand price.
-UsageAtRates coverable_usage(const PlacementSetup& setup, const Scenario& scenario, const FleetModel& model,
-                             const std::vector<int>& new_reserved) {
-  return [&setup, &scenario, &model, new_reserved](const std::vector<double>& rates, const PoolUsage& covered) {
-    PlacementSetup base = setup;
-    for (std::size_t p = 0; p < base.pools.size(); ++p) {
-      for (std::size_t k = 0; k < base.owned_reserved[p].size(); ++k) {
-        base.owned_reserved[p][k] += static_cast<int>(std::floor(covered[p][k] + 1e-9));
-      }
+// `setup` with `covered` instances (rounded down) held in force as capacity paid for.
+PlacementSetup holding(const PlacementSetup& setup, const PoolUsage& covered) {
+  PlacementSetup held = setup;
+  for (std::size_t p = 0; p < held.pools.size(); ++p) {
+    for (std::size_t k = 0; k < held.owned_reserved[p].size(); ++k) {
+      held.owned_reserved[p][k] += static_cast<int>(std::floor(covered[p][k] + 1e-9));
     }
+  }
+  return held;
+}
+
+// `placed(covered)` is the placement with `covered` held, without the plan (memoised by the caller).
+UsageAtRates coverable_usage(const PlacementSetup& setup, const Scenario& scenario, const FleetModel& model,
+                             const std::vector<int>& new_reserved,
+                             const std::function<const PoolTotals&(const PoolUsage& covered)>& placed_without) {
+  std::vector<double> alternative(setup.pools.size(), 0.0);
+  for (std::size_t p = 0; p < setup.pools.size(); ++p) alternative[p] = cheapest_alternative(setup, p);
+  return [&setup, &scenario, &model, new_reserved, alternative, placed_without](const std::vector<double>& rates,
+                                                                                const PoolUsage& covered) {
+    const PlacementSetup base = holding(setup, covered);
     PlacementSetup committed = base;
     std::vector<bool> lowered(setup.pools.size(), false);
     for (std::size_t p = 0; p < committed.pools.size(); ++p) {
       lowered[p] = !model.pools[p].market && rates[p] < setup.pools[p].instance_cost;
       if (lowered[p]) committed.pools[p].instance_cost = rates[p];
     }
-    const std::vector<std::vector<int>> placed = place_horizon_pool_totals(base, scenario, new_reserved);
+    const std::vector<std::vector<int>>& placed = placed_without(covered).instances;
     const bool any = std::find(lowered.begin(), lowered.end(), true) != lowered.end();
-    const std::vector<std::vector<int>> priced = any ? place_horizon_pool_totals(committed, scenario, new_reserved) : placed;
+    const std::vector<std::vector<int>> priced = any ? place_pool_totals(committed, scenario, new_reserved).instances : placed;
     const std::size_t intervals = placed.empty() ? 0 : placed.front().size();
     CoverableUsage usage{PoolUsage(placed.size(), std::vector<double>(intervals, 0.0)),
                          PoolUsage(placed.size(), std::vector<double>(intervals, 0.0))};
     for (std::size_t k = 0; k < intervals; ++k) {
-      double replaced = 0, gpus = 0;  // USD per hour the lowered pools' instances replace; their GPUs
+      double replaced = 0, weight = 0;  // USD per hour the lowered pools' instances replace; their alternatives' cost
       for (std::size_t p = 0; p < placed.size(); ++p) {
         const int beyond = base.owned_reserved[p][k] + new_reserved[p];
         const int before = std::max(0, placed[p][k] - beyond), after = std::max(0, priced[p][k] - beyond);
@@ -725,20 +747,47 @@ UsageAtRates coverable_usage(const PlacementSetup& setup, const Scenario& scenar
         replaced += price * (lowered[p] ? before : before - after);
         if (lowered[p]) {
           usage.instances[p][k] = after;
-          gpus += after * setup.pools[p].gpus_per_instance;
+          weight += after * alternative[p];
         } else if (!model.pools[p].market) {
           usage.instances[p][k] = before;
           usage.value[p][k] = price;
         }
       }
-      for (std::size_t p = 0; p < placed.size() && gpus > 0 && replaced > 0; ++p) {
+      for (std::size_t p = 0; p < placed.size() && weight > 0 && replaced > 0; ++p) {
         if (lowered[p] && usage.instances[p][k] > 0) {
-          usage.value[p][k] = std::min(setup.pools[p].instance_cost, replaced / gpus * setup.pools[p].gpus_per_instance);
+          usage.value[p][k] = std::min(setup.pools[p].instance_cost, replaced / weight * alternative[p]);
         }
       }
     }
     return usage;
   };
+}
+
+// What the placement of `setup` with `new_reserved` tells the choice of Savings Plans: the usage
+// they could cover (coverable_usage), and what holding more capacity saves, measured.
+PlacementOracle plan_placement_oracle(const PlacementSetup& setup, const Scenario& scenario, const FleetModel& model,
+                                      const std::vector<int>& new_reserved) {
+  // The placement without the plan is asked for the same held capacity several times in a row.
+  struct Last {
+    PoolUsage covered;
+    std::optional<PoolTotals> placed;
+  };
+  const auto last = std::make_shared<Last>();
+  const auto placed_without = [&setup, &scenario, new_reserved, last](const PoolUsage& covered) -> const PoolTotals& {
+    if (!last->placed || last->covered != covered) {
+      last->placed = place_pool_totals(holding(setup, covered), scenario, new_reserved);
+      last->covered = covered;
+    }
+    return *last->placed;
+  };
+  const auto saving_of = [&setup, &scenario, new_reserved, placed_without](const PoolUsage& covered, const PoolUsage& more) {
+    PoolUsage both = covered;
+    for (std::size_t p = 0; p < both.size(); ++p) {
+      for (std::size_t k = 0; k < both[p].size(); ++k) both[p][k] += more[p][k];
+    }
+    return placed_without(covered).cost_usd - place_pool_totals(holding(setup, both), scenario, new_reserved).cost_usd;
+  };
+  return PlacementOracle{coverable_usage(setup, scenario, model, new_reserved, placed_without), saving_of};
 }
 
 std::string term_usd(double amount) {
@@ -758,15 +807,15 @@ Result<SavingsPlanChoice> choose_plans_and_reservations(const Scenario& scenario
     return outlook_paths(scenario, demand, setup, pools, months, purpose);
   };
   // None can be bought: owned plans expiring inside the horizon lapse, saying why.
-  if (!savings_plans_allowed(scenario)) return choose_savings_plans(scenario, prices, model, UsageAtRates{}, paths);
-  auto beside =
-      choose_savings_plans(scenario, prices, model, coverable_usage(setup, scenario, model, reservations.new_reserved), paths);
+  if (!savings_plans_allowed(scenario)) return choose_savings_plans(scenario, prices, model, PlacementOracle{}, paths);
+  auto beside = choose_savings_plans(scenario, prices, model,
+                                     plan_placement_oracle(setup, scenario, model, reservations.new_reserved), paths);
   const double reserved_usd = reservations.new_term_saving_usd();
   if (!beside.ok() || reservations.recommendations.size() == reservations.renewals) return beside;
   PlacementSetup renewed = setup;
   renewed.owned_reserved = reservations.in_force_with_renewals;
   const std::vector<int> none(model.pools.size(), 0);
-  auto alone = choose_savings_plans(scenario, prices, model, coverable_usage(renewed, scenario, model, none), paths);
+  auto alone = choose_savings_plans(scenario, prices, model, plan_placement_oracle(renewed, scenario, model, none), paths);
   if (!alone.ok()) return alone.status();
   const double beside_usd = reserved_usd + beside->expected_net_saving_usd;
   const std::string comparison = "the new reservations and the Savings Plans beside them are expected to save " +

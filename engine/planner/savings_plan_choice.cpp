@@ -26,6 +26,15 @@ struct IntervalSpan {
   [[nodiscard]] std::size_t size() const { return end - first; }
 };
 
+// What every step of the choice reads. References: they outlive the call.
+struct Context {
+  const Scenario& scenario;
+  const PriceSource& prices;
+  const FleetModel& model;
+  const PlacementOracle& placement;
+  const OutlookPaths& paths;
+};
+
 // One term and payment of a scope, priced on the model's pools (its commitment is zero).
 struct PricedOffer {
   SavingsPlan plan;
@@ -135,15 +144,14 @@ std::vector<double> cheapest_rates(std::span<const Scope> scopes, std::size_t po
 // The usage plans of `scopes` may cover together: `usage_at` each pool's cheapest rate among them,
 // beside the instances the purchases before them cover (`taken`). Scopes of disjoint pools (the
 // EC2 Instance plans) each take their pools' share of the one placement.
-CoverableUsage usage_for(std::span<const Scope> scopes, const FleetModel& model, const UsageAtRates& usage_at,
-                         const PoolUsage& taken) {
-  return usage_at(cheapest_rates(scopes, model.pools.size()), taken);
+CoverableUsage usage_for(const Context& context, std::span<const Scope> scopes, const PoolUsage& taken) {
+  return context.placement.usage_at(cheapest_rates(scopes, context.model.pools.size()), taken);
 }
 
 // The best purchase of `scope` over every term and payment, on `usage`; nullopt when no offer
 // covers the usage or the break-even rule favours nothing.
-std::optional<ScopeChoice> value_scope(const Scope& scope, const ScopeRequest& request, const CoverableUsage& usage,
-                                       const Scenario& scenario, const OutlookPaths& paths) {
+std::optional<ScopeChoice> choose_on(const Scope& scope, const ScopeRequest& request, const CoverableUsage& usage,
+                                     const Scenario& scenario, const OutlookPaths& paths) {
   std::vector<OfferCandidates> valued;
   std::vector<std::size_t> offer_of;  // valued[i] is scope.offers[offer_of[i]]
   std::vector<std::size_t> pools;
@@ -221,6 +229,42 @@ void take_covered(const ScopeChoice& choice, int units, IntervalSpan span, PoolU
   }
 }
 
+// What the values of `usage` credit `units` of the choice's offer with over `span`, USD.
+double estimated_saving(const ScopeChoice& choice, int units, IntervalSpan span, const CoverableUsage& usage, Seconds step) {
+  double per_hour = 0;
+  for (std::size_t k = span.first; k < span.end; ++k) {
+    per_hour += covered_value(choice.offer.model, units * kCommitmentUnitUsdPerHour, usage, k);
+  }
+  return per_hour * static_cast<double>(step.count()) / 3600.0;
+}
+
+// choose_on, with the displacement of the purchase chosen now measured by the placement beside
+// what `taken` holds: where it is less than the values credited, they are scaled by the ratio and
+// the choice made again (the reason gives both figures).
+std::optional<ScopeChoice> value_scope(const Context& context, const Scope& scope, const ScopeRequest& request,
+                                       const CoverableUsage& usage, const PoolUsage& taken) {
+  std::optional<ScopeChoice> choice = choose_on(scope, request, usage, context.scenario, context.paths);
+  if (!choice || choice->term.count == 0) return choice;
+  const Seconds step = context.scenario.horizon.step;
+  PoolUsage more(taken.size(), std::vector<double>(taken.empty() ? 0 : taken.front().size(), 0.0));
+  take_covered(*choice, choice->term.count, request.span, more);
+  const double estimated = estimated_saving(*choice, choice->term.count, request.span, usage, step);
+  const double measured = context.placement.saving_of(taken, more);
+  if (estimated <= 0 || measured >= estimated) return choice;
+  CoverableUsage scaled = usage;
+  for (std::vector<double>& values : scaled.value) {
+    for (double& value : values) value *= std::max(0.0, measured / estimated);
+  }
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "; at $%.3f/h the capacity it holds displaces $%.0f over the horizon by placement, %.0f%% of the $%.0f its "
+                "values credited: they are scaled by that share",
+                choice->term.count * kCommitmentUnitUsdPerHour, measured, 100 * measured / estimated, estimated);
+  choice = choose_on(scope, request, scaled, context.scenario, context.paths);
+  if (choice) choice->term.reason += text;
+  return choice;
+}
+
 // A portfolio of purchases, and the instances they cover.
 struct Portfolio {
   SavingsPlanChoice choice;
@@ -230,12 +274,13 @@ struct Portfolio {
 // Buys the best of each of `scopes` (of disjoint pools) on `usage`, beside what `portfolio` holds:
 // its purchase now and, where its ladder's later one falls inside the horizon, that one from its
 // date; what each covers is added to portfolio.taken.
-void buy_each(std::span<const Scope> scopes, const CoverableUsage& usage, const Scenario& scenario, const OutlookPaths& paths,
-              Portfolio& portfolio) {
+void buy_each(const Context& context, std::span<const Scope> scopes, const CoverableUsage& usage, Portfolio& portfolio) {
+  const Scenario& scenario = context.scenario;
   const Horizon& horizon = scenario.horizon;
   const ScopeRequest request{from_offset(horizon, Seconds{0}), 0, true};
+  const PoolUsage before = portfolio.taken;  // the scopes' pools are disjoint: each is measured beside the same
   for (const Scope& scope : scopes) {
-    const std::optional<ScopeChoice> choice = value_scope(scope, request, usage, scenario, paths);
+    const std::optional<ScopeChoice> choice = value_scope(context, scope, request, usage, before);
     if (!choice) continue;
     const ScopeChoice& chosen = *choice;
     if (!chosen.term.buys()) {
@@ -272,8 +317,9 @@ void buy_each(std::span<const Scope> scopes, const CoverableUsage& usage, const 
 
 // The EC2 Instance plans a plan may buy, each with its stream: one per family and region of the
 // on-demand pools `usage` (a Compute plan's) runs or moves instances in.
-Result<std::vector<Scope>> instance_scopes(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                                           const CoverableUsage& usage) {
+Result<std::vector<Scope>> instance_scopes(const Context& context, const CoverableUsage& usage) {
+  const Scenario& scenario = context.scenario;
+  const FleetModel& model = context.model;
   std::vector<Scope> scopes;
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     const PoolModel& pool = model.pools[p];
@@ -283,7 +329,7 @@ Result<std::vector<Scope>> instance_scopes(const Scenario& scenario, const Price
     const SavingsPlan plan{SavingsPlanType::ec2_instance, std::string(instance_family(pool.type.name)), pool.key.region, Money{},
                            ReservationTerm::one_year, UpfrontPayment::no_upfront, scenario.horizon.start};
     if (std::any_of(scopes.begin(), scopes.end(), [&](const Scope& s) { return s.plan == plan; })) continue;
-    auto scope = priced_scope(plan, kNewPlanStreams + p + 1, scenario, prices, model);
+    auto scope = priced_scope(plan, kNewPlanStreams + p + 1, scenario, context.prices, model);
     if (!scope.ok()) return scope.status();
     scopes.push_back(std::move(*scope));
   }
@@ -300,17 +346,17 @@ std::string usd(double amount) {
 // placement with each family's pools at its rates, so that no family takes load another carries
 // better), then a Compute plan on what they leave, against a Compute plan alone; the one of greater
 // expected saving over the term, and why.
-Result<SavingsPlanChoice> choose_new_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                                           const UsageAtRates& usage_at, const PoolUsage& taken, const OutlookPaths& paths) {
+Result<SavingsPlanChoice> choose_new_plans(const Context& context, const PoolUsage& taken) {
+  const Scenario& scenario = context.scenario;
   const SavingsPlan compute_plan{SavingsPlanType::compute, "", "", Money{}, ReservationTerm::one_year, UpfrontPayment::no_upfront,
                                  scenario.horizon.start};
-  auto compute = priced_scope(compute_plan, kNewPlanStreams, scenario, prices, model);
+  auto compute = priced_scope(compute_plan, kNewPlanStreams, scenario, context.prices, context.model);
   if (!compute.ok()) return compute.status();
   const std::span<const Scope> compute_only(&*compute, 1);
-  const CoverableUsage compute_usage = usage_for(compute_only, model, usage_at, taken);
+  const CoverableUsage compute_usage = usage_for(context, compute_only, taken);
   Portfolio alone{{}, taken};
-  buy_each(compute_only, compute_usage, scenario, paths, alone);
-  auto instance = instance_scopes(scenario, prices, model, compute_usage);
+  buy_each(context, compute_only, compute_usage, alone);
+  auto instance = instance_scopes(context, compute_usage);
   if (!instance.ok()) return instance.status();
   if (instance->empty()) {
     alone.choice.covered = alone.taken;
@@ -318,8 +364,8 @@ Result<SavingsPlanChoice> choose_new_plans(const Scenario& scenario, const Price
   }
   // AWS applies EC2 Instance plans before Compute plans.
   Portfolio both{{}, taken};
-  buy_each(*instance, usage_for(*instance, model, usage_at, taken), scenario, paths, both);
-  buy_each(compute_only, usage_for(compute_only, model, usage_at, both.taken), scenario, paths, both);
+  buy_each(context, *instance, usage_for(context, *instance, taken), both);
+  buy_each(context, compute_only, usage_for(context, compute_only, both.taken), both);
   const bool instance_plans = both.choice.expected_net_saving_usd > alone.choice.expected_net_saving_usd;
   SavingsPlanChoice chosen = std::move(instance_plans ? both.choice : alone.choice);
   chosen.covered = instance_plans ? both.taken : alone.taken;
@@ -337,8 +383,8 @@ ExpiringCommitment expiring_plan(const SavingsPlan& owned, ExpiryDecision decisi
 // Renews, replaces or lets lapse each owned plan expiring inside the horizon, in order of expiry:
 // the best of its scope up to its commitment (growth beyond it is for the new purchases), valued on
 // the usage after its expiry and bought then; what is bought is taken off `usage`.
-Status choose_renewals(const Scenario& scenario, const PriceSource& prices, const FleetModel& model, const UsageAtRates& usage_at,
-                       const OutlookPaths& paths, PoolUsage& taken, SavingsPlanChoice& choice) {
+Status choose_renewals(const Context& context, PoolUsage& taken, SavingsPlanChoice& choice) {
+  const Scenario& scenario = context.scenario;
   const Horizon& horizon = scenario.horizon;
   std::vector<std::size_t> expiring;
   for (std::size_t s = 0; s < scenario.savings_plans.size(); ++s) {
@@ -358,11 +404,11 @@ Status choose_renewals(const Scenario& scenario, const PriceSource& prices, cons
     }
     SavingsPlan plan = owned;
     plan.start = owned.end();
-    auto scope = priced_scope(plan, kRenewalStreams + s, scenario, prices, model);
+    auto scope = priced_scope(plan, kRenewalStreams + s, scenario, context.prices, context.model);
     if (!scope.ok()) return scope.status();
     const std::span<const Scope> renewed(&*scope, 1);
-    const std::optional<ScopeChoice> renewal = value_scope(*scope, ScopeRequest{span, units, false},
-                                                           usage_for(renewed, model, usage_at, taken), scenario, paths);
+    const std::optional<ScopeChoice> renewal =
+        value_scope(context, *scope, ScopeRequest{span, units, false}, usage_for(context, renewed, taken), taken);
     if (!renewal || !renewal->term.buys()) {
       choice.expiring.push_back(expiring_plan(owned, ExpiryDecision::lapse,
                                               renewal ? renewal->term.reason
@@ -406,7 +452,7 @@ bool savings_plans_allowed(const Scenario& scenario) {
 }
 
 Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                                               const UsageAtRates& usage_at, const OutlookPaths& paths) {
+                                               const PlacementOracle& placement, const OutlookPaths& paths) {
   SavingsPlanChoice choice;
   if (!savings_plans_allowed(scenario)) {
     for (const SavingsPlan& owned : scenario.savings_plans) {
@@ -419,8 +465,9 @@ Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const P
   }
   // Nothing is taken before the first purchase.
   PoolUsage taken(model.pools.size(), std::vector<double>(static_cast<std::size_t>(scenario.horizon.intervals()), 0.0));
-  if (Status status = choose_renewals(scenario, prices, model, usage_at, paths, taken, choice); !status.ok()) return status;
-  auto bought = choose_new_plans(scenario, prices, model, usage_at, taken, paths);
+  const Context context{scenario, prices, model, placement, paths};
+  if (Status status = choose_renewals(context, taken, choice); !status.ok()) return status;
+  auto bought = choose_new_plans(context, taken);
   if (!bought.ok()) return bought.status();
   for (SavingsPlanRecommendation& recommendation : bought->recommendations) {
     choice.recommendations.push_back(std::move(recommendation));

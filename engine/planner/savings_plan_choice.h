@@ -56,6 +56,14 @@ struct CoverableUsage {
 /// instance-hour of the pool costs under it (infinity where it covers none).
 using UsageAtRates = std::function<CoverableUsage(const std::vector<double>& rates, const PoolUsage& covered)>;
 
+/// What the planner's placement tells the choice of Savings Plans (planner.cpp, plan_placement_oracle).
+struct PlacementOracle {
+  UsageAtRates usage_at;
+  /// What holding `more` instances per pool and interval as capacity paid for, beside `covered`,
+  /// saves the placement over the horizon, USD: a purchase's displacement measured, not estimated.
+  std::function<double(const PoolUsage& covered, const PoolUsage& more)> saving_of;
+};
+
 /// Demand paths over `months` for a commitment covering `pools`, drawn from the stream `purpose`.
 using OutlookPaths = std::function<DemandPaths(std::span<const std::size_t> pools, int months, std::uint64_t purpose)>;
 
@@ -78,10 +86,13 @@ struct SavingsPlanChoice {
 bool savings_plans_allowed(const Scenario& scenario);
 
 /// The Savings Plans a plan buys, where savings_plans_allowed (nothing elsewhere, and owned plans
-/// expiring inside the horizon then lapse), each scope valued on `usage_at` its own rates beside what
-/// the purchases before it cover, over the intervals of the scenario's horizon.
+/// expiring inside the horizon then lapse), each scope valued on `placement.usage_at` its own rates
+/// beside what the purchases before it cover, over the intervals of the scenario's horizon. The
+/// values spread over a scope's instances are an estimate: once a scope's purchase is chosen, what
+/// its capacity saves is measured (`placement.saving_of`), and where that is less, the scope's
+/// values are scaled by the ratio and the choice made again, the reason saying so.
 Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
-                                               const UsageAtRates& usage_at, const OutlookPaths& paths);
+                                               const PlacementOracle& placement, const OutlookPaths& paths);
 
 /// What `commitment_usd` an hour of `plan` displaces in interval k of `usage`, USD per hour: spent
 /// in the plan's coverage order at its rates on the instances of each pool, each worth its value;

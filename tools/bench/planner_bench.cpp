@@ -178,8 +178,12 @@ int main(int argc, char** argv) {
               size->services, types.size() * regions.size() * 2, types.size(), regions.size(), size->forecaster.c_str());
   std::printf("  make_plan: median %.3f s of %d runs (min %.3f, max %.3f)\n", seconds[seconds.size() / 2], size->repetitions,
               seconds.front(), seconds.back());
-  std::printf("  plan: %zu pools used, %zu groups, %zu reservation lines, planned $%.0f\n", plan.pools.size(), plan.groups.size(),
-              plan.commitments.size(), plan.expected.planned_cost.usd());
+  std::printf("  plan: %zu pools used, %zu groups, %zu reservation lines, %zu Savings Plans, planned $%.0f\n", plan.pools.size(),
+              plan.groups.size(), plan.commitments.size(), plan.savings_plans.size(), plan.expected.planned_cost.usd());
+  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+    std::printf("    %s from %s: saving $%.0f over the horizon, $%.0f expected over the term\n", savings_plan_label(bought.plan).c_str(),
+                format_instant(bought.plan.start).c_str(), bought.expected_saving.usd(), bought.term.expected_net_saving.usd());
+  }
   std::printf("  planned cost exactly %s USD\n", format_usd(plan.expected.planned_cost).c_str());
   std::printf("  peak resident memory %.0f MiB (the whole process)\n", bench::peak_resident_mib());
   std::filesystem::remove_all(folder);
