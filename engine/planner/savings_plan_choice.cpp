@@ -257,12 +257,18 @@ std::optional<ScopeChoice> value_scope(const Context& context, const Scope& scop
   }
   char text[240];
   std::snprintf(text, sizeof text,
-                "; at $%.3f/h the capacity it holds displaces $%.0f over the horizon by placement, %.0f%% of the $%.0f its "
+                "at $%.3f/h the capacity it holds displaces $%.0f over the horizon by placement, %.0f%% of the $%.0f its "
                 "values credited: they are scaled by that share",
                 choice->term.count * kCommitmentUnitUsdPerHour, measured, 100 * measured / estimated, estimated);
-  choice = choose_on(scope, request, scaled, context.scenario, context.paths);
-  if (choice) choice->term.reason += text;
-  return choice;
+  std::optional<ScopeChoice> again = choose_on(scope, request, scaled, context.scenario, context.paths);
+  if (!again) {  // the break-even rule favours nothing at the scaled values
+    choice->term = TermChoice{};
+    choice->term.reason = std::string("nothing pays: ") + text;
+    return choice;
+  }
+  again->term.reason += std::string("; ") + text;
+  again->favoured = choice->favoured;
+  return again;
 }
 
 // A portfolio of purchases, and the instances they cover.

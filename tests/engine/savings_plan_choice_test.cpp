@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/fleet_model.h"
 #include "engine/planner/savings_plan_choice.h"
 #include "fleetcast/plan.h"
 #include "tests/engine/test_catalog.h"
@@ -172,4 +173,57 @@ TEST_CASE("engine::planner::covered_value spends a commitment on the highest sav
   CHECK(usage.instances[1][0] == Approx(2.0));
   // More than the usage can spend: everything covered (0.4 x $0.76 + 2 x $2.00), the rest unused.
   CHECK(engine::planner::covered_value(plan, 100, usage, 0) == Approx(0.4 * 0.76 + 4.0));
+}
+
+TEST_CASE("engine::planner::choose_savings_plans takes the saving the placement measures where it is less than the estimate",
+          "[engine][planner][commitments]") {
+  const InMemoryPriceSource prices = aws_g6_catalog("0.50");
+  const Scenario scenario =
+      g6_planning("sp_calibration", R"(["on_demand", "reserved"])", "[]", std::vector<double>(10, 5), prices);
+  auto model = engine::build_fleet_model(scenario, prices);
+  REQUIRE(model.ok());
+  REQUIRE(model->pools.size() == 1);  // g6.xlarge on-demand (no spot allowed)
+  const std::size_t on_demand = 0;
+  // 5 on-demand instances every hour, each worth $1.00 an hour.
+  engine::planner::CoverableUsage usage{engine::planner::PoolUsage(1, std::vector<double>(10, 0.0)),
+                                        engine::planner::PoolUsage(1, std::vector<double>(10, 0.0))};
+  usage.instances[on_demand].assign(10, 5.0);
+  usage.value[on_demand].assign(10, 1.0);
+  const engine::planner::OutlookPaths paths = [&](std::span<const std::size_t>, int months, std::uint64_t purpose) {
+    return engine::planner::draw_demand_paths(scenario.demand_outlook, 0, 1, months, 3, scenario.seed, purpose);
+  };
+  // The usage left beside what earlier purchases hold; the placement measures `share` of what the
+  // held instances are credited with.
+  const auto oracle = [&](double share) {
+    return engine::planner::PlacementOracle{
+        [&](const std::vector<double>&, const engine::planner::PoolUsage& covered) {
+          engine::planner::CoverableUsage left = usage;
+          for (std::size_t k = 0; k < 10; ++k) left.instances[on_demand][k] -= covered[on_demand][k];
+          return left;
+        },
+        [share](const engine::planner::PoolUsage&, const engine::planner::PoolUsage& more) {
+          double credited = 0;
+          for (const std::vector<double>& pool : more) {
+            for (double instances : pool) credited += instances * 1.0;  // $1.00 each, 1-hour intervals
+          }
+          return share * credited;
+        }};
+  };
+  SECTION("measured as credited: $2.50/h at $0.50 covers the 5 and saves $2.50 an hour") {
+    auto choice = engine::planner::choose_savings_plans(scenario, prices, *model, oracle(1.0), paths);
+    REQUIRE(choice.ok());
+    REQUIRE(choice->recommendations.size() == 1);
+    CHECK(choice->recommendations.front().plan.hourly_commitment == Money::from_usd(2.5));
+    CHECK(choice->recommendations.front().expected_saving.usd() == Approx(10 * 2.5));
+    CHECK(choice->covered[on_demand] == std::vector<double>(10, 5.0));
+  }
+  SECTION("measured at half: each instance is worth its $0.50 rate, and nothing pays") {
+    auto choice = engine::planner::choose_savings_plans(scenario, prices, *model, oracle(0.5), paths);
+    REQUIRE(choice.ok());
+    CHECK(choice->recommendations.empty());
+    REQUIRE_FALSE(choice->declined.empty());
+    CHECK(choice->declined.front().find("no compute Savings Plan although the horizon alone favours $2.500/h: nothing pays") == 0);
+    CHECK(choice->declined.front().find("displaces $25 over the horizon by placement, 50% of the $50 its values credited") !=
+          std::string::npos);
+  }
 }
