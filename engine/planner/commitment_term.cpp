@@ -19,8 +19,11 @@ constexpr double kMaxTrendPercent = 20;  // a week-on-week trend beyond 20%/mont
 constexpr int kLadderMonths[] = {3, 6, kLatestLaterPurchase};
 // Counts a ladder may grow to beyond the largest candidate, spread up to the median path's growth.
 constexpr int kGrowthCounts = 3;
-// What a ladder must be worth beyond the single purchase to be chosen, USD.
-constexpr double kLadderMargin = 0.01;
+// What a ladder must be worth beyond the single purchase to be chosen: a share of the single
+// purchase's expected saving (a later purchase adds a decision and a date to the portfolio, worth
+// making only for a material gain), and at least a cent (past the rounding of money).
+constexpr double kLadderMarginShare = 0.01;
+constexpr double kLadderMarginUsd = 0.01;
 
 std::string offer_name(const ReservationTerms& terms) {
   return std::string(reservation_term_name(terms.term)) + " " + std::string(reservation_class_name(terms.reservation_class)) +
@@ -181,8 +184,8 @@ std::vector<Displacement> ladder_totals(const OfferCandidates& offer, int least,
   return totals;
 }
 
-// The ladder of `offer` worth most, when it is worth more than `single_usd` by more than a cent (the
-// single purchase's figure is rounded to the micro-dollar) and its later purchase is made on some
+// The ladder of `offer` worth most, when it is worth more than `single_usd` by the margin
+// (kLadderMarginShare of it, at least kLadderMarginUsd) and its later purchase is made on some
 // path: a first purchase of none or a candidate count up to `single_count` now, and more at one of
 // kLadderMonths up to at least `single_count` in all.
 std::optional<Ladder> best_ladder(const OfferCandidates& offer, int single_count, double single_usd, const DemandPaths& paths) {
@@ -207,7 +210,8 @@ std::optional<Ladder> best_ladder(const OfferCandidates& offer, int single_count
         const auto extra = [&](double s) { return total.at(offer.usage, s) - first.at(offer.usage, s); };
         PathFlows later = hold(offer.offer, total.count - first.count, month, extra, paths);
         const double expected = statistics::mean(first_flows[f].totals) + statistics::mean(later.totals);
-        if (later.purchased_paths > 0 && expected > (best ? best->expected : single_usd + kLadderMargin)) {
+        const double margin = std::max(kLadderMarginUsd, kLadderMarginShare * single_usd);
+        if (later.purchased_paths > 0 && expected > (best ? best->expected : single_usd + margin)) {
           best = Ladder{first.count, month, total.count, first_flows[f], std::move(later), expected};
         }
       }

@@ -151,7 +151,8 @@ struct LaterPurchase {
 /// ladder of that offer when it is worth more: buying `count` now (possibly none) and
 /// `later->count` more `later->month` months on (3, 6 or 12, its term within the window), up to the largest
 /// candidate or, when the median path grows by then, that count grown alike (each extra unit
-/// displacing what the largest candidate's do per busy hour), unless `ladders` is false (a renewal,
+/// displacing what the largest candidate's do per busy hour), worth 1% more than buying at once at
+/// least, unless `ladders` is false (a renewal,
 /// bought at an expiry, is one purchase). Nothing is bought when nothing has a positive expected
 /// saving.
 struct TermChoice {
