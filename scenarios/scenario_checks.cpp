@@ -97,7 +97,7 @@ bool offers_option(const Scenario& scenario, PurchaseOption option) {
          scenario.purchase_options.end();
 }
 
-void check_demand(Scenario& scenario, Workload& workload, ServiceWorkload& service, const std::string& pointer,
+void check_demand(Workload& workload, ServiceWorkload& service, const std::string& pointer,
                   const CatalogView& view, ScenarioFiles& files, DiagnosticSink& sink) {
   // Which GPU models the workload may run on: its own list, or every candidate's model.
   std::vector<std::string> models = workload.gpu.gpu_models;
@@ -124,7 +124,6 @@ void check_demand(Scenario& scenario, Workload& workload, ServiceWorkload& servi
   }
   if (auto* trace = std::get_if<DemandTrace>(&service.demand.source)) {
     const std::string csv_pointer = pointer + "/demand/csv";
-    if (trace->origin == Instant{}) trace->origin = scenario.horizon.start;
     Result<TimeSeries> series = files.time_series(trace->file);  // a copy: scaled below
     if (!series.ok()) {
       sink.error(csv_pointer, series.status().message());
@@ -176,7 +175,7 @@ void check_workloads(Scenario& scenario, const CatalogView& view, ScenarioFiles&
       }
     }
     if (auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
-      check_demand(scenario, workload, *service, pointer, view, files, sink);
+      check_demand(workload, *service, pointer, view, files, sink);
     }
   }
 }

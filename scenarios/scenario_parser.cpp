@@ -128,7 +128,8 @@ DemandGenerator parse_generator(const json& value, const std::string& pointer, D
   return generator;
 }
 
-Demand parse_demand(ObjectReader& workload, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
+// A workload's demand; a CSV's first sample is placed at its "origin", by default `horizon_start`.
+Demand parse_demand(ObjectReader& workload, const std::filesystem::path& base_dir, Instant horizon_start, DiagnosticSink& sink) {
   Demand demand;
   const json* value = workload.field("demand", Presence::required);
   if (value == nullptr) return demand;
@@ -153,16 +154,17 @@ Demand parse_demand(ObjectReader& workload, const std::filesystem::path& base_di
   } else {
     DemandTrace trace;
     if (auto file = reader.string("csv", Presence::optional)) trace.file = resolve(base_dir, *file);
-    if (auto origin = reader.instant("origin", Presence::optional)) trace.origin = *origin;
+    trace.origin = reader.instant("origin", Presence::optional).value_or(horizon_start);
     assign(trace.scale, reader.positive_number("scale", Presence::optional, 1e9));
     demand.source = std::move(trace);
   }
   return demand;
 }
 
-ServiceWorkload parse_service(ObjectReader& workload, const std::filesystem::path& base_dir, DiagnosticSink& sink) {
+ServiceWorkload parse_service(ObjectReader& workload, const std::filesystem::path& base_dir, Instant horizon_start,
+                              DiagnosticSink& sink) {
   ServiceWorkload service;
-  service.demand = parse_demand(workload, base_dir, sink);
+  service.demand = parse_demand(workload, base_dir, horizon_start, sink);
   service.throughput_per_gpu = parse_rate_map(workload, "throughput_per_gpu", sink);
   if (const json* slo = workload.field("slo", Presence::optional)) {
     ObjectReader reader(sink, *slo, child_pointer(workload.pointer(), "slo"),
@@ -207,7 +209,7 @@ BatchWorkload parse_batch(ObjectReader& workload, DiagnosticSink& sink) {
 }
 
 Workload parse_workload(const json& value, const std::string& pointer, const std::filesystem::path& base_dir,
-                        DiagnosticSink& sink) {
+                        Instant horizon_start, DiagnosticSink& sink) {
   Workload workload;
   // Only a string can say "batch"; any other kind is reported by the reader below.
   const auto kind_field = value.is_object() ? value.find("kind") : value.end();
@@ -226,7 +228,7 @@ Workload parse_workload(const json& value, const std::string& pointer, const std
   if (is_batch) {
     workload.spec = parse_batch(reader, sink);
   } else if (kind) {
-    workload.spec = parse_service(reader, base_dir, sink);
+    workload.spec = parse_service(reader, base_dir, horizon_start, sink);
   }
   return workload;
 }
@@ -590,7 +592,7 @@ Scenario parse_scenario(const json& document, const std::filesystem::path& base_
   assign(scenario.instance_types, root.string_array("instance_types", Presence::required, /*non_empty=*/true));
   scenario.purchase_options = parse_purchase_options(root, sink);
   const bool has_workloads = root.array("workloads", Presence::required, [&](const json& value, const std::string& pointer) {
-    scenario.workloads.push_back(parse_workload(value, pointer, base_dir, sink));
+    scenario.workloads.push_back(parse_workload(value, pointer, base_dir, scenario.horizon.start, sink));
   });
   if (has_workloads && scenario.workloads.empty()) root.error("workloads", "expected at least one workload");
   check_workload_count(root, scenario);

@@ -72,7 +72,7 @@ enum class DemandUnit { gpus, requests_per_second };
 /// Demand replayed from a `timestamp,value` CSV. The series' first sample is placed at `origin`.
 struct DemandTrace {
   std::filesystem::path file;  // resolved path
-  Instant origin;              // defaults to the horizon start
+  Instant origin;              // the file's "origin"; the loader sets the horizon's start where it is absent
   double scale = 1.0;          // multiplies every value of the file
   TimeSeries series;           // the file's contents times `scale`, read and checked at load time:
                                // every reader takes these values as they are, never scaling again

@@ -168,3 +168,22 @@ TEST_CASE("scenarios::ScenarioFiles reads each CSV once for all the documents th
   CHECK(std::get<DemandTrace>(std::get<ServiceWorkload>(fresh.scenario->workloads.at(0).spec).demand.source)
             .series.values == std::vector<double>{5, 6, 7});
 }
+
+TEST_CASE("scenarios: a CSV's origin given as the epoch is kept, not taken for the default", "[scenarios]") {
+  // A series whose timestamps count from 0, placed at the epoch with its last two days as the
+  // horizon: the samples before the horizon are its history (the default would place the first at
+  // the horizon's start and leave none).
+  const std::filesystem::path csv = std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / "epoch_origin.csv";
+  std::filesystem::create_directories(csv.parent_path());
+  std::ofstream(csv) << "timestamp,value\n0,3\n86400,4\n172800,5\n259200,6\n";
+  std::string json = kMinimal;
+  const std::string generator = R"({"unit": "gpus", "generator": {"base": 3}})";
+  json.replace(json.find(generator), generator.size(),
+               R"({"unit": "gpus", "csv": ")" + csv.string() + R"(", "origin": "1970-01-01T00:00:00Z"})");
+  json.replace(json.find("2026-12-07T00:00:00Z"), 20, "1970-01-03T00:00:00Z");
+  const ScenarioValidation validation = validate_text(json);
+  for (const auto& diagnostic : validation.diagnostics) UNSCOPED_INFO(diagnostic.to_string());
+  REQUIRE(validation.valid());
+  const auto& service = std::get<ServiceWorkload>(validation.scenario->workloads[0].spec);
+  CHECK(std::get<DemandTrace>(service.demand.source).origin == Instant{});
+}
