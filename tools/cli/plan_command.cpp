@@ -175,12 +175,8 @@ void print_owned_commitments(std::ostream& out, const Scenario& scenario, const 
         << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'") << '\n';
   }
   for (const SavingsPlan& owned : scenario.savings_plans) {
-    out << "  owned     " << savings_plan_type_name(owned.type) << " Savings Plan";
-    if (owned.type == SavingsPlanType::ec2_instance) out << " for " << owned.family << " in " << owned.region;
-    out << ", $" << format_usd(owned.hourly_commitment) << "/h, " << reservation_term_name(owned.term) << ' '
-        << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to "
-        << format_instant(owned.end()) << ": "
-        << standing(owned.start, owned.end(), horizon, "the planner does not value Savings Plans yet: it lapses") << '\n';
+    out << "  owned     " << savings_plan_label(owned) << ", " << format_instant(owned.start) << " to "
+        << format_instant(owned.end()) << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'") << '\n';
   }
 }
 
