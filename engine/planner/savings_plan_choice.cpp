@@ -19,6 +19,8 @@ constexpr int kCommitmentCounts = 6;  // commitments valued per offer (as reserv
 constexpr std::uint64_t kNewPlanStreams = std::uint64_t{1} << 32;
 constexpr std::uint64_t kRenewalStreams = std::uint64_t{1} << 33;
 constexpr std::int64_t kMicroUsdPerUnit = 1000;  // kCommitmentUnitUsdPerHour
+// The most a plan commits: CreateSavingsPlan takes "a value between 0.001 and 1 million" USD an hour.
+constexpr double kMostUnits = 1e9;
 
 // Intervals [first, end) of the horizon a purchase is valued over.
 struct IntervalSpan {
@@ -100,7 +102,7 @@ OfferLevel offer_candidates(const PricedOffer& offer, const CoverableUsage& usag
   std::vector<int> whole;
   double at_rates = 0, displaced = 0;
   for (std::size_t k = span.first; k < span.end; ++k) {
-    spendable.push_back(spendable_units(offer.model, usage, k));
+    spendable.push_back(std::min(kMostUnits, spendable_units(offer.model, usage, k)));
     whole.push_back(static_cast<int>(spendable.back()));
     for (const SavingsPlanModel::Coverage& coverage : offer.model.coverage) {
       at_rates += usage.instances[coverage.pool][k] * coverage.rate.usd();
