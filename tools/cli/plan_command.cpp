@@ -180,7 +180,7 @@ void print_owned_commitments(std::ostream& out, const Scenario& scenario, const 
   }
 }
 
-void print_plan(std::ostream& out, const Plan& plan) {
+void print_plan(std::ostream& out, const Plan& plan, const Scenario& scenario) {
   char line[400];
   out << "Plan for " << plan.scenario << ": " << format_duration(plan.horizon.duration) << " from "
       << format_instant(plan.horizon.start) << " in steps of " << format_duration(plan.horizon.step) << ", serving the p"
@@ -191,6 +191,7 @@ void print_plan(std::ostream& out, const Plan& plan) {
                   forecast.forecaster.c_str(), forecast.mean_p50, forecast.peak_planned);
     out << line << (forecast.reason.empty() ? "" : "  - ") << forecast.reason << '\n';
   }
+  print_owned_commitments(out, scenario, plan.horizon);
   print_recommended_commitments(out, plan);
   for (const PlannedGroup& group : plan.groups) {
     std::snprintf(line, sizeof line, "  group     %s: %d-%d GPUs, on-demand base %d, %d%% on-demand above it, %zu schedule changes\n",
@@ -255,7 +256,7 @@ int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
   if (arguments.json) {
     std::cout << document;
   } else {
-    print_plan(std::cout, plan);
+    print_plan(std::cout, plan, inputs.scenario);
   }
   return kExitOk;
 }
