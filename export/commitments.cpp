@@ -225,11 +225,18 @@ std::vector<std::string> quota_notes(const Plan& plan) {
   return notes;
 }
 
-CommitmentKind reservations(const Plan& plan) {
+// The purchases of `recommended` (reservations or Savings Plans), and `note` where there is any.
+template <typename Recommendation, typename Purchase>
+CommitmentKind kind_of(const std::vector<Recommendation>& recommended, const Plan& plan, Purchase purchase, const char* note) {
   CommitmentKind kind;
-  for (const CommitmentRecommendation& commitment : plan.commitments) kind.purchases.push_back(reservation_purchase(commitment, plan));
-  if (kind.purchases.empty()) return kind;
-  kind.notes.emplace_back(
+  for (const Recommendation& recommendation : recommended) kind.purchases.push_back(purchase(recommendation, plan));
+  if (!kind.purchases.empty()) kind.notes.emplace_back(note);
+  return kind;
+}
+
+CommitmentKind reservations(const Plan& plan) {
+  CommitmentKind kind = kind_of(
+      plan.commitments, plan, reservation_purchase,
       "Each describe call asks for AWS's own regional Linux/UNIX offering (default tenancy, no Marketplace\n"
       "  offerings) of the plan's term, class and payment; check that the one it returns charges what the\n"
       "  plan expected (FixedPrice times the count, RecurringCharges) before buying. The EC2 API documents\n"
@@ -307,14 +314,10 @@ CommitmentPurchase savings_plan_purchase(const SavingsPlanRecommendation& bought
 }
 
 CommitmentKind savings_plans(const Plan& plan) {
-  CommitmentKind kind;
-  for (const SavingsPlanRecommendation& bought : plan.savings_plans) kind.purchases.push_back(savings_plan_purchase(bought, plan));
-  if (kind.purchases.empty()) return kind;
-  kind.notes.emplace_back(
-      "Each Savings Plan describe call asks for AWS's EC2 offering of the plan's type, term and payment (and,\n"
-      "  for an EC2 Instance plan, its family and region) in USD; the plan's rates were imported or estimated\n"
-      "  as its notes say: check the offering's rates before buying.");
-  return kind;
+  return kind_of(plan.savings_plans, plan, savings_plan_purchase,
+                 "Each Savings Plan describe call asks for AWS's EC2 offering of the plan's type, term and payment (and,\n"
+                 "  for an EC2 Instance plan, its family and region) in USD; the plan's rates were imported or estimated\n"
+                 "  as its notes say: check the offering's rates before buying.");
 }
 
 // Adds the purchase's request files under `folder` to `files` and returns its README lines.
