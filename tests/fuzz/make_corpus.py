@@ -173,7 +173,22 @@ def results_database_seeds():
 
 
 def plan_seeds():
-    put("plan", "two_regions_plan.json", (ROOT / "tests" / "export" / "two_regions_plan.json").read_text())
+    text = (ROOT / "tests" / "export" / "two_regions_plan.json").read_text()
+    put("plan", "two_regions_plan.json", text)
+    # The same plan buying a Savings Plan now and renewing one: the reader's savings_plans entries.
+    plan = json.loads(text)
+    start = plan["horizon"]["start"]
+    term = {"months": 48, "expected_net_saving_usd": 61000.0, "net_saving_p5_usd": 52000.25, "net_saving_p95_usd": 66000.0,
+            "upfront_cash_usd": 27922.5, "break_even_month": 14, "monthly_growth_percent": 0.5}
+    bought = {"plan": {"type": "ec2_instance", "family": "g6e", "region": "us-east-1", "hourly_commitment_usd": 2.125,
+                       "term": "3y", "payment": "partial_upfront", "start": start},
+              "coverage": [{"pool": 0, "rate_usd": 0.931, "estimated": True}],
+              "upfront_usd": 27922.5, "expected_utilisation": 0.96, "expected_saving_usd": 4.75,
+              "reason": "covers $3.72/h of on-demand", "term_valuation": term, "term_choice": "chose $2.125/h"}
+    renewal = dict(bought, plan=dict(bought["plan"], type="compute", family=None, region=None), renews="compute Savings Plan")
+    renewal["plan"] = {key: value for key, value in renewal["plan"].items() if value is not None}
+    plan["savings_plans"] = [bought, renewal]
+    put("plan", "two_regions_plan_savings_plans.json", json.dumps(plan, indent=2))
 
 
 if __name__ == "__main__":
