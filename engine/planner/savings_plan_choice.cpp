@@ -240,37 +240,51 @@ double estimated_saving(const ScopeChoice& choice, int units, IntervalSpan span,
   return per_hour * static_cast<double>(step.count()) / 3600.0;
 }
 
-// choose_on, with the displacement of the purchase chosen now measured by the placement beside
-// what `taken` holds: where it is less than the values credited, they are scaled by the ratio and
-// the choice made again (the reason gives both figures).
-std::optional<ScopeChoice> value_scope(const Context& context, const Scope& scope, const ScopeRequest& request,
-                                       const CoverableUsage& usage, const PoolUsage& taken) {
-  std::optional<ScopeChoice> choice = choose_on(scope, request, usage, context.scenario, context.paths);
-  if (!choice || choice->term.count == 0) return choice;
+// choose_on for each of `scopes` (of disjoint pools) on `usage`, with the displacement of the
+// purchases chosen now measured together by the placement beside what `taken` holds: where it is
+// less than their values credited, the values are scaled by the ratio and the choices made again,
+// each reason giving the figures. One measurement for the group, however many scopes it holds.
+std::vector<std::optional<ScopeChoice>> value_scopes(const Context& context, std::span<const Scope> scopes,
+                                                     const ScopeRequest& request, const CoverableUsage& usage,
+                                                     const PoolUsage& taken) {
+  std::vector<std::optional<ScopeChoice>> choices;
+  for (const Scope& scope : scopes) choices.push_back(choose_on(scope, request, usage, context.scenario, context.paths));
   const Seconds step = context.scenario.horizon.step;
   PoolUsage more(taken.size(), std::vector<double>(taken.empty() ? 0 : taken.front().size(), 0.0));
-  take_covered(*choice, choice->term.count, request.span, more);
-  const double estimated = estimated_saving(*choice, choice->term.count, request.span, usage, step);
+  double estimated = 0, commitment = 0;
+  for (const std::optional<ScopeChoice>& choice : choices) {
+    if (!choice || choice->term.count == 0) continue;
+    take_covered(*choice, choice->term.count, request.span, more);
+    estimated += estimated_saving(*choice, choice->term.count, request.span, usage, step);
+    commitment += choice->term.count * kCommitmentUnitUsdPerHour;
+  }
+  if (estimated <= 0) return choices;
   const double measured = context.placement.saving_of(taken, more);
-  if (estimated <= 0 || measured >= estimated) return choice;
+  if (measured >= estimated) return choices;
   CoverableUsage scaled = usage;
   for (std::vector<double>& values : scaled.value) {
     for (double& value : values) value *= std::max(0.0, measured / estimated);
   }
   char text[240];
   std::snprintf(text, sizeof text,
-                "at $%.3f/h the capacity it holds displaces $%.0f over the horizon by placement, %.0f%% of the $%.0f its "
-                "values credited: they are scaled by that share",
-                choice->term.count * kCommitmentUnitUsdPerHour, measured, 100 * measured / estimated, estimated);
-  std::optional<ScopeChoice> again = choose_on(scope, request, scaled, context.scenario, context.paths);
-  if (!again) {  // the break-even rule favours nothing at the scaled values
-    choice->term = TermChoice{};
-    choice->term.reason = std::string("nothing pays: ") + text;
-    return choice;
+                "at $%.3f/h the capacity %s displaces $%.0f over the horizon by placement, %.0f%% of the $%.0f %s values "
+                "credited: they are scaled by that share",
+                commitment, scopes.size() == 1 ? "it holds" : "the plans chosen hold together", measured, 100 * measured / estimated,
+                estimated, scopes.size() == 1 ? "its" : "their");
+  for (std::size_t i = 0; i < scopes.size(); ++i) {
+    std::optional<ScopeChoice>& choice = choices[i];
+    if (!choice || choice->term.count == 0) continue;
+    std::optional<ScopeChoice> again = choose_on(scopes[i], request, scaled, context.scenario, context.paths);
+    if (!again) {  // the break-even rule favours nothing at the scaled values
+      choice->term = TermChoice{};
+      choice->term.reason = std::string("nothing pays: ") + text;
+      continue;
+    }
+    again->term.reason += std::string("; ") + text;
+    again->favoured = choice->favoured;
+    choice = std::move(again);
   }
-  again->term.reason += std::string("; ") + text;
-  again->favoured = choice->favoured;
-  return again;
+  return choices;
 }
 
 // A portfolio of purchases, and the instances they cover.
@@ -286,9 +300,10 @@ void buy_each(const Context& context, std::span<const Scope> scopes, const Cover
   const Scenario& scenario = context.scenario;
   const Horizon& horizon = scenario.horizon;
   const ScopeRequest request{from_offset(horizon, Seconds{0}), 0, true};
-  const PoolUsage before = portfolio.taken;  // the scopes' pools are disjoint: each is measured beside the same
-  for (const Scope& scope : scopes) {
-    const std::optional<ScopeChoice> choice = value_scope(context, scope, request, usage, before);
+  const std::vector<std::optional<ScopeChoice>> choices = value_scopes(context, scopes, request, usage, portfolio.taken);
+  for (std::size_t i = 0; i < scopes.size(); ++i) {
+    const Scope& scope = scopes[i];
+    const std::optional<ScopeChoice>& choice = choices[i];
     if (!choice) continue;
     const ScopeChoice& chosen = *choice;
     if (!chosen.term.buys()) {
@@ -416,7 +431,7 @@ Status choose_renewals(const Context& context, PoolUsage& taken, SavingsPlanChoi
     if (!scope.ok()) return scope.status();
     const std::span<const Scope> renewed(&*scope, 1);
     const std::optional<ScopeChoice> renewal =
-        value_scope(context, *scope, ScopeRequest{span, units, false}, usage_for(context, renewed, taken), taken);
+        value_scopes(context, renewed, ScopeRequest{span, units, false}, usage_for(context, renewed, taken), taken).front();
     if (!renewal || !renewal->term.buys()) {
       choice.expiring.push_back(expiring_plan(owned, ExpiryDecision::lapse,
                                               renewal ? renewal->term.reason
