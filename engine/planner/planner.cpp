@@ -787,7 +787,25 @@ PlacementOracle plan_placement_oracle(const PlacementSetup& setup, const Scenari
     }
     return placed_without(covered).cost_usd - place_pool_totals(holding(setup, both), scenario, new_reserved).cost_usd;
   };
-  return PlacementOracle{coverable_usage(setup, scenario, model, new_reserved, placed_without), saving_of};
+  // The Compute plan's usage is asked for again after the EC2 Instance plans, unchanged when they
+  // bought nothing: the last few answers are kept.
+  struct Asked {
+    std::vector<double> rates;
+    PoolUsage covered;
+    CoverableUsage usage;
+  };
+  constexpr std::size_t kKept = 4;
+  const auto asked = std::make_shared<std::vector<Asked>>();
+  const UsageAtRates usage_at = [placed = coverable_usage(setup, scenario, model, new_reserved, placed_without), asked](
+                                    const std::vector<double>& rates, const PoolUsage& covered) {
+    const auto found = std::find_if(asked->begin(), asked->end(),
+                                    [&](const Asked& a) { return a.rates == rates && a.covered == covered; });
+    if (found != asked->end()) return found->usage;
+    if (asked->size() == kKept) asked->erase(asked->begin());
+    asked->push_back(Asked{rates, covered, placed(rates, covered)});
+    return asked->back().usage;
+  };
+  return PlacementOracle{usage_at, saving_of};
 }
 
 std::string term_usd(double amount) {
