@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <utility>
 
@@ -64,8 +65,8 @@ PathFlows no_flows(const DemandPaths& paths) {
 
 // `count` units of `offer` bought at month `start`, renewed at each expiry. Every purchase after
 // month 0 (a renewal, or the first of a later purchase) is made only where the workload is there
-// for it and what the units displace at that month's demand, `displaced(scale)` USD per hour, pays
-// for their hourly cost; once not made, the units are gone for good. A term reaching past the window
+// for it and what the units displace at that month's demand, `displaced(path, month)` USD per hour,
+// pays for their hourly cost; once not made, the units are gone for good. A term reaching past the window
 // counts its months inside it, its upfront pro rata.
 template <typename Displaced>
 PathFlows hold(const TermOffer& offer, int count, int start, Displaced&& displaced, const DemandPaths& paths) {
@@ -79,13 +80,13 @@ PathFlows hold(const TermOffer& offer, int count, int start, Displaced&& displac
   for (std::size_t path = 0; path < paths.scale.size(); ++path) {
     bool held = true;
     for (int m = start; m < paths.months; ++m) {
-      const double scale = paths.scale[path][m];
+      const double displaced_usd_per_hour = displaced(path, m);
       const bool stays = exchangeable || m < paths.migration_month[path];
       const bool purchase = (m - start) % term == 0;
-      if (purchase && m > 0) held = stays && displaced(scale) > hourly_cost;
+      if (purchase && m > 0) held = stays && displaced_usd_per_hour > hourly_cost;
       if (!held) break;
       if (m == start) ++flows.purchased_paths;
-      const double saved = stays ? displaced(scale) * kHoursPerMonth : 0;
+      const double saved = stays ? displaced_usd_per_hour * kHoursPerMonth : 0;
       const double upfront = purchase ? flows.upfront_usd * std::min(term, paths.months - m) / term : 0;
       const double flow = (saved - recurring - upfront) * paths.discount[m];
       flows.totals[path] += flow;
@@ -158,6 +159,31 @@ double median_scale(const DemandPaths& paths, int m) {
   return statistics::interpolated_quantile(scales, 0.5);
 }
 
+// usage.busy(count, scale) on every path and month, computed once per count: the ladder search
+// values the same few counts under many purchases, and recomputing these was most of its time.
+// References it returns stay valid while it lives.
+class BusyHours {
+ public:
+  BusyHours(const UsageProfile& usage, const DemandPaths& paths) : usage_(usage), paths_(paths) {}
+
+  // The busy units of `count` per path and month, [path * paths.months + month].
+  const std::vector<double>& of(int count) {
+    auto [entry, added] = by_count_.try_emplace(count);
+    if (added) {
+      for (const std::vector<double>& path : paths_.scale) {
+        for (int m = 0; m < paths_.months; ++m) entry->second.push_back(usage_.busy(count, path[m]));
+      }
+    }
+    return entry->second;
+  }
+  [[nodiscard]] std::size_t index(std::size_t path, int m) const { return path * static_cast<std::size_t>(paths_.months) + m; }
+
+ private:
+  const UsageProfile& usage_;
+  const DemandPaths& paths_;
+  std::map<int, std::vector<double>> by_count_;
+};
+
 // One ladder: `first` units now and `total` in all from `month` on, with the flows of both.
 struct Ladder {
   int first = 0;
@@ -193,11 +219,12 @@ std::optional<Ladder> best_ladder(const OfferCandidates& offer, int single_count
   for (const CountCandidate& candidate : offer.candidates) {
     if (candidate.count <= single_count) firsts.push_back(displacement(candidate, offer.usage));
   }
+  BusyHours busy(offer.usage, paths);
   std::vector<PathFlows> first_flows;
   for (const Displacement& first : firsts) {
-    first_flows.push_back(first.count == 0 ? no_flows(paths)
-                                           : hold(offer.offer, first.count, 0,
-                                                  [&](double s) { return first.at(offer.usage, s); }, paths));
+    const std::vector<double>& hours = busy.of(first.count);
+    const auto displaced = [&](std::size_t path, int m) { return first.rate * hours[busy.index(path, m)]; };
+    first_flows.push_back(first.count == 0 ? no_flows(paths) : hold(offer.offer, first.count, 0, displaced, paths));
   }
   std::optional<Ladder> best;
   for (const int month : kLadderMonths) {
@@ -205,9 +232,14 @@ std::optional<Ladder> best_ladder(const OfferCandidates& offer, int single_count
     const std::vector<Displacement> totals = ladder_totals(offer, std::max(1, single_count), paths, month);
     for (std::size_t f = 0; f < firsts.size(); ++f) {
       const Displacement& first = firsts[f];
+      const std::vector<double>& first_hours = busy.of(first.count);
       for (const Displacement& total : totals) {
         if (total.count <= first.count) continue;
-        const auto extra = [&](double s) { return total.at(offer.usage, s) - first.at(offer.usage, s); };
+        const std::vector<double>& total_hours = busy.of(total.count);
+        const auto extra = [&](std::size_t path, int m) {
+          const std::size_t i = busy.index(path, m);
+          return total.rate * total_hours[i] - first.rate * first_hours[i];
+        };
         PathFlows later = hold(offer.offer, total.count - first.count, month, extra, paths);
         const double expected = statistics::mean(first_flows[f].totals) + statistics::mean(later.totals);
         const double margin = std::max(kLadderMarginUsd, kLadderMarginShare * single_usd);
@@ -351,8 +383,8 @@ std::vector<int> spread_counts(int level, int most) {
 TermValuation value_over_term(const TermOffer& offer, const CountCandidate& candidate, const UsageProfile& usage,
                               const DemandPaths& paths, int start_month) {
   const Displacement displaced = displacement(candidate, usage);
-  return summarise(hold(offer, candidate.count, start_month, [&](double s) { return displaced.at(usage, s); }, paths), paths,
-                   start_month);
+  const auto displaced_at = [&](std::size_t path, int m) { return displaced.at(usage, paths.scale[path][m]); };
+  return summarise(hold(offer, candidate.count, start_month, displaced_at, paths), paths, start_month);
 }
 
 std::vector<OfferCandidates> reservation_candidates(const std::vector<ReservationOffer>& offers,
