@@ -4,7 +4,8 @@
 requests, a slow client and a stalled one come and go; then the time limit, the bounded queue and
 a clean exit on SIGTERM with requests in flight.
 
-Usage: serve_test.py FLEETCAST EXAMPLES_DIR WORK_DIR. Standard library only (http.client)."""
+Usage: serve_test.py FLEETCAST EXAMPLES_DIR WORK_DIR [REQUESTS_PER_CLIENT=20]. Standard library only
+(http.client). The sanitized build sends fewer plans per client (tests/serve/CMakeLists.txt)."""
 import http.client
 import json
 import os
@@ -17,6 +18,8 @@ import threading
 import time
 
 FLEETCAST, EXAMPLES, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+REQUESTS_PER_CLIENT = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+CLIENTS = 16
 QUICKSTART = os.path.join(EXAMPLES, "quickstart.json")
 RECSYS = os.path.join(EXAMPLES, "recsys_planned.json")
 SHUTDOWN_REPLICAS = "2000"  # about a second of work per plan
@@ -120,7 +123,7 @@ def expected_validation(name, body):
     return cli_error("validate", path).strip().replace(path, "body")
 
 
-def load(server, expected, clients=16, requests=20):
+def load(server, expected, clients=CLIENTS, requests=REQUESTS_PER_CLIENT):
     """`clients` threads each sending `requests` plans; every reply must equal the CLI's bytes."""
     bodies = [(read_file(QUICKSTART), "/v1/plan", expected["quickstart"]),
               (read_file(RECSYS), "/v1/plan?replicas=4", expected["recsys"])]
@@ -284,7 +287,7 @@ def check_load_and_misbehaviour(data_dir, prices_db, expected):
     check(server.stop() == 0, "exit 0 on SIGTERM")
     lines = [json.loads(line) for line in server.log]
     requests = [line for line in lines if "request_id" in line]
-    check(len(requests) >= 16 * 20 and all({"time", "method", "path", "status", "duration_ms", "bytes"} <= set(line)
+    check(len(requests) >= CLIENTS * REQUESTS_PER_CLIENT and all({"time", "method", "path", "status", "duration_ms", "bytes"} <= set(line)
                                            for line in requests), "one JSON log line per request")
 
 
