@@ -12,7 +12,11 @@
 #include "tests/gpu/parity_check.h"
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool quick = argc == 2 && std::strcmp(argv[1], "--quick") == 0;
+  if (argc > 2 || (argc == 2 && !quick)) {
+    std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+    return 2;
+  }
   using fleetcast::models::LstmShape;
   if (fleetcast::Status device = fleetcast::gpu::cuda_device_status(); !device.ok()) {
     std::printf("SKIPPED: %s\n", device.message().c_str());

@@ -3,13 +3,17 @@
 # the `cuda` layout (tests_gpu, bench_forecast_cudnn, bench_forecast; -march no newer than the GPU
 # machine's processor): the device and toolkit, the parity test (every shape, 1/17/1037 series),
 # the cuDNN comparison, the CPU path at 64k series (the ">= 50x" reference), then compute-sanitizer
-# memcheck, synccheck, initcheck and racecheck on the parity test's quick size. Each step has its own time limit so that
-# one slow step still leaves the others' figures; the logs go to OUTPUT, one per step, and a short
-# summary ends stdout.
+# memcheck, synccheck, initcheck and racecheck on the parity test's quick size. Each step has its
+# own time limit so that one slow step still leaves the others' figures; the logs go to OUTPUT, one
+# per step, and a short summary ends stdout. About 4 minutes on an H200.
 #
 # Usage: gpu_device_checks.sh BIN_DIR OUTPUT_DIR
-#   cuDNN is found on the machine (the toolkit's lib64, or the nvidia-cudnn wheel of its python3);
-#   BIN_DIR may hold shared libraries the binaries need (e.g. libsqlite3.so.0).
+#   The binaries come from (README, Load forecasting, *On a GPU*):
+#     cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLEETCAST_CUDA=ON \
+#       -DFLEETCAST_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3 -DFLEETCAST_MPI=OFF
+#     ninja -C build/device tests_gpu bench_forecast_cudnn bench_forecast
+#   BIN_DIR may also hold shared libraries they need that the GPU machine lacks (libsqlite3.so.0);
+#   libcudnn.so.9 is looked for in the machine's CUDA toolkit, /usr/lib, /usr/local/lib and /opt.
 set -uo pipefail
 [[ $# -eq 2 ]] || { echo "usage: $0 BIN_DIR OUTPUT_DIR" >&2; exit 2; }
 bin=$(cd "$1" && pwd) out=$2
