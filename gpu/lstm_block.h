@@ -6,17 +6,21 @@
 // too (a missing barrier is then a reported data race).
 //
 // The kernel: the contract of models/lstm_layout.h, batched over series. One launch rolls out the
-// whole sequence (context and horizon) with no host round trip per step. Each block owns tiles of
-// kTile series in turn (persistent style: the grid is sized to the resident blocks and loops over
-// tiles), keeps the weights in shared memory when they fit (loaded once per block, reused across
-// every step and tile) and otherwise reads them from global memory, and keeps the hidden and cell
-// states of all layers on chip. Per step and layer, thread j computes gate row j for the kTile
-// series of the tile (the four gates fused in one pass over the weight column) and applies its
-// activation; then the threads update c and h; at horizon steps they apply the quantile head.
+// whole sequence (context and horizon) with no host round trip per step. A block rolls out
+// BlockLayout::tiles tiles of kTile series side by side, each with its own gate threads and states,
+// and then the next such group (persistent style: the grid is sized to the resident blocks and
+// loops over groups). It keeps the weights in shared memory when they fit (loaded once per block,
+// reused across every step and tile) and otherwise reads them from global memory, and keeps the
+// hidden and cell states of all layers on chip. Per step and layer, gate thread j of a tile computes
+// gate row j for the tile's kTile series (the four gates fused in one pass over the weight column)
+// and applies its activation; then the threads update c and h; at horizon steps they apply the
+// quantile head. Several tiles per block share one copy of the weights, so that more warps fit on a
+// multiprocessor to hide the latency of a step's phases.
 //
 // A Block provides: int thread() (threadIdx.x), int index() (blockIdx.x), int threads()
 // (blockDim.x), int blocks() (gridDim.x), void sync() (__syncthreads()), float* shared() (the
-// block's dynamic shared memory, 16-byte aligned). The block needs 4 * hidden threads or more.
+// block's dynamic shared memory, 16-byte aligned). The block needs block_threads(shape, layout)
+// threads.
 //
 // Plain C++17 for nvcc; no CUDA types outside __CUDACC__. Thread-safety: the body is run by every
 // thread of a block at once; blocks share only `params`' read-only inputs and disjoint outputs.
@@ -59,13 +63,26 @@ FLEETCAST_HOST_DEVICE inline std::size_t state_floats(const models::LstmShape& s
   return floats;
 }
 
+/// How a launch lays out its blocks.
+struct BlockLayout {
+  bool weights_on_chip = false;  // the block copies the weights into its shared memory
+  int tiles = 1;                 // tiles a block rolls out side by side, over one copy of the weights
+};
+
 /// Bytes of dynamic shared memory a block needs.
-inline std::size_t shared_bytes(const models::LstmShape& shape, bool weights_on_chip) {
-  return (state_floats(shape) + (weights_on_chip ? aligned_floats(shape.parameter_count()) : 0)) * sizeof(float);
+inline std::size_t shared_bytes(const models::LstmShape& shape, const BlockLayout& layout) {
+  return (state_floats(shape) * static_cast<std::size_t>(layout.tiles) +
+          (layout.weights_on_chip ? aligned_floats(shape.parameter_count()) : 0)) *
+         sizeof(float);
 }
 
-/// Threads per block: one per gate row, rounded up to whole warps.
-inline int block_threads(const models::LstmShape& shape) { return (4 * shape.hidden + 31) / 32 * 32; }
+/// Threads per tile: one per gate row, rounded up to whole warps.
+FLEETCAST_HOST_DEVICE inline int gate_threads(const models::LstmShape& shape) { return (4 * shape.hidden + 31) / 32 * 32; }
+
+/// Threads per block.
+inline int block_threads(const models::LstmShape& shape, const BlockLayout& layout) {
+  return layout.tiles * gate_threads(shape);
+}
 
 /// The parameters in the kernel layout: each layer's W_l transposed to [K_l][4H] (so the threads of
 /// a warp read consecutive gate rows of one column), b_l, then the head unchanged. Offsets are
@@ -103,51 +120,57 @@ FLEETCAST_BLOCK_BODY inline void add_four(float weight, const float* rows, float
 #endif
 }
 
-// Where a tile's states live in shared memory.
+// Where a tile's states live among the block's states, as offsets in floats; tile `t` of a block
+// starts at t * state_floats. Offsets rather than pointers: the compiler keeps them live across the
+// step loop, and as 64-bit pointers they took the kernel from 46 to 72 registers (ptxas -v, sm_90),
+// more than a 1024-thread block may have (64); as offsets it needs 56.
 struct TileStates {
-  float* gates = nullptr;          // [kTile][4H]
-  float* layer_rows[2] = {};       // per layer: [K_l][kTile], the layer input followed by its h_{t-1}
-  float* cells[2] = {};            // per layer: [kTile][H]
-  std::size_t floats = 0;          // all of them, from `gates`
+  int gates = 0;                   // [kTile][4H]
+  int layer_rows[2] = {};          // per layer: [K_l][kTile], the layer input followed by its h_{t-1}
+  int cells[2] = {};               // per layer: [kTile][H]
 };
 
-FLEETCAST_BLOCK_BODY inline TileStates tile_states(const models::LstmShape& shape, float* states) {
+FLEETCAST_BLOCK_BODY inline TileStates tile_states(const models::LstmShape& shape, int t) {
   TileStates tile;
-  tile.gates = states;
-  float* next = states + kTile * 4 * shape.hidden;
+  tile.gates = t * static_cast<int>(state_floats(shape));
+  int next = tile.gates + kTile * 4 * shape.hidden;
   for (int l = 0; l < shape.layers; ++l) {
     tile.layer_rows[l] = next;
     next += kTile * shape.layer_columns(l);
     tile.cells[l] = next;
     next += kTile * shape.hidden;
   }
-  tile.floats = static_cast<std::size_t>(next - states);
   return tile;
 }
 
-// The step's input features of the tile's series into layer 0's input rows.
+// The step's input features of the group's series into each tile's layer 0 input rows: thread
+// e < tiles * kTile loads series e of the group.
 template <typename Block>
-FLEETCAST_BLOCK_BODY void load_features(const models::LstmForwardParams& params, int first_series, int t,
-                                        const TileStates& tile, Block& block) {
-  const int s = block.thread();
-  const int series = first_series + s;
-  if (s >= kTile || series >= params.series_count) return;
+FLEETCAST_BLOCK_BODY void load_features(const models::LstmForwardParams& params, int first_series, int tiles, int t,
+                                        float* states, Block& block) {
+  const int e = block.thread();
+  const int s = e % kTile;
+  const int series = first_series + e;
+  if (e >= tiles * kTile || series >= params.series_count) return;
+  const TileStates tile = tile_states(params.shape, e / kTile);
   float features[models::kLstmInputFeatures];
   const int window = params.season + params.context;
   models::lstm_step_features(params.history + static_cast<std::size_t>(series) * window, params.context, params.season,
                              t, params.first_forecast_seconds[series], params.step_seconds, features);
-  for (int f = 0; f < models::kLstmInputFeatures; ++f) tile.layer_rows[0][f * kTile + s] = features[f];
+  for (int f = 0; f < models::kLstmInputFeatures; ++f) states[tile.layer_rows[0] + f * kTile + s] = features[f];
 }
 
-// Gate row j of layer l for the tile's series, activated (gate order i, f, g, o: g is tanh).
+// Gate row j of layer l for a tile's series, activated (gate order i, f, g, o: g is tanh), by gate
+// thread j of that tile.
 template <typename Block>
-FLEETCAST_BLOCK_BODY void compute_gates(const models::LstmShape& shape, const float* w, int l, const TileStates& tile,
+FLEETCAST_BLOCK_BODY void compute_gates(const models::LstmShape& shape, const float* w, int l, float* states,
                                         Block& block) {
   const int gate_rows = 4 * shape.hidden;
-  const int j = block.thread();
+  const int j = block.thread() % gate_threads(shape);
   if (j >= gate_rows) return;
+  const TileStates tile = tile_states(shape, block.thread() / gate_threads(shape));
   const int columns = shape.layer_columns(l);
-  const float* rows = tile.layer_rows[l];
+  const float* rows = states + tile.layer_rows[l];
   float accumulator[kTile];
   const float bias = w[columns * gate_rows + j];
 FLEETCAST_UNROLL
@@ -159,42 +182,46 @@ FLEETCAST_UNROLL
   }
   const bool candidate = j / shape.hidden == 2;
 FLEETCAST_UNROLL
-  for (int s = 0; s < kTile; ++s) tile.gates[s * gate_rows + j] = candidate ? tanhf(accumulator[s]) : sigmoid(accumulator[s]);
+  for (int s = 0; s < kTile; ++s) states[tile.gates + s * gate_rows + j] = candidate ? tanhf(accumulator[s]) : sigmoid(accumulator[s]);
 }
 
-// c and h of layer l from the activated gates; h also feeds layer l + 1.
+// c and h of layer l from the activated gates, for every tile of the block; h also feeds layer l + 1.
 template <typename Block>
-FLEETCAST_BLOCK_BODY void update_cells(const models::LstmShape& shape, int l, const TileStates& tile, Block& block) {
+FLEETCAST_BLOCK_BODY void update_cells(const models::LstmShape& shape, int l, int tiles, float* states, Block& block) {
   const int hidden = shape.hidden;
   const int gate_rows = 4 * hidden;
   const int input = shape.layer_input(l);
-  for (int e = block.thread(); e < kTile * hidden; e += block.threads()) {
-    const int s = e / hidden;
-    const int unit = e % hidden;
-    const float* g = tile.gates + s * gate_rows;
-    float& cell = tile.cells[l][e];
-    cell = g[hidden + unit] * cell + g[unit] * g[2 * hidden + unit];
-    const float h = g[3 * hidden + unit] * tanhf(cell);
-    tile.layer_rows[l][(input + unit) * kTile + s] = h;
-    if (l + 1 < shape.layers) tile.layer_rows[l + 1][unit * kTile + s] = h;
+  for (int t = 0; t < tiles; ++t) {
+    const TileStates tile = tile_states(shape, t);
+    for (int e = block.thread(); e < kTile * hidden; e += block.threads()) {
+      const int s = e / hidden;
+      const int unit = e % hidden;
+      const float* g = states + tile.gates + s * gate_rows;
+      float& cell = states[tile.cells[l] + e];
+      cell = g[hidden + unit] * cell + g[unit] * g[2 * hidden + unit];
+      const float h = g[3 * hidden + unit] * tanhf(cell);
+      states[tile.layer_rows[l] + (input + unit) * kTile + s] = h;
+      if (l + 1 < shape.layers) states[tile.layer_rows[l + 1] + unit * kTile + s] = h;
+    }
   }
 }
 
-// The quantile head on the top layer's h for horizon step t - context.
+// The quantile head on the top layer's h for horizon step t - context, for every series of the group.
 template <typename Block>
 FLEETCAST_BLOCK_BODY void write_quantiles(const models::LstmForwardParams& params, const float* weights, int first_series,
-                                          int t, const TileStates& tile, Block& block) {
+                                          int tiles, int t, float* states, Block& block) {
   const models::LstmShape& shape = params.shape;
   const int quantiles = shape.quantiles;
   const int top = shape.layers - 1;
   const float* head_weights = weights + shape.head_offset();
   const float* head_bias = head_weights + quantiles * shape.hidden;
-  for (int e = block.thread(); e < kTile * quantiles; e += block.threads()) {
-    const int s = e / quantiles;
+  for (int e = block.thread(); e < tiles * kTile * quantiles; e += block.threads()) {
+    const int group_series = e / quantiles;
     const int q = e % quantiles;
-    const int series = first_series + s;
+    const int series = first_series + group_series;
     if (series >= params.series_count) continue;
-    const float* h = tile.layer_rows[top] + shape.layer_input(top) * kTile + s;
+    const TileStates tile = tile_states(shape, group_series / kTile);
+    const float* h = states + tile.layer_rows[top] + shape.layer_input(top) * kTile + group_series % kTile;
     float value = head_bias[q];
     for (int unit = 0; unit < shape.hidden; ++unit) value += head_weights[q * shape.hidden + unit] * h[unit * kTile];
     params.output[(static_cast<std::size_t>(series) * params.horizon + (t - params.context)) * quantiles + q] = value;
@@ -204,39 +231,42 @@ FLEETCAST_BLOCK_BODY void write_quantiles(const models::LstmForwardParams& param
 }  // namespace block_detail
 
 /// The block body. params.parameters is in the kernel layout (kernel_layout); with
-/// weights_on_chip the block copies them into its shared memory first.
+/// layout.weights_on_chip the block copies them into its shared memory first.
 template <typename Block>
-FLEETCAST_BLOCK_BODY void lstm_rollout_block(const models::LstmForwardParams& params, bool weights_on_chip, Block& block) {
+FLEETCAST_BLOCK_BODY void lstm_rollout_block(const models::LstmForwardParams& params, const BlockLayout& layout,
+                                             Block& block) {
   using namespace block_detail;
   const models::LstmShape& shape = params.shape;
   const std::size_t parameter_count = shape.parameter_count();
   float* shared = block.shared();
-  if (weights_on_chip) {
+  if (layout.weights_on_chip) {
     for (std::size_t i = static_cast<std::size_t>(block.thread()); i < parameter_count; i += static_cast<std::size_t>(block.threads())) {
       shared[i] = params.parameters[i];
     }
   }
-  const float* weights = weights_on_chip ? shared : params.parameters;
-  const TileStates tile = tile_states(shape, shared + (weights_on_chip ? aligned_floats(parameter_count) : 0));
-  const int tiles = (params.series_count + kTile - 1) / kTile;
+  const float* weights = layout.weights_on_chip ? shared : params.parameters;
+  float* states = shared + (layout.weights_on_chip ? aligned_floats(parameter_count) : 0);
+  const std::size_t group_floats = state_floats(shape) * static_cast<std::size_t>(layout.tiles);
+  const int group_series = layout.tiles * kTile;
+  const int groups = (params.series_count + group_series - 1) / group_series;
   const int steps = params.context + params.horizon;
-  for (int tile_index = block.index(); tile_index < tiles; tile_index += block.blocks()) {
-    const int first_series = tile_index * kTile;
-    block.sync();  // the previous tile's last reads of the states (and the weight copy) are done
-    for (std::size_t i = static_cast<std::size_t>(block.thread()); i < tile.floats; i += static_cast<std::size_t>(block.threads())) {
-      tile.gates[i] = 0.0f;
+  for (int group = block.index(); group < groups; group += block.blocks()) {
+    const int first_series = group * group_series;
+    block.sync();  // the previous group's last reads of the states (and the weight copy) are done
+    for (std::size_t i = static_cast<std::size_t>(block.thread()); i < group_floats; i += static_cast<std::size_t>(block.threads())) {
+      states[i] = 0.0f;
     }
     block.sync();
     for (int t = 0; t < steps; ++t) {
-      load_features(params, first_series, t, tile, block);
+      load_features(params, first_series, layout.tiles, t, states, block);
       block.sync();
       for (int l = 0; l < shape.layers; ++l) {
-        compute_gates(shape, weights + shape.layer_offset(l), l, tile, block);
+        compute_gates(shape, weights + shape.layer_offset(l), l, states, block);
         block.sync();
-        update_cells(shape, l, tile, block);
+        update_cells(shape, l, layout.tiles, states, block);
         block.sync();
       }
-      if (t >= params.context) write_quantiles(params, weights, first_series, t, tile, block);
+      if (t >= params.context) write_quantiles(params, weights, first_series, layout.tiles, t, states, block);
     }
   }
 }

@@ -7,10 +7,10 @@ Status cuda_device_status() {
   return {};
 }
 
-Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing) {
+Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing, int tiles_per_block) {
   if (params.series_count == 0) return {};
   if (Status device = cuda_device_status(); !device.ok()) return device;
-  if (std::string error = detail::run_lstm_forward(params, timing); !error.empty()) {
+  if (std::string error = detail::run_lstm_forward(params, tiles_per_block, timing); !error.empty()) {
     return internal_error("CUDA LSTM forward: " + error);
   }
   return {};

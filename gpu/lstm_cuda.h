@@ -19,7 +19,9 @@ Status cuda_device_status();
 /// Runs the batched forward pass of models/lstm_layout.h on the device: context and horizon rolled
 /// out in one persistent-style kernel launch. Same contract and output as the CPU oracle
 /// models::lstm_forward_cpu, within float32 rounding. Errors are `unavailable` (no device) or
-/// `internal` (a CUDA error, named).
-Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing = nullptr);
+/// `internal` (a CUDA error, named, or a forced layout that does not fit). `tiles_per_block` 0 lets
+/// the launch choose how many tiles of kTile series a block rolls out side by side (the most in
+/// flight on the device); a positive count forces it, for tests and benchmarks.
+Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing = nullptr, int tiles_per_block = 0);
 
 }  // namespace fleetcast::gpu

@@ -1,7 +1,7 @@
 // The LSTM rollout kernel's block body (gpu/lstm_block.h) run by the host grid emulator
 // (gpu/grid_emulator.h) exactly as run_lstm_forward launches it on a device: the parameters in the
-// kernel layout, block_threads(shape) threads, shared_bytes(shape, weights_on_chip) of shared
-// memory. For tests on machines without a GPU.
+// kernel layout, block_threads(shape, layout) threads, shared_bytes(shape, layout) of shared memory.
+// For tests on machines without a GPU.
 //
 // Thread-safety: reentrant.
 #pragma once
@@ -14,18 +14,20 @@
 
 namespace fleetcast::gpu {
 
-/// Runs the forward pass on `blocks` emulated blocks into params.output (host memory). "" or why
-/// it could not run (a shape the kernel does not take, a write past shared memory).
-inline std::string emulate_lstm_forward(const models::LstmForwardParams& params, int blocks, bool weights_on_chip) {
+/// Runs the forward pass on `blocks` emulated blocks laid out as `layout` into params.output (host
+/// memory). "" or why it could not run (a shape or layout the kernel does not take, a write past
+/// shared memory).
+inline std::string emulate_lstm_forward(const models::LstmForwardParams& params, int blocks, const BlockLayout& layout) {
   const models::LstmShape& shape = params.shape;
   if (shape.layers < 1 || shape.layers > 2 || shape.hidden < 1 || 4 * shape.hidden > 1024) {
     return "the kernel runs 1 or 2 layers of hidden size 1..256";
   }
-  const std::vector<float> layout = kernel_layout(shape, params.parameters);
+  if (layout.tiles < 1 || block_threads(shape, layout) > 1024) return "a block holds 1024 threads at most";
+  const std::vector<float> layout_weights = kernel_layout(shape, params.parameters);
   models::LstmForwardParams launched = params;
-  launched.parameters = layout.data();
-  const EmulatedLaunch launch{blocks, block_threads(shape), shared_bytes(shape, weights_on_chip)};
-  return run_grid(launch, [&](EmulatedBlock& block) { lstm_rollout_block(launched, weights_on_chip, block); });
+  launched.parameters = layout_weights.data();
+  const EmulatedLaunch launch{blocks, block_threads(shape, layout), shared_bytes(shape, layout)};
+  return run_grid(launch, [&](EmulatedBlock& block) { lstm_rollout_block(launched, layout, block); });
 }
 
 }  // namespace fleetcast::gpu

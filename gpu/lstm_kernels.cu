@@ -29,9 +29,11 @@ struct DeviceBlock {
   }
 };
 
-__global__ void lstm_rollout_kernel(LstmForwardParams params, bool weights_on_chip) {
+// 1024 threads per block at most (hidden 256, or several tiles per block): the bound makes the
+// compiler keep to the 64 registers per thread such a block may have.
+__global__ void __launch_bounds__(1024) lstm_rollout_kernel(LstmForwardParams params, BlockLayout layout) {
   DeviceBlock block;
-  lstm_rollout_block(params, weights_on_chip, block);
+  lstm_rollout_block(params, layout, block);
 }
 
 // Owns one device allocation.
@@ -77,6 +79,58 @@ std::string failure(const char* call, cudaError_t error) {
     if (fleetcast_error != cudaSuccess) return failure(#call, fleetcast_error); \
   } while (false)
 
+// A launch of lstm_rollout_kernel: its block layout, grid and shared memory per block.
+struct Launch {
+  BlockLayout layout;
+  int blocks = 0;
+  std::size_t shared_bytes = 0;
+};
+
+// The launch for `series` series: weights in shared memory when they fit beside one tile's states;
+// then `requested_tiles` tiles per block, or where that is 0 the count that keeps the most of the
+// problem's tiles in flight on the device (resident blocks per multiprocessor x tiles per block x
+// multiprocessors, capped by the problem's tiles), fewer tiles per block on a tie since a block's
+// tiles move in lock step. "" or why no launch fits.
+std::string plan_launch(const LstmShape& shape, int series, int requested_tiles, Launch* launch) {
+  int device = 0;
+  int shared_limit = 0;
+  int multiprocessors = 0;
+  FLEETCAST_CUDA_TRY(cudaGetDevice(&device));
+  FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  FLEETCAST_CUDA_TRY(cudaFuncSetAttribute(lstm_rollout_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_limit));
+  const auto fits = [&](const BlockLayout& layout) {
+    return block_threads(shape, layout) <= 1024 && shared_bytes(shape, layout) <= static_cast<std::size_t>(shared_limit);
+  };
+  const bool on_chip = fits({true, 1});
+  if (!fits({on_chip, 1})) {
+    return "the states of one tile need " + std::to_string(shared_bytes(shape, {false, 1})) +
+           " bytes of shared memory, the device has " + std::to_string(shared_limit);
+  }
+  const int tiles = (series + kTile - 1) / kTile;
+  long long best_in_flight = -1;
+  for (int per_block = 1; fits({on_chip, per_block}); ++per_block) {
+    if (requested_tiles > 0 && per_block != requested_tiles) continue;
+    const BlockLayout layout{on_chip, per_block};
+    int resident = 0;
+    FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, lstm_rollout_kernel,
+                                                                     block_threads(shape, layout),
+                                                                     shared_bytes(shape, layout)));
+    if (resident == 0) continue;  // more registers than the multiprocessor has for this many threads
+    const long long in_flight = std::min<long long>(tiles, 1LL * resident * per_block * multiprocessors);
+    if (in_flight > best_in_flight) {
+      best_in_flight = in_flight;
+      const int groups = (tiles + per_block - 1) / per_block;
+      *launch = {layout, std::max(1, std::min(groups, resident * multiprocessors)), shared_bytes(shape, layout)};
+    }
+  }
+  if (best_in_flight < 0) {
+    return std::to_string(std::max(1, requested_tiles)) + " tiles per block do not fit in 1024 threads, " +
+           std::to_string(shared_limit) + " bytes of shared memory and the registers of a multiprocessor";
+  }
+  return "";
+}
+
 }  // namespace
 
 namespace detail {
@@ -100,7 +154,7 @@ std::string probe_device() {
   return "";
 }
 
-std::string run_lstm_forward(const LstmForwardParams& params, CudaTiming* timing) {
+std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_block, CudaTiming* timing) {
   const LstmShape& shape = params.shape;
   if (shape.layers < 1 || shape.layers > 2 || shape.hidden < 1 || 4 * shape.hidden > 1024) {
     return "the kernel runs 1 or 2 layers of hidden size 1..256, got " + std::to_string(shape.layers) + " x " +
@@ -132,26 +186,8 @@ std::string run_lstm_forward(const LstmForwardParams& params, CudaTiming* timing
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_times.as<std::int64_t>(), params.first_forecast_seconds,
                                      series * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream.handle));
 
-  int device = 0;
-  FLEETCAST_CUDA_TRY(cudaGetDevice(&device));
-  int shared_limit = 0;
-  int multiprocessors = 0;
-  FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  const bool on_chip = shared_bytes(shape, true) <= static_cast<std::size_t>(shared_limit);
-  const std::size_t block_shared_bytes = shared_bytes(shape, on_chip);
-  if (block_shared_bytes > static_cast<std::size_t>(shared_limit)) {
-    return "the states of one tile need " + std::to_string(block_shared_bytes) +
-           " bytes of shared memory, the device has " + std::to_string(shared_limit);
-  }
-  FLEETCAST_CUDA_TRY(cudaFuncSetAttribute(lstm_rollout_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(block_shared_bytes)));
-  const int threads = block_threads(shape);
-  int resident = 0;
-  FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, lstm_rollout_kernel, threads,
-                                                                   block_shared_bytes));
-  const int tiles = static_cast<int>((series + kTile - 1) / kTile);
-  const int blocks = std::max(1, std::min(tiles, std::max(1, resident) * multiprocessors));
+  Launch launch;
+  if (std::string error = plan_launch(shape, params.series_count, tiles_per_block, &launch); !error.empty()) return error;
 
   LstmForwardParams device_params = params;
   device_params.parameters = device_weights.as<float>();
@@ -159,7 +195,8 @@ std::string run_lstm_forward(const LstmForwardParams& params, CudaTiming* timing
   device_params.first_forecast_seconds = device_times.as<std::int64_t>();
   device_params.output = device_output.as<float>();
   FLEETCAST_CUDA_TRY(cudaEventRecord(kernel.start, stream.handle));
-  lstm_rollout_kernel<<<blocks, threads, block_shared_bytes, stream.handle>>>(device_params, on_chip);
+  lstm_rollout_kernel<<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes, stream.handle>>>(
+      device_params, launch.layout);
   FLEETCAST_CUDA_TRY(cudaGetLastError());
   FLEETCAST_CUDA_TRY(cudaEventRecord(kernel.stop, stream.handle));
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(params.output, device_output.as<float>(), output_floats * sizeof(float),
@@ -170,7 +207,7 @@ std::string run_lstm_forward(const LstmForwardParams& params, CudaTiming* timing
     float kernel_ms = 0, total_ms = 0;
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&kernel_ms, kernel.start, kernel.stop));
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&total_ms, total.start, total.stop));
-    *timing = {kernel_ms, total_ms, on_chip};
+    *timing = {kernel_ms, total_ms, launch.layout.weights_on_chip, launch.layout.tiles};
   }
   return "";
 }

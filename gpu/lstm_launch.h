@@ -16,6 +16,7 @@ struct CudaTiming {
   double kernel_milliseconds = 0;  // the rollout kernel alone (CUDA events)
   double total_milliseconds = 0;   // allocation, copies in and out, and the kernel
   bool weights_on_chip = false;    // whether the weights fitted in shared memory
+  int tiles_per_block = 1;         // tiles of kTile series a block rolled out side by side
 };
 
 namespace detail {
@@ -23,8 +24,9 @@ namespace detail {
 /// "" when a device of compute capability 8.0 or newer answers; else why not.
 std::string probe_device();
 
-/// Runs the forward pass; "" on success, else the CUDA error with the call that failed.
-std::string run_lstm_forward(const models::LstmForwardParams& params, CudaTiming* timing);
+/// Runs the forward pass with `tiles_per_block` as lstm_forward_cuda; "" on success, else the CUDA
+/// error with the call that failed, or why the launch does not fit.
+std::string run_lstm_forward(const models::LstmForwardParams& params, int tiles_per_block, CudaTiming* timing);
 
 }  // namespace detail
 }  // namespace fleetcast::gpu

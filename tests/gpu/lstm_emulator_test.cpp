@@ -1,9 +1,9 @@
 // The CUDA kernel's own block body (gpu/lstm_block.h) run by the host grid emulator against the
 // CPU oracle, on every shape the device test checks and more: 1 and 2 layers, hidden 8 to 256
-// (1024-thread blocks), series counts that leave partial tiles and give a block several tiles,
-// weights in shared memory and in global memory. Built twice: as is, and with ThreadSanitizer
-// (FLEETCAST_EMULATOR_QUICK: fewer, smaller cases), where a missing or misplaced barrier in the
-// kernel is a reported data race.
+// (1024-thread blocks), series counts that leave partial tiles and give a block several tiles or
+// groups of tiles, one and two tiles per block, weights in shared memory and in global memory.
+// Built twice: as is, and with ThreadSanitizer (FLEETCAST_EMULATOR_QUICK: fewer, smaller cases),
+// where a missing or misplaced barrier in the kernel is a reported data race.
 #include <cstdio>
 #include <string>
 
@@ -19,7 +19,7 @@ int main() {
 #else
   const LstmShape shapes[] = {LstmShape{1, 8, 3},  LstmShape{2, 8, 3},   LstmShape{1, 32, 3},  LstmShape{2, 64, 5},
                               LstmShape{1, 128, 3}, LstmShape{2, 128, 3}, LstmShape{1, 256, 3}, LstmShape{2, 256, 3}};
-  const int series_counts[] = {1, 17, 40};
+  const int series_counts[] = {1, 17, 40, 70};
   const int context = 24, horizon = 12;
 #endif
   int failures = 0;
@@ -27,11 +27,19 @@ int main() {
   for (const LstmShape& shape : shapes) {
     for (const int series : series_counts) {
       for (const bool on_chip : {true, false}) {
-        // Two blocks: with 40 series (3 tiles) block 0 rolls out tiles 0 and 2.
-        const char* where = on_chip ? "emulated, weights in shared memory" : "emulated, weights in global memory";
-        failures += fleetcast::testing::check_parity({shape, series, context, horizon, seed++}, where, [&](const auto& params) {
-          return fleetcast::gpu::emulate_lstm_forward(params, 2, on_chip);
-        });
+        // One and two tiles per block (two where they fit in 1024 threads), on two blocks: with 40
+        // series (3 tiles) block 0 rolls out tiles 0 and 2 one at a time, or tiles 0-1 side by
+        // side; with 70 (5 tiles, run with two per block only) block 0 rolls out tiles 0-1 then 4
+        // and a tile past the last series.
+        for (const int tiles : {1, 2}) {
+          const fleetcast::gpu::BlockLayout layout{on_chip, tiles};
+          if (fleetcast::gpu::block_threads(shape, layout) > 1024 || (tiles == 1 && series > 40)) continue;
+          const char* where = on_chip ? "emulated, weights in shared memory" : "emulated, weights in global memory";
+          std::printf("     %d tile(s) per block\n", tiles);
+          failures += fleetcast::testing::check_parity({shape, series, context, horizon, seed++}, where, [&](const auto& params) {
+            return fleetcast::gpu::emulate_lstm_forward(params, 2, layout);
+          });
+        }
       }
     }
   }

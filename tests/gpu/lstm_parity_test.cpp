@@ -1,5 +1,6 @@
 // Parity of the CUDA LSTM rollout kernel on a device with the CPU oracle (models::lstm_forward_cpu)
-// on random weights and inputs (tests/gpu/parity_check.h), hidden 32 to 256 (1024-thread blocks).
+// on random weights and inputs (tests/gpu/parity_check.h), hidden 32 to 256 (1024-thread blocks),
+// with the launch's own layout and with two tiles per block.
 // Exits 77 (ctest: skipped) when no CUDA device answers.
 //
 // Usage: tests_gpu [--quick]. --quick checks every shape on 1 and 17 series (a partial tile) over
@@ -30,15 +31,20 @@ int main(int argc, char** argv) {
       if (quick && series > 17) continue;
       const int context = quick ? 8 : 96;
       const int horizon = quick ? 4 : 48;
-      failures += fleetcast::testing::check_parity({shape, series, context, horizon, seed++}, "cuda", [](const auto& params) {
-        fleetcast::gpu::CudaTiming timing;
-        const fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, &timing);
-        if (status.ok()) {
-          std::printf("     kernel %.3f ms, weights %s\n", timing.kernel_milliseconds,
-                      timing.weights_on_chip ? "in shared memory" : "in global memory");
-        }
-        return status.ok() ? std::string() : status.message();
-      });
+      // The launch's own layout, and two tiles per block (hidden <= 128: 1024 threads at most).
+      for (const int tiles_per_block : {0, 2}) {
+        if (tiles_per_block == 2 && shape.hidden > 128) continue;
+        const auto forward = [tiles_per_block](const auto& params) {
+          fleetcast::gpu::CudaTiming timing;
+          const fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, &timing, tiles_per_block);
+          if (status.ok()) {
+            std::printf("     kernel %.3f ms, %d tile(s) per block, weights %s\n", timing.kernel_milliseconds,
+                        timing.tiles_per_block, timing.weights_on_chip ? "in shared memory" : "in global memory");
+          }
+          return status.ok() ? std::string() : status.message();
+        };
+        failures += fleetcast::testing::check_parity({shape, series, context, horizon, seed++}, "cuda", forward);
+      }
     }
   }
   // With a healthy device the registry must pick CUDA.

@@ -2,14 +2,17 @@
 // kLstmInputFeatures, hidden 64 and 128, 1k to 64k series, context + horizon steps, float32 (cuDNN
 // with CUDNN_DEFAULT_MATH, i.e. no TF32, as our kernel). Both are timed on the device with CUDA
 // events, transfers excluded; cuDNN computes only the LSTM (its input tensor prepared beforehand),
-// ours also the step features and the quantile head. Prints median series x horizon steps per
-// second and the ratio ours / cuDNN.
+// ours also the step features and the quantile head. Both run on random inputs and weights (zeros
+// can run faster than real data). Ours runs twice: with the tiles per block the launch chooses,
+// and with one tile per block (the kernel's layout before several tiles shared a block). Prints
+// median series x horizon steps per second and the ratio ours / cuDNN.
 //
 // Usage: bench_forecast_cudnn [context=48] [horizon=48] [runs=5]
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -33,6 +36,17 @@ namespace {
       std::exit(1);                                                                            \
     }                                                                                          \
   } while (false)
+
+// `floats` uniform values in [-scale, scale) from a fixed seed.
+std::vector<float> random_floats(std::size_t floats, float scale) {
+  std::vector<float> values(floats);
+  std::uint64_t state = 0x9E3779B97F4A7C15ULL;
+  for (float& value : values) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    value = scale * (static_cast<float>(state >> 40) / static_cast<float>(1 << 23) - 1.0f);
+  }
+  return values;
+}
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -76,8 +90,10 @@ double cudnn_milliseconds(cudnnHandle_t handle, int series, int steps, int hidde
   CHECK_CUDA(cudaMalloc(&work, std::max<std::size_t>(work_bytes, 1)));
   CHECK_CUDA(cudaMalloc(&sequence_lengths, sizeof(int) * lengths.size()));
   CHECK_CUDA(cudaMemcpy(sequence_lengths, lengths.data(), sizeof(int) * lengths.size(), cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemset(x, 0, x_bytes));
-  CHECK_CUDA(cudaMemset(weights, 0, weight_bytes));
+  const std::vector<float> x_values = random_floats(x_bytes / sizeof(float), 1.0f);
+  const std::vector<float> weight_values = random_floats(weight_bytes / sizeof(float), 0.1f);
+  CHECK_CUDA(cudaMemcpy(x, x_values.data(), x_bytes, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(weights, weight_values.data(), weight_bytes, cudaMemcpyHostToDevice));
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
@@ -104,20 +120,20 @@ double cudnn_milliseconds(cudnnHandle_t handle, int series, int steps, int hidde
   return median(times);
 }
 
-// Median kernel milliseconds of our rollout over `runs`.
-double kernel_milliseconds(int series, int context, int horizon, int hidden, int runs, bool* on_chip) {
+// Median kernel milliseconds of our rollout over `runs`, with `tiles_per_block` as
+// lstm_forward_cuda takes it; `timing` gets the last run's layout.
+double kernel_milliseconds(int series, int context, int horizon, int hidden, int runs, int tiles_per_block,
+                           fleetcast::gpu::CudaTiming* timing) {
   const fleetcast::models::LstmShape shape{1, hidden, 3};
   auto problem = fleetcast::models::LstmProblem::random(shape, series, context, horizon, 3);
   const fleetcast::models::LstmForwardParams params = problem.params();
   std::vector<double> times;
   for (int run = 0; run <= runs; ++run) {
-    fleetcast::gpu::CudaTiming timing;
-    if (fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, &timing); !status.ok()) {
+    if (fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, timing, tiles_per_block); !status.ok()) {
       std::fprintf(stderr, "%s\n", status.message().c_str());
       std::exit(1);
     }
-    *on_chip = timing.weights_on_chip;
-    if (run > 0) times.push_back(timing.kernel_milliseconds);
+    if (run > 0) times.push_back(timing->kernel_milliseconds);
   }
   return median(times);
 }
@@ -134,15 +150,18 @@ int main(int argc, char** argv) {
   }
   cudnnHandle_t handle;
   CHECK_CUDNN(cudnnCreate(&handle));
-  std::printf("hidden  series  steps  ours_ms  cudnn_ms  ours_series*horizon/s  cudnn_series*horizon/s  ours/cudnn  weights\n");
+  std::printf("hidden  series  steps  tiles/block  ours_ms  one_tile_ms  cudnn_ms  ours_series*horizon/s  "
+              "cudnn_series*horizon/s  ours/cudnn  one_tile/cudnn  weights\n");
   for (const int hidden : {64, 128}) {
     for (const int series : {1024, 4096, 16384, 65536}) {
-      bool on_chip = false;
-      const double ours = kernel_milliseconds(series, context, horizon, hidden, runs, &on_chip);
+      fleetcast::gpu::CudaTiming chosen, single;
+      const double ours = kernel_milliseconds(series, context, horizon, hidden, runs, 0, &chosen);
+      const double one_tile = kernel_milliseconds(series, context, horizon, hidden, runs, 1, &single);
       const double cudnn = cudnn_milliseconds(handle, series, context + horizon, hidden, runs);
       const double work = static_cast<double>(series) * horizon;
-      std::printf("%6d  %6d  %5d  %7.3f  %8.3f  %21.3g  %22.3g  %10.2f  %s\n", hidden, series, context + horizon, ours,
-                  cudnn, work / (ours / 1e3), work / (cudnn / 1e3), cudnn / ours, on_chip ? "shared" : "global");
+      std::printf("%6d  %6d  %5d  %11d  %7.3f  %11.3f  %8.3f  %21.3g  %22.3g  %10.2f  %14.2f  %s\n", hidden, series,
+                  context + horizon, chosen.tiles_per_block, ours, one_tile, cudnn, work / (ours / 1e3),
+                  work / (cudnn / 1e3), cudnn / ours, cudnn / one_tile, chosen.weights_on_chip ? "shared" : "global");
     }
   }
   cudnnDestroy(handle);
