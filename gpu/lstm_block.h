@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/lstm_layout.h"
@@ -61,6 +62,17 @@ FLEETCAST_HOST_DEVICE inline std::size_t state_floats(const models::LstmShape& s
     floats += static_cast<std::size_t>(kTile) * (shape.layer_columns(l) + shape.hidden);
   }
   return floats;
+}
+
+/// Threads a block may have, on every device of compute capability 8.0 or newer.
+inline constexpr int kMaxBlockThreads = 1024;
+
+/// "" when the kernel takes `shape`, else why not: 1 or 2 layers, and one thread per gate row of a
+/// tile in one block (hidden 1..256).
+inline std::string unsupported_shape(const models::LstmShape& shape) {
+  if (shape.layers >= 1 && shape.layers <= 2 && shape.hidden >= 1 && 4 * shape.hidden <= kMaxBlockThreads) return "";
+  return "the kernel runs 1 or 2 layers of hidden size 1..256, got " + std::to_string(shape.layers) + " x " +
+         std::to_string(shape.hidden);
 }
 
 /// How a launch lays out its blocks.

@@ -19,10 +19,8 @@ namespace fleetcast::gpu {
 /// shared memory).
 inline std::string emulate_lstm_forward(const models::LstmForwardParams& params, int blocks, const BlockLayout& layout) {
   const models::LstmShape& shape = params.shape;
-  if (shape.layers < 1 || shape.layers > 2 || shape.hidden < 1 || 4 * shape.hidden > 1024) {
-    return "the kernel runs 1 or 2 layers of hidden size 1..256";
-  }
-  if (layout.tiles < 1 || block_threads(shape, layout) > 1024) return "a block holds 1024 threads at most";
+  if (std::string problem = unsupported_shape(shape); !problem.empty()) return problem;
+  if (layout.tiles < 1 || block_threads(shape, layout) > kMaxBlockThreads) return "a block holds 1024 threads at most";
   const std::vector<float> layout_weights = kernel_layout(shape, params.parameters);
   models::LstmForwardParams launched = params;
   launched.parameters = layout_weights.data();

@@ -31,7 +31,7 @@ struct DeviceBlock {
 
 // 1024 threads per block at most (hidden 256, or several tiles per block): the bound makes the
 // compiler keep to the 64 registers per thread such a block may have.
-__global__ void __launch_bounds__(1024) lstm_rollout_kernel(LstmForwardParams params, BlockLayout layout) {
+__global__ void __launch_bounds__(kMaxBlockThreads) lstm_rollout_kernel(LstmForwardParams params, BlockLayout layout) {
   DeviceBlock block;
   lstm_rollout_block(params, layout, block);
 }
@@ -100,7 +100,7 @@ std::string plan_launch(const LstmShape& shape, int series, int requested_tiles,
   FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   FLEETCAST_CUDA_TRY(cudaFuncSetAttribute(lstm_rollout_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_limit));
   const auto fits = [&](const BlockLayout& layout) {
-    return block_threads(shape, layout) <= 1024 && shared_bytes(shape, layout) <= static_cast<std::size_t>(shared_limit);
+    return block_threads(shape, layout) <= kMaxBlockThreads && shared_bytes(shape, layout) <= static_cast<std::size_t>(shared_limit);
   };
   const bool on_chip = fits({true, 1});
   if (!fits({on_chip, 1})) {
@@ -156,10 +156,7 @@ std::string probe_device() {
 
 std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_block, CudaTiming* timing) {
   const LstmShape& shape = params.shape;
-  if (shape.layers < 1 || shape.layers > 2 || shape.hidden < 1 || 4 * shape.hidden > 1024) {
-    return "the kernel runs 1 or 2 layers of hidden size 1..256, got " + std::to_string(shape.layers) + " x " +
-           std::to_string(shape.hidden);
-  }
+  if (std::string problem = unsupported_shape(shape); !problem.empty()) return problem;
   Stream stream;
   FLEETCAST_CUDA_TRY(cudaStreamCreateWithFlags(&stream.handle, cudaStreamNonBlocking));
   EventPair total;

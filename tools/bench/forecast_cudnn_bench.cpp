@@ -12,11 +12,11 @@
 #include <cudnn.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
+#include "core/random.h"
 #include "gpu/lstm_cuda.h"
 #include "models/lstm_problem.h"
 
@@ -40,11 +40,8 @@ namespace {
 // `floats` uniform values in [-scale, scale) from a fixed seed.
 std::vector<float> random_floats(std::size_t floats, float scale) {
   std::vector<float> values(floats);
-  std::uint64_t state = 0x9E3779B97F4A7C15ULL;
-  for (float& value : values) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    value = scale * (static_cast<float>(state >> 40) / static_cast<float>(1 << 23) - 1.0f);
-  }
+  fleetcast::RandomStream random(7);
+  for (float& value : values) value = static_cast<float>(scale * (2 * random.uniform() - 1));
   return values;
 }
 
