@@ -5,12 +5,13 @@
 // its own unit). One instance of pool p serves gpus_per_instance x units_per_gpu / headroom units
 // for d, and costs instance_cost per hour, except that an on-demand pool's first
 // reserved_instances instances (across all workloads) are already paid for. Spot options may carry
-// a cap on the units they serve (the per-pool share of a workload's capacity, for diversification).
-// The flow decides the split in continuous units: source -> workload (its units) -> sink through
-// each option's arc (cost per unit = instance cost x headroom / (GPUs x units per GPU)), and
-// through a pool's reservation node at no cost, up to the reserved capacity. Whole instances then:
-// each option's flow rounded down, and what is left covered by the option whose whole instances
-// cover it at the least marginal cost.
+// a cap on the units they serve, paid and reserved together (the per-pool share of a workload's
+// capacity, for diversification). The split in continuous units: each workload's units on its
+// options from the cheapest per unit (cost per unit = instance cost x headroom / (GPUs x units per
+// GPU)) up to their caps; then the reserved capacity, through a min-cost flow, to the workloads
+// whose dearest paid units it displaces (placement.cpp says how the network stays small). Whole
+// instances then: each option's units rounded down, and what is left covered by the option whose
+// whole instances cover it at the least marginal cost.
 //
 // Approximation: a reservation node's capacity is counted in the units of the workload with the
 // fewest units per GPU on that pool, so that no workload is offered more free capacity than the

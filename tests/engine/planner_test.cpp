@@ -1,6 +1,6 @@
 // The planner checked against figures derived independently: the break-even rule by hand, an
-// exhaustive search over the same cost model, hand-solved flows and placements, and the simulated
-// cost of a plan against its planned cost.
+// exhaustive search over the same cost model, and the simulated cost of a plan against its planned
+// cost. The placement it uses is checked in placement_test.cpp.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,8 +12,6 @@
 
 #include "engine/demand.h"
 #include "engine/fleet_model.h"
-#include "engine/placement/min_cost_flow.h"
-#include "engine/placement/placement.h"
 #include "engine/planner/hindsight_optimum.h"
 #include "fleetcast/plan.h"
 #include "tests/engine/test_catalog.h"
@@ -97,35 +95,6 @@ Scenario exhaustive_scenario(const std::string& test, const std::vector<double>&
 }
 
 }  // namespace
-
-TEST_CASE("engine::placement::min_cost_max_flow ships the maximum flow at the least cost", "[engine][planner]") {
-  using engine::placement::FlowArc;
-  // s=0, t=1, a=2, b=3. From a, 3 units cost 1 each and the rest 4 each (parallel arcs); b adds 1 at no cost.
-  const std::vector<FlowArc> arcs = {{0, 2, 5, 0}, {2, 1, 3, 1}, {2, 1, 10, 4}, {0, 3, 2, 0}, {3, 1, 1, 0}};
-  const auto solution = engine::placement::min_cost_max_flow(4, 0, 1, arcs);
-  CHECK(solution.shipped == 6);
-  CHECK(solution.cost == 3 * 1 + 2 * 4);
-  CHECK(solution.flow == std::vector<std::int64_t>{5, 3, 2, 1, 1});
-}
-
-TEST_CASE("engine::placement::place_interval uses reservations first and respects every cap", "[engine][planner]") {
-  using namespace engine::placement;
-  // Pool 0: on-demand 1-GPU at $1 with 3 reserved; pool 1: spot 1-GPU at $0.30; pool 2: spot 4-GPU at $1.00.
-  const std::vector<PlacementPool> pools = {{1, 1.0, 1.0, 3, false}, {1, 0.3, 1.0, 0, true}, {4, 1.0, 1.0, 0, true}};
-  PlacementDemand demand;
-  demand.units = 10;
-  demand.options = {{0, 1.0, std::nullopt}, {1, 1.0, 2.5}, {2, 1.0, 4.0}};
-  const PlacementResult result = place_interval(pools, std::span(&demand, 1));
-  const std::vector<int>& counts = result.instances[0];
-  // Reserved capacity is free: 3 units there; spot pools at their caps (2 whole instances of pool
-  // 1 within 2.5 units, one 4-GPU instance within 4); the last unit on-demand.
-  CHECK(counts == std::vector<int>{4, 2, 1});
-  CHECK(result.reserved_used[0] == 3);
-  CHECK(result.unplaced_units == 0);
-  CHECK(result.cost_per_hour == Approx(1.0 + 2 * 0.3 + 1.0));
-  CHECK(counts[1] * 1.0 <= 2.5);
-  CHECK(counts[2] * 4.0 <= 4.0);
-}
 
 TEST_CASE("engine::make_plan on one pool reproduces the break-even rule exactly", "[engine][planner]") {
   const InMemoryPriceSource prices = test_catalog();
