@@ -1,6 +1,9 @@
 #include "engine/placement/min_cost_flow.h"
 
+#include <vector>
+
 #include <boost/graph/adjacency_list.hpp>
+#include <boost/property_map/property_map.hpp>
 #include <boost/graph/successive_shortest_path_nonnegative_weights.hpp>
 
 namespace fleetcast::engine::placement {
@@ -38,8 +41,19 @@ FlowSolution min_cost_max_flow(int node_count, int source, int sink, std::span<c
     reverse[back] = there;
     forward.push_back(there);
   }
-  boost::successive_shortest_path_nonnegative_weights(graph, static_cast<std::size_t>(source),
-                                                      static_cast<std::size_t>(sink));
+  // Distances as doubles: after each search the algorithm adds every vertex's distance to its
+  // potential, and a vertex the residual graph no longer reaches has an infinite distance, which
+  // in int64 (the default) overflows (undefined behaviour). Such a vertex is never reached again,
+  // so its potential is never read; as a double it saturates to infinity harmlessly. Reachable
+  // distances are sums of integer costs far below 2^53, so exact.
+  const auto vertices = static_cast<std::size_t>(node_count);
+  std::vector<Edge> predecessor(vertices);
+  std::vector<double> distance(vertices), potential(vertices);
+  const auto index = boost::get(boost::vertex_index, graph);
+  boost::successive_shortest_path_nonnegative_weights(
+      graph, static_cast<std::size_t>(source), static_cast<std::size_t>(sink), capacity, residual, weight, reverse, index,
+      boost::make_iterator_property_map(predecessor.begin(), index), boost::make_iterator_property_map(distance.begin(), index),
+      boost::make_iterator_property_map(potential.begin(), index));
   FlowSolution solution;
   solution.flow.reserve(arcs.size());
   for (std::size_t a = 0; a < arcs.size(); ++a) {

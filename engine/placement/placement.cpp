@@ -322,7 +322,8 @@ void share_reservations(std::span<const PlacementPool> pools, std::span<const Pl
     }
   }
   for (std::size_t p = 0; p < pools.size(); ++p) {
-    if (network.reservation_node[p] < 0) continue;
+    // A pool no demand may use keeps its node unconnected (and its infinite units out of the cast).
+    if (network.reservation_node[p] < 0 || std::isinf(reserved_units_per_gpu[p])) continue;
     const double units = pools[p].reserved_instances * pools[p].gpus_per_instance * reserved_units_per_gpu[p];
     network.arcs.push_back(FlowArc{network.reservation_node[p], ReservationNetwork::kSink,
                                    static_cast<std::int64_t>(std::floor(units * kQuantaPerUnit)), 0});
