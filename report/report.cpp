@@ -43,16 +43,9 @@ const Workload* find_workload(const Scenario* scenario, const std::string& name)
   return nullptr;
 }
 
-// The strictest service level the scenario's services set: 1 - the smallest allowed unserved share.
+// The strictest service level of the scenario's services, when there is a scenario.
 std::optional<double> served_slo(const Scenario* scenario) {
-  if (scenario == nullptr) return std::nullopt;
-  std::optional<double> slo;
-  for (const Workload& workload : scenario->workloads) {
-    if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
-      slo = std::max(slo.value_or(0.0), 1.0 - service->max_unserved_fraction);
-    }
-  }
-  return slo;
+  return scenario == nullptr ? std::nullopt : strictest_service_level(*scenario);
 }
 
 // Instants of a series' buckets: the start of each bucket's first sample.

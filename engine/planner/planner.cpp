@@ -897,14 +897,8 @@ constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
 // The most history a validated plan replays: the last week before the history's end.
 constexpr Seconds kRiskValidationSpan = kWeek;
 
-// The scenario's SLO as a served fraction: 1 - the least unserved fraction any service allows.
-double required_served_fraction(const Scenario& scenario) {
-  double allowed = 1;
-  for (const Workload& workload : scenario.workloads) {
-    if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) allowed = std::min(allowed, service->max_unserved_fraction);
-  }
-  return 1 - allowed;
-}
+// The scenario's SLO as a served fraction (0 without services: nothing to meet).
+double required_served_fraction(const Scenario& scenario) { return strictest_service_level(scenario).value_or(0.0); }
 
 // Serving quantile `risk` within the budget: the plan at `risk` when it fits, else the highest
 // quantile in [0.5, risk] whose plan fits (bisection), else the median's, saying so in `plan`.

@@ -9,6 +9,7 @@
 // Thread-safety: Scenario is a value type; load/validate functions are reentrant.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -298,6 +299,18 @@ struct Scenario {
   Policy policy;
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
+
+/// The strictest service level the scenario's services set, as a served fraction: 1 - the least
+/// unserved fraction any service allows; nullopt when it has no service.
+inline std::optional<double> strictest_service_level(const Scenario& scenario) {
+  std::optional<double> level;
+  for (const Workload& workload : scenario.workloads) {
+    if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
+      level = std::max(level.value_or(0.0), 1.0 - service->max_unserved_fraction);
+    }
+  }
+  return level;
+}
 
 /// One problem found in a scenario file: the file, the JSON pointer of the offending value ("" for
 /// the document, or a line:column for syntax errors), and what was expected.
