@@ -26,6 +26,12 @@ double units_per_instance(const PlacementPool& pool, const PlacementOption& opti
   return pool.gpus_per_instance * option.units_per_gpu / pool.headroom;
 }
 
+// USD per hour per unit the option serves: the key cheapest_first() sorts by, which the flow's
+// costs and cover_residual()'s early stop rely on being the same figure.
+double price_per_unit(const PlacementPool& pool, const PlacementOption& option) {
+  return pool.instance_cost / units_per_instance(pool, option);
+}
+
 }  // namespace
 
 double instances_cost_per_hour(std::span<const PlacementPool> pools, std::span<const int> instances_per_pool) {
@@ -46,7 +52,7 @@ std::vector<std::vector<std::size_t>> cheapest_first(std::span<const PlacementPo
     order.reserve(demand.options.size());
     for (std::size_t o = 0; o < demand.options.size(); ++o) {
       const PlacementPool& pool = pools[demand.options[o].pool];
-      order.emplace_back(pool.instance_cost / units_per_instance(pool, demand.options[o]), o);
+      order.emplace_back(price_per_unit(pool, demand.options[o]), o);
     }
     std::sort(order.begin(), order.end());
     orders[d].reserve(order.size());
@@ -142,8 +148,7 @@ struct ReservationNetwork {
 
 // Cost per unit of an option, in the flow's integer units (nano-USD per hour per hundredth of a unit).
 std::int64_t flow_cost(const PlacementPool& pool, const PlacementOption& option) {
-  const double usd_per_unit = pool.instance_cost / units_per_instance(pool, option);
-  return static_cast<std::int64_t>(std::llround(usd_per_unit / kQuantaPerUnit * kCostScale));
+  return static_cast<std::int64_t>(std::llround(price_per_unit(pool, option) / kQuantaPerUnit * kCostScale));
 }
 
 // The dearest paid option's cost over the demands that may use a reservation.
@@ -394,9 +399,8 @@ double cover_residual(std::span<const PlacementPool> pools, const PlacementDeman
     };
     for (const std::size_t o : reservable) consider(o);
     for (const std::size_t o : order) {
-      const PlacementPool& pool = pools[demand.options[o].pool];
       // A relative margin far above rounding, so that no option at the best cost is passed over.
-      if (best && pool.instance_cost / units_per_instance(pool, demand.options[o]) > best->cost_per_unit * (1 + 1e-9)) break;
+      if (best && price_per_unit(pools[demand.options[o].pool], demand.options[o]) > best->cost_per_unit * (1 + 1e-9)) break;
       consider(o);
     }
     if (!best) break;  // every option capped out
