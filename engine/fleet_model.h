@@ -79,14 +79,19 @@ struct DemandBands {
 };
 
 /// A plan's capacity, followed instead of the scenario's policy: per group and interval, the
-/// instances desired in each pool. On top of it each group tracks its target utilisation on its
-/// cheapest on-demand pool (the reactive part) when demand exceeds the planned capacity. A rise
-/// in interval k is launched `launch_lead` before the interval starts, so that it is ready by then;
-/// a fall waits for the interval's start.
+/// instances desired in each pool. On top of it each group tracks its target utilisation when
+/// demand exceeds the planned capacity (the reactive part), launching as the plan's exported Auto
+/// Scaling groups would: in the pools the plan uses (their instance types are all a group may
+/// launch), `reactive_on_demand_percent` of it on demand (the groups' on-demand percentage above
+/// base) and the rest spot, in the allocation strategy's order, each spot pool within its share
+/// of the capacity needed. A rise in interval k is launched `launch_lead` before the interval
+/// starts, so that it is ready by then; a fall waits for the interval's start.
 struct PlannedCapacity {
   std::vector<std::vector<std::vector<std::pair<std::size_t, int>>>> instances;  // [group][interval] -> (pool, count)
   std::vector<double> target_utilisation;  // per group, in (0, 1]; the reactive part's target
   std::vector<Seconds> launch_lead;        // per group (empty: none)
+  std::vector<std::vector<bool>> plan_pools;  // [group][pool]: the plan uses it (empty row: any of the group's pools)
+  std::vector<int> reactive_on_demand_percent;  // per group, 0-100 (empty: 100)
 };
 
 struct FleetModel {

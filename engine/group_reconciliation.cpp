@@ -83,12 +83,10 @@ void GroupReconciler::mixed_instances_targets(std::size_t g, int desired) {
 }
 
 // The plan of every interval from the current one to the last whose launch lead has begun, pool by
-// pool the highest. When demand needs more than that at the target utilisation, the difference
-// goes on the cheapest on-demand pool (or spot pool, for a group without on-demand), as target
-// tracking on top of a schedule does.
+// pool the highest. When demand needs more than that at the target utilisation, target tracking on
+// top of the schedule launches the difference (add_reactive).
 void GroupReconciler::planned_targets(std::size_t g) {
   const FleetModel& model = context_.model;
-  const GroupModel& group_model = model.groups[g];
   const PlannedCapacity& plan = *model.planned;
   std::vector<int>& target = target_scratch_;
   std::vector<int>& interval = interval_scratch_;
@@ -108,15 +106,48 @@ void GroupReconciler::planned_targets(std::size_t g) {
     planned_units += target[p] * instance_units(g, p);
     planned_gpus += target[p] * context_.gpus_of(p);
   }
-  const std::size_t reactive_pool =
-      group_model.on_demand_pools.empty() ? group_model.spot_pools.front() : group_model.on_demand_pools.front();
   GroupRuntime& group = fleet_.groups[g];
   const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
-  const double shortfall = group.demand / utilisation - planned_units;
-  if (shortfall > 1e-9) {
-    target[reactive_pool] += static_cast<int>(std::ceil(shortfall / instance_units(g, reactive_pool) - 1e-9));
-  }
+  const double needed = group.demand / utilisation;
+  if (needed - planned_units > 1e-9) add_reactive(g, needed, needed - planned_units);
   group.scaling.desired_gpus = planned_gpus;
+}
+
+bool GroupReconciler::plan_uses(std::size_t g, std::size_t p) const {
+  const PlannedCapacity& plan = *context_.model.planned;
+  return g >= plan.plan_pools.size() || plan.plan_pools[g].empty() || plan.plan_pools[g][p];
+}
+
+// The exported group's on-demand percentage of `shortfall` on demand, the rest on spot pools in
+// the allocation strategy's order, each within its share of the `needed` units (with what the plan
+// already holds there); what spot cannot take goes on demand too. A group without on-demand pools
+// puts it all on spot, its first pool taking what the others cannot.
+void GroupReconciler::add_reactive(std::size_t g, double needed, double shortfall) {
+  const GroupModel& group_model = context_.model.groups[g];
+  const PlannedCapacity& plan = *context_.model.planned;
+  std::vector<int>& target = target_scratch_;
+  const int percent = g < plan.reactive_on_demand_percent.size() ? plan.reactive_on_demand_percent[g] : 100;
+  double spot_units = group_model.on_demand_pools.empty() ? shortfall : shortfall * (100 - percent) / 100.0;
+  const double share = context_.scenario.spot.max_share_per_pool_percent / 100.0;
+  for (std::size_t p : group_model.spot_pools) {
+    if (spot_units <= 1e-9) break;
+    if (!plan_uses(g, p)) continue;
+    const double per_instance = instance_units(g, p);
+    int count = static_cast<int>(std::ceil(spot_units / per_instance - 1e-9));
+    if (share < 1) count = std::min(count, static_cast<int>(std::floor(share * needed / per_instance + 1e-9)) - target[p]);
+    if (count <= 0) continue;
+    target[p] += count;
+    spot_units -= count * per_instance;
+  }
+  const double on_demand_units = shortfall * percent / 100.0 + std::max(0.0, spot_units);
+  if (on_demand_units <= 1e-9) return;
+  if (group_model.on_demand_pools.empty()) {
+    const std::size_t p = group_model.spot_pools.front();
+    target[p] += static_cast<int>(std::ceil(on_demand_units / instance_units(g, p) - 1e-9));
+    return;
+  }
+  const auto [pool, count] = cheapest_on_demand(g, on_demand_units);
+  target[pool] += count;
 }
 
 double GroupReconciler::instance_units(std::size_t g, std::size_t p) const {
@@ -176,12 +207,15 @@ void GroupReconciler::follow_plan(std::size_t g, const std::vector<int>& target)
   }
 }
 
-void GroupReconciler::cover_refused_spot(std::size_t g, std::size_t spot_pool, double units) {
+std::pair<std::size_t, int> GroupReconciler::cheapest_on_demand(std::size_t g, double units) const {
   const FleetModel& model = context_.model;
+  const std::vector<std::size_t>& pools = model.groups[g].on_demand_pools;
+  const bool any_planned = std::any_of(pools.begin(), pools.end(), [&](std::size_t r) { return plan_uses(g, r); });
   std::size_t best = 0;
   int best_count = 0;
   std::int64_t best_cost = 0;
-  for (std::size_t r : model.groups[g].on_demand_pools) {
+  for (std::size_t r : pools) {
+    if (any_planned && !plan_uses(g, r)) continue;
     const int count = static_cast<int>(std::ceil(units / instance_units(g, r) - 1e-9));
     const std::int64_t cost = count * model.pools[r].on_demand_rate.micro_usd();
     if (best_count == 0 || cost < best_cost) {
@@ -190,6 +224,11 @@ void GroupReconciler::cover_refused_spot(std::size_t g, std::size_t spot_pool, d
       best_cost = cost;
     }
   }
+  return {best, best_count};
+}
+
+void GroupReconciler::cover_refused_spot(std::size_t g, std::size_t spot_pool, double units) {
+  const auto [best, best_count] = cheapest_on_demand(g, units);
   for (int i = 0; i < best_count && lifecycle_.launch_in(g, best, static_cast<std::int32_t>(spot_pool)); ++i) {
     counts_.cover_units[spot_pool] += instance_units(g, best);
   }

@@ -7,13 +7,15 @@
 // pool serves its own throughput), launching before terminating: an instance above the plan goes
 // only when the ready capacity without it still covers the planned capacity. A refused spot launch
 // is covered by the cheapest fitting on-demand option, which is released once the spot pool's own
-// instances are ready again.
+// instances are ready again. Demand above the plan is launched as the plan's exported groups would
+// (PlannedCapacity): in the plan's pools, part on demand, the rest on capped spot pools.
 //
 // Thread-safety: owned by one replica and used from its thread only.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "engine/fleet_state.h"
@@ -55,8 +57,14 @@ class GroupReconciler {
   [[nodiscard]] double instance_units(std::size_t group, std::size_t pool) const;
   void count_plan_instances(std::size_t group);
   void follow_plan(std::size_t group, const std::vector<int>& target_instances);
-  /// Launches on-demand instances for `units` of a refused spot pool's capacity: the on-demand pool
-  /// where covering them costs least per hour.
+  /// Adds to the targets the reactive part: `shortfall` units above the plan, `needed` in all.
+  void add_reactive(std::size_t group, double needed, double shortfall);
+  /// Whether the group's plan uses pool p (every pool when the plan does not say).
+  [[nodiscard]] bool plan_uses(std::size_t group, std::size_t pool) const;
+  /// The on-demand pool and instance count that cover `units` at the least cost per hour, among
+  /// the pools the plan uses (all the group's when it uses none).
+  [[nodiscard]] std::pair<std::size_t, int> cheapest_on_demand(std::size_t group, double units) const;
+  /// Launches on-demand instances for `units` of a refused spot pool's capacity: cheapest_on_demand.
   void cover_refused_spot(std::size_t group, std::size_t spot_pool, double units);
   /// Terminates the pool's idle instances standing in for `covers`, newest first, while
   /// `above_plan()` holds; a running one only when the ready capacity without it stays at least

@@ -28,13 +28,15 @@ constexpr double kSecondsPerHour = 3600.0;
 
 // Four hourly intervals of one service workload in r1 over the given types and options, served at
 // 100% utilisation (so the planned capacity is exactly the demand, with no reactive part).
-Scenario four_hours(const PriceSource& prices, const std::string& types, const std::string& options) {
+Scenario four_hours(const PriceSource& prices, const std::string& types, const std::string& options,
+                    const std::string& spot_share_percent = "100") {
   return load(R"({"version": 1, "name": "follow", "seed": 11,
     "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "4h", "step": "1h"},
     "pricing": {"provider": "test", "regions": ["r1"]},
     "instance_types": )" + types + R"(, "purchase_options": )" + options + R"(,
     "workloads": [{"name": "w", "kind": "service", "demand": {"unit": "gpus", "generator": {"base": 1}},
                    "slo": {"target_utilisation": 1.0}}],
+    "spot": {"max_share_per_pool_percent": )" + spot_share_percent + R"(},
     "policy": {"kind": "target_tracking", "target_tracking": {"target_value": 100}}})", prices);
 }
 
@@ -190,6 +192,55 @@ TEST_CASE("engine: a refused spot launch is covered by the cheapest fitting on-d
   CHECK(result.intervals[3].running_gpus[p1] == Approx(0).margin(1e-12));
   // Launched: 2 stand-ins at 0:00 and 2 spot instances at 2:00, nothing else.
   CHECK(result.outcome.instances_launched == 4);
+}
+
+TEST_CASE("engine: demand above the plan is launched as the exported group would, in the plan's pools", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])", "50");
+  const std::string one = "test/r1/one.gpu/on_demand", four = "test/r1/four.gpu/on_demand", spot = "test/r1/one.gpu/spot";
+  // The plan: 2 one-GPU on-demand instances all along and 1 one-GPU spot instance; demand steps
+  // from 3 to 7 GPUs at 2:00 (utilisation 1), 4 above the plan.
+  const auto planned = [&](int on_demand_percent, std::vector<std::string> plan_pools) {
+    engine::FleetModel model = planned_model(scenario, prices, std::vector<std::map<std::string, int>>(4, {{one, 2}, {spot, 1}}),
+                                             {3, 3, 7, 7}, Seconds{0});
+    if (!plan_pools.empty()) {
+      model.planned->plan_pools = {std::vector<bool>(model.pools.size(), false)};
+      for (const std::string& name : plan_pools) model.planned->plan_pools[0][pool_index(model, name)] = true;
+    }
+    model.planned->reactive_on_demand_percent = {on_demand_percent};
+    replay_trace(model, pool_index(model, spot), {0}, {100});  // spot always granted: no refusals
+    return model;
+  };
+  const auto running_at_three = [&](const engine::FleetModel& model, const std::string& name) {
+    return run(model).intervals[3].running_gpus[pool_index(model, name)];
+  };
+  // All spot (the group's on-demand percentage 0): the spot pool may hold 50% of the 7 GPUs
+  // needed, 3 instances, so 2 more than the plan's 1; the 2 left go on demand, on the pool that
+  // covers them for least (2 one.gpu at $1.00/h, not a four.gpu at $3.60/h): 2 + 2 on demand.
+  const std::vector<std::string> plan_pools{one, four, spot};
+  engine::FleetModel all_spot = planned(0, plan_pools);
+  CHECK(running_at_three(all_spot, spot) == Approx(3));
+  CHECK(running_at_three(all_spot, one) == Approx(4));
+  CHECK(running_at_three(all_spot, four) == Approx(0));
+  // Half on demand: 2 of the 4 on demand, 2 on spot (within its 3).
+  engine::FleetModel half = planned(50, plan_pools);
+  CHECK(running_at_three(half, spot) == Approx(3));
+  CHECK(running_at_three(half, one) == Approx(4));
+  engine::FleetModel quarter = planned(75, plan_pools);  // 3 on demand, 1 on spot
+  CHECK(running_at_three(quarter, spot) == Approx(2));
+  CHECK(running_at_three(quarter, one) == Approx(5));
+  // A plan whose on-demand capacity is four.gpu only launches its half on four.gpu, the one
+  // on-demand type its exported group lists, though 2 one.gpu would cover the 2 GPUs for $2.00/h
+  // against $3.60/h.
+  engine::FleetModel four_only = planned(50, {four, spot});
+  CHECK(running_at_three(four_only, four) == Approx(4));
+  CHECK(running_at_three(four_only, one) == Approx(2));  // the plan's own 2, kept
+  CHECK(running_at_three(four_only, spot) == Approx(3));
+  // Without the plan's pools (a model built by hand), every pool of the group is a candidate.
+  engine::FleetModel any_pool = planned(50, {});
+  CHECK(running_at_three(any_pool, one) == Approx(4));
+  CHECK(running_at_three(any_pool, four) == Approx(0));
+  CHECK(running_at_three(any_pool, spot) == Approx(3));
 }
 
 TEST_CASE("engine: trace replay does not count instances under notice against a second drop", "[engine]") {
