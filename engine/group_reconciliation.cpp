@@ -127,7 +127,8 @@ void GroupReconciler::add_reactive(std::size_t g, double needed, double shortfal
   const PlannedCapacity& plan = *context_.model.planned;
   std::vector<int>& target = target_scratch_;
   const int percent = g < plan.reactive_on_demand_percent.size() ? plan.reactive_on_demand_percent[g] : 100;
-  double spot_units = group_model.on_demand_pools.empty() ? shortfall : shortfall * (100 - percent) / 100.0;
+  const double on_demand_part = group_model.on_demand_pools.empty() ? 0.0 : shortfall * percent / 100.0;
+  double spot_units = shortfall - on_demand_part;
   const double share = context_.scenario.spot.max_share_per_pool_percent / 100.0;
   for (std::size_t p : group_model.spot_pools) {
     if (spot_units <= 1e-9) break;
@@ -139,7 +140,7 @@ void GroupReconciler::add_reactive(std::size_t g, double needed, double shortfal
     target[p] += count;
     spot_units -= count * per_instance;
   }
-  const double on_demand_units = shortfall * percent / 100.0 + std::max(0.0, spot_units);
+  const double on_demand_units = on_demand_part + std::max(0.0, spot_units);
   if (on_demand_units <= 1e-9) return;
   if (group_model.on_demand_pools.empty()) {
     const std::size_t p = group_model.spot_pools.front();

@@ -243,6 +243,24 @@ TEST_CASE("engine: demand above the plan is launched as the exported group would
   CHECK(running_at_three(any_pool, spot) == Approx(3));
 }
 
+TEST_CASE("engine: a group with spot pools only launches demand above the plan on spot", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu", "four.gpu"])", R"(["spot"])", "50");
+  const std::string one = "test/r1/one.gpu/spot", four = "test/r1/four.gpu/spot";
+  // 1 one-GPU spot instance planned; demand 3 then 7 GPUs; no plan groups to say a percentage (all
+  // on demand by default), but there is no on-demand pool. In the allocation order ($0.30 per GPU
+  // each, four.gpu the less interrupted first), four.gpu may hold no instance within 50% of 7 GPUs,
+  // one.gpu 3: 2 more; the 2 GPUs left go on the first spot pool, one four.gpu instance.
+  engine::FleetModel model = planned_model(scenario, prices, std::vector<std::map<std::string, int>>(4, {{one, 1}}),
+                                           {3, 3, 7, 7}, Seconds{0});
+  replay_trace(model, pool_index(model, one), {0}, {100});
+  replay_trace(model, pool_index(model, four), {0}, {100});
+  const engine::ReplicaRun result = run(model);
+  CHECK(result.intervals[3].running_gpus[pool_index(model, one)] == Approx(3));
+  CHECK(result.intervals[3].running_gpus[pool_index(model, four)] == Approx(4));
+  CHECK(result.intervals[3].served[0] == Approx(7));
+}
+
 TEST_CASE("engine: trace replay does not count instances under notice against a second drop", "[engine]") {
   const InMemoryPriceSource prices = test_catalog();
   const Scenario scenario = four_hours(prices, R"(["one.gpu"])", R"(["spot"])");
