@@ -76,14 +76,17 @@ ALTER TABLE runs ADD COLUMN cost_savings_plan_unused_micro_usd INTEGER;
 UPDATE runs SET cost_savings_plan_micro_usd = 0, cost_savings_plan_unused_micro_usd = 0 WHERE error IS NULL;
 )sql";
 
+// A run recorded before (another writer, or a resumed batch) is left as it is: ON CONFLICT DO
+// NOTHING skips the duplicate key only, where INSERT OR IGNORE would also skip, silently, a row a
+// damaged or foreign table refuses (a NOT NULL column the insert does not fill).
 constexpr std::string_view kInsertRun =
-    "INSERT OR IGNORE INTO runs (run_hash, scenario, source, parameters, seed, error, cost_total_micro_usd, "
+    "INSERT INTO runs (run_hash, scenario, source, parameters, seed, error, cost_total_micro_usd, "
     "cost_on_demand_micro_usd, cost_reserved_micro_usd, cost_spot_micro_usd, cost_reserved_unused_micro_usd, "
     "served_fraction, utilisation, instances_launched, interruptions, launch_failures, lost_gpu_hours, jobs_total, "
     "jobs_completed, deadline_misses, plan_hash, wall_seconds, cost_savings_plan_micro_usd, "
     "cost_savings_plan_unused_micro_usd) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-    "?23, ?24)";
+    "?23, ?24) ON CONFLICT DO NOTHING";
 constexpr std::string_view kInsertParameter =
     "INSERT INTO run_parameters (run_hash, position, name, value) VALUES (?1, ?2, ?3, ?4)";
 constexpr std::string_view kInsertSample =
