@@ -177,6 +177,24 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
   }
 }
 
+int reactive_on_demand_percent(const Plan& plan, const std::string& workload) {
+  double above = 0, above_on_demand = 0;
+  for (const PlannedGroup& group : plan.groups) {
+    if (group.workload != workload) continue;
+    std::vector<int> gpus;  // per interval, the group's planned GPUs
+    for (std::size_t i = 0; i < group.pools.size() && i < group.instances.size(); ++i) {
+      const int per_instance = plan.pools.at(group.pools[i]).gpus_per_instance;
+      gpus.resize(std::max(gpus.size(), group.instances[i].size()), 0);
+      for (std::size_t k = 0; k < group.instances[i].size(); ++k) gpus[k] += group.instances[i][k] * per_instance;
+    }
+    double group_above = 0;
+    for (int total : gpus) group_above += std::max(0, total - group.distribution.on_demand_base_capacity);
+    above += group_above;
+    above_on_demand += group_above * group.distribution.on_demand_percentage_above_base;
+  }
+  return above > 0 ? static_cast<int>(std::lround(above_on_demand / above)) : 100;
+}
+
 double reservations_cost_usd(const std::vector<ReservationModel>& reservations) {
   double cost = 0;
   for (const ReservationModel& reservation : reservations) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/fleet_model.h"
@@ -35,6 +36,12 @@ struct PlannedInstances {
 /// utilisation target). `reserved` is the reservations in force per model pool (owned and new).
 void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
                        const std::vector<int>& reserved);
+
+/// The on-demand percentage of what `workload`'s groups in `plan` launch above their plan: each
+/// group's on-demand percentage above base, weighted by the GPU-intervals it plans above its
+/// on-demand base; 100 when none plans any (the simulation's reactive part, PlannedCapacity). The
+/// plan's group pools must index plan.pools (std::out_of_range otherwise: checked by the caller).
+int reactive_on_demand_percent(const Plan& plan, const std::string& workload);
 
 /// What `reservations` cost over their active spans, in USD.
 double reservations_cost_usd(const std::vector<ReservationModel>& reservations);

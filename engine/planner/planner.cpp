@@ -1144,24 +1144,6 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   return *plan;
 }
 
-namespace {
-
-// The GPU-intervals a plan group holds above its on-demand base (indices into `pools` checked by
-// the caller first).
-double group_gpus_above_base(const PlannedGroup& group, const std::vector<PlannedPool>& pools) {
-  std::vector<int> gpus;
-  for (std::size_t i = 0; i < group.pools.size(); ++i) {
-    const int per_instance = pools.at(group.pools[i]).gpus_per_instance;
-    gpus.resize(std::max(gpus.size(), group.instances[i].size()), 0);
-    for (std::size_t k = 0; k < group.instances[i].size(); ++k) gpus[k] += group.instances[i][k] * per_instance;
-  }
-  double above = 0;
-  for (int total : gpus) above += std::max(0, total - group.distribution.on_demand_base_capacity);
-  return above;
-}
-
-}  // namespace
-
 Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& plan, const PriceSource& prices,
                                        const SimulationOptions& options, PlanDemand demand) {
   Scenario planned = scenario;
@@ -1186,8 +1168,6 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
   capacity.instances.assign(scenario.workloads.size(), std::vector<std::vector<std::pair<std::size_t, int>>>(intervals));
   capacity.launch_lead.assign(scenario.workloads.size(), Seconds{0});
   capacity.plan_pools.assign(scenario.workloads.size(), std::vector<bool>(model->pools.size(), false));
-  // Per workload: its groups' on-demand percentages above base, weighted by their GPU-hours above it.
-  std::vector<double> above_on_demand(scenario.workloads.size(), 0.0), above(scenario.workloads.size(), 0.0);
   for (const PlannedGroup& group : plan.groups) {
     const auto workload = std::find_if(scenario.workloads.begin(), scenario.workloads.end(),
                                        [&](const Workload& w) { return w.name == group.workload; });
@@ -1217,12 +1197,9 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
         if (group.instances[i][k] > 0) capacity.instances[w][k].emplace_back(p, group.instances[i][k]);
       }
     }
-    const double gpu_hours_above = group_gpus_above_base(group, plan.pools);
-    above[w] += gpu_hours_above;
-    above_on_demand[w] += gpu_hours_above * group.distribution.on_demand_percentage_above_base;
   }
-  for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
-    capacity.reactive_on_demand_percent.push_back(above[w] > 0 ? static_cast<int>(std::lround(above_on_demand[w] / above[w])) : 100);
+  for (const Workload& workload : scenario.workloads) {
+    capacity.reactive_on_demand_percent.push_back(engine::planner::reactive_on_demand_percent(plan, workload.name));
   }
   for (const Workload& workload : scenario.workloads) {
     const auto* service = std::get_if<ServiceWorkload>(&workload.spec);

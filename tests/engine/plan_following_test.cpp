@@ -1,7 +1,9 @@
 // How the simulated fleet follows a plan, against figures derived by hand: pool by pool (a swap of
 // pools at an equal total is followed), rises launched a lead ahead of their interval (a step in
 // demand is served in full), a refused spot launch covered by the cheapest fitting on-demand
-// option and released when spot returns, and trace replay not counting instances under notice.
+// option and released when spot returns, demand above the plan launched as the exported groups
+// would (their pools, their on-demand percentage, capped spot), and trace replay not counting
+// instances under notice.
 //
 // Catalog (tests/engine/test_catalog.cpp): one.gpu $1.00/h, four.gpu $3.60/h ($0.90 per GPU, the
 // cheapest per unit), eight.gpu $8.00/h on demand; launch medians by GPU count (provider "test"):
@@ -15,6 +17,7 @@
 
 #include "engine/fleet_model.h"
 #include "engine/launch_latency.h"
+#include "engine/planner/plan_building.h"
 #include "engine/replica.h"
 #include "tests/engine/test_catalog.h"
 
@@ -241,6 +244,35 @@ TEST_CASE("engine: demand above the plan is launched as the exported group would
   CHECK(running_at_three(any_pool, one) == Approx(4));
   CHECK(running_at_three(any_pool, four) == Approx(0));
   CHECK(running_at_three(any_pool, spot) == Approx(3));
+}
+
+TEST_CASE("engine: the reactive part's on-demand percentage weighs a workload's groups by what they plan above base",
+          "[engine]") {
+  Plan plan;
+  plan.pools.resize(2);
+  plan.pools[0].gpus_per_instance = 1;
+  plan.pools[1].gpus_per_instance = 4;
+  const auto group = [](std::string workload, std::vector<std::size_t> pools, std::vector<std::vector<int>> instances, int base,
+                        int percent) {
+    PlannedGroup planned;
+    planned.workload = std::move(workload);
+    planned.pools = std::move(pools);
+    planned.instances = std::move(instances);
+    planned.distribution.on_demand_base_capacity = base;
+    planned.distribution.on_demand_percentage_above_base = percent;
+    return planned;
+  };
+  // Group 1: 2 + 4 = 6, 6, then 2 GPUs over a base of 2: 4 + 4 + 0 = 8 GPU-intervals above, 24%
+  // on demand. Group 2: 4, 6, 2 GPUs over no base: 12 above, none on demand. (8 x 24 + 12 x 0) /
+  // 20 = 9.6%. Another workload's group does not count.
+  plan.groups = {group("w", {0, 1}, {{2, 2, 2}, {1, 1, 0}}, 2, 24), group("w", {0}, {{4, 6, 2}}, 0, 0),
+                 group("x", {1}, {{9, 9, 9}}, 0, 100)};
+  CHECK(engine::planner::reactive_on_demand_percent(plan, "w") == 10);
+  CHECK(engine::planner::reactive_on_demand_percent(plan, "x") == 100);
+  // Nothing planned above the base (a reserved floor), or no group: all on demand.
+  plan.groups = {group("w", {0}, {{2, 2, 2}}, 2, 0)};
+  CHECK(engine::planner::reactive_on_demand_percent(plan, "w") == 100);
+  CHECK(engine::planner::reactive_on_demand_percent(plan, "none") == 100);
 }
 
 TEST_CASE("engine: a group with spot pools only launches demand above the plan on spot", "[engine]") {
