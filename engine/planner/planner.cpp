@@ -1199,11 +1199,9 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
     }
   }
   for (const Workload& workload : scenario.workloads) {
-    capacity.reactive_on_demand_percent.push_back(engine::planner::reactive_on_demand_percent(plan, workload.name));
-  }
-  for (const Workload& workload : scenario.workloads) {
     const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
     capacity.target_utilisation.push_back(service != nullptr ? service->target_utilisation : 1.0);
+    capacity.reactive_on_demand_percent.push_back(engine::planner::reactive_on_demand_percent(plan, workload.name));
   }
   model->planned = std::move(capacity);
   if (demand == PlanDemand::forecast) {
