@@ -98,27 +98,34 @@ CandidateRun run_baseline(std::string_view name, const TimeSeries& training, con
   return run;
 }
 
-// The LSTM trained once on the span before the first origin, forecasting from every origin.
-CandidateRun run_lstm(const TimeSeries& training, const ValidationPlan& plan, const LstmOptions& options,
-                      const BackendRegistry& registry, std::optional<LstmModel>& model) {
+// The LSTM on every origin, trained once per fold of consecutive origins on the span before the
+// fold's first origin: a later fold's model has seen more of the span, as the model that will
+// forecast after it (trained on all of it) has, so the candidate is not judged by its youngest model.
+CandidateRun run_lstm(const TimeSeries& training, const ValidationPlan& plan, const AutoOptions& options,
+                      const BackendRegistry& registry) {
   CandidateRun run;
   run.score.model = "lstm";
   run.members = {"lstm"};
-  auto trained = train_lstm(head_of(training, plan.first), options);
-  if (!trained.ok()) {
-    run.score.unavailable_reason = trained.status().message();
-    return run;
+  const int folds = std::clamp(options.lstm_folds, 1, plan.origins);
+  for (int fold = 0; fold < folds; ++fold) {
+    const int begin = fold * plan.origins / folds, end = (fold + 1) * plan.origins / folds;
+    auto trained = train_lstm(head_of(training, plan.origin(begin)), options.lstm);
+    if (!trained.ok()) {
+      run.score.unavailable_reason = trained.status().message();
+      run.forecasts.clear();
+      return run;
+    }
+    std::vector<TimeSeries> histories;
+    for (int i = begin; i < end; ++i) histories.push_back(head_of(training, plan.origin(i)));
+    auto forecasts = registry.predict(*trained, histories);
+    if (!forecasts.ok()) {
+      run.score.unavailable_reason = forecasts.status().message();
+      run.forecasts.clear();
+      return run;
+    }
+    for (const QuantileForecast& forecast : *forecasts) run.forecasts.push_back(at_default_levels(forecast));
   }
-  std::vector<TimeSeries> histories;
-  for (int i = 0; i < plan.origins; ++i) histories.push_back(head_of(training, plan.origin(i)));
-  auto forecasts = registry.predict(*trained, histories);
-  if (!forecasts.ok()) {
-    run.score.unavailable_reason = forecasts.status().message();
-    return run;
-  }
-  for (const QuantileForecast& forecast : *forecasts) run.forecasts.push_back(at_default_levels(forecast));
   run.score.available = true;
-  model = std::move(trained).value();
   return run;
 }
 
@@ -322,6 +329,9 @@ Status check_auto_options(const AutoOptions& options) {
     return invalid_argument_error("auto forecaster: validation_origins is " + std::to_string(options.validation_origins) +
                                   ", expected >= " + std::to_string(kMinOrigins));
   }
+  if (options.lstm_folds < 1) {
+    return invalid_argument_error("auto forecaster: lstm_folds is " + std::to_string(options.lstm_folds) + ", expected >= 1");
+  }
   if (options.origin_spacing < 0 || options.horizon_bands < 1 || options.horizon_bands > options.lstm.horizon) {
     return invalid_argument_error("auto forecaster: origin_spacing must be >= 0 and horizon_bands in 1..horizon (" +
                                   std::to_string(options.lstm.horizon) + ")");
@@ -332,9 +342,9 @@ Status check_auto_options(const AutoOptions& options) {
 // Every candidate's validation run, the ensembles of the best two and three available last.
 std::vector<CandidateRun> run_candidates(const TimeSeries& training, const ValidationPlan& plan, const AutoOptions& options,
                                          const BackendRegistry& registry, std::span<const std::vector<double>> actuals,
-                                         double scale, std::optional<LstmModel>& lstm) {
+                                         double scale) {
   std::vector<CandidateRun> runs;
-  if (options.include_lstm) runs.push_back(run_lstm(training, plan, options.lstm, registry, lstm));
+  if (options.include_lstm) runs.push_back(run_lstm(training, plan, options, registry));
   for (std::string_view name : {"holt_winters", "seasonal_naive_weekly", "seasonal_naive"}) {
     runs.push_back(run_baseline(name, training, plan));
   }
@@ -372,7 +382,7 @@ Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const 
   const double daily_error = seasonal_naive_mae(head_of(training, plan->first).values, static_cast<std::size_t>(season));
   ForecasterSelection selection;
   std::vector<CandidateRun> runs =
-      run_candidates(training, *plan, options, registry, actuals, daily_error > 0 ? daily_error : 1.0, selection.lstm);
+      run_candidates(training, *plan, options, registry, actuals, daily_error > 0 ? daily_error : 1.0);
   const CandidateRun* chosen = nullptr;
   for (const CandidateRun& run : runs) {
     selection.candidates.push_back(run.score);
@@ -380,7 +390,12 @@ Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const 
   }
   selection.chosen = chosen->score.model;
   selection.members = chosen->members;
-  if (std::find(selection.members.begin(), selection.members.end(), "lstm") == selection.members.end()) selection.lstm.reset();
+  if (std::find(selection.members.begin(), selection.members.end(), "lstm") != selection.members.end()) {
+    // The chosen LSTM forecasts with a model trained on the whole span, as the plain LSTM does.
+    auto trained = train_lstm(training, options.lstm);
+    if (!trained.ok()) return trained.status();
+    selection.lstm = std::move(trained).value();
+  }
   selection.origins = plan->origins;
   selection.origin_spacing = plan->spacing;
   selection.horizon = plan->horizon;
