@@ -11,6 +11,18 @@
 
 namespace fleetcast::engine::planner {
 
+namespace {
+
+// GPU-intervals above `base` over a group's GPUs per interval: what its on-demand percentage
+// above base applies to.
+double gpu_intervals_above(const std::vector<int>& gpus, int base) {
+  double above = 0;
+  for (int total : gpus) above += std::max(0, total - base);
+  return above;
+}
+
+}  // namespace
+
 Result<std::vector<ReservationOffer>> reservation_offers(const PriceSource& prices, const PoolKey& pool) {
   auto rows = prices.offers(OfferQuery::for_pool(pool, PurchaseOption::reserved));
   if (!rows.ok()) return rows.status();
@@ -154,11 +166,8 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
       // On-demand base: the reserved GPUs the group keeps busy all the time; above it, the
       // planned on-demand share of GPU-hours.
       const int base = std::min(reserved_gpus, *std::min_element(on_demand.begin(), on_demand.end()));
-      double above = 0, above_on_demand = 0;
-      for (std::size_t k = 0; k < intervals; ++k) {
-        above += std::max(0, desired[k] - base);
-        above_on_demand += std::max(0, on_demand[k] - base);
-      }
+      const double above = gpu_intervals_above(desired, base);
+      const double above_on_demand = gpu_intervals_above(on_demand, base);
       group.distribution = scenario.policy.distribution;
       group.distribution.on_demand_base_capacity = base;
       group.distribution.on_demand_percentage_above_base =
@@ -187,8 +196,7 @@ int reactive_on_demand_percent(const Plan& plan, const std::string& workload) {
       gpus.resize(std::max(gpus.size(), group.instances[i].size()), 0);
       for (std::size_t k = 0; k < group.instances[i].size(); ++k) gpus[k] += group.instances[i][k] * per_instance;
     }
-    double group_above = 0;
-    for (int total : gpus) group_above += std::max(0, total - group.distribution.on_demand_base_capacity);
+    const double group_above = gpu_intervals_above(gpus, group.distribution.on_demand_base_capacity);
     above += group_above;
     above_on_demand += group_above * group.distribution.on_demand_percentage_above_base;
   }
