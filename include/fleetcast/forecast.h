@@ -257,9 +257,10 @@ struct ForecasterSelection {
 
 /// Runs the validation backtest on `training` (and nothing after it): every candidate forecasts
 /// `options.lstm.horizon` steps from each validation origin; the LSTM is trained once per fold of
-/// origins on the data before the fold (options.lstm_folds), and once more on the whole span when it
-/// is chosen or an ensemble's member (its validation errors, of younger models, calibrate it). Chooses the lowest validation MASE (ties: the earlier candidate:
-/// lstm, holt_winters, seasonal_naive_weekly, seasonal_naive, then the ensembles) and calibrates it.
+/// origins on the data before the fold (options.lstm_folds), and once more on the whole span when
+/// it is chosen or an ensemble's member (its validation errors, of younger models, calibrate it).
+/// Chooses the lowest validation MASE (ties: the earlier candidate: lstm, holt_winters,
+/// seasonal_naive_weekly, seasonal_naive, then the ensembles) and calibrates it.
 /// Deterministic for options.lstm.seed. Errors when the span is too short for three origins of
 /// Holt-Winters (three days of history before the first). Thread-safety: reentrant.
 Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const AutoOptions& options,
