@@ -102,7 +102,10 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
   if (!auto_score.ok()) return auto_score.status();
   report.scores.push_back(std::move(auto_score).value());
 
-  auto model = train_lstm(training, lstm_options);
+  // A chosen LSTM was trained by the selection on this very span with these options and seed, so
+  // it is this model bit for bit: not trained twice.
+  Result<LstmModel> model = report.selection.lstm ? Result<LstmModel>(*report.selection.lstm)
+                                                  : train_lstm(training, lstm_options);
   if (!model.ok()) return model.status();
   report.training_samples = model->training_samples;
   report.lstm_training_seconds = model->training_seconds;
