@@ -106,23 +106,20 @@ CandidateRun run_lstm(const TimeSeries& training, const ValidationPlan& plan, co
   CandidateRun run;
   run.score.model = "lstm";
   run.members = {"lstm"};
+  const auto unavailable = [&run](const Status& status) {
+    run.score.unavailable_reason = status.message();
+    run.forecasts.clear();
+    return run;
+  };
   const int folds = std::clamp(options.lstm_folds, 1, plan.origins);
   for (int fold = 0; fold < folds; ++fold) {
     const int begin = fold * plan.origins / folds, end = (fold + 1) * plan.origins / folds;
     auto trained = train_lstm(head_of(training, plan.origin(begin)), options.lstm);
-    if (!trained.ok()) {
-      run.score.unavailable_reason = trained.status().message();
-      run.forecasts.clear();
-      return run;
-    }
+    if (!trained.ok()) return unavailable(trained.status());
     std::vector<TimeSeries> histories;
     for (int i = begin; i < end; ++i) histories.push_back(head_of(training, plan.origin(i)));
     auto forecasts = registry.predict(*trained, histories);
-    if (!forecasts.ok()) {
-      run.score.unavailable_reason = forecasts.status().message();
-      run.forecasts.clear();
-      return run;
-    }
+    if (!forecasts.ok()) return unavailable(forecasts.status());
     for (const QuantileForecast& forecast : *forecasts) run.forecasts.push_back(at_default_levels(forecast));
   }
   run.score.available = true;
