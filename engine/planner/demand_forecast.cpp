@@ -110,8 +110,9 @@ Result<Fitted> fit_forecaster(const std::string& name, const TimeSeries& history
 }
 
 // The forecasters to try for `asked`, in order: the one asked for, then the simpler ones.
-// "validated" (forecast::select_forecaster) is not the default: on the real GPU 2023 series its
-// plans captured 80% of the hindsight saving against the LSTM's 90% or more (see README).
+// "validated" (forecast::select_forecaster) is not the default: its calibrated intervals are wider
+// than the LSTM's, and at the scenario's risk its plans cost more on 22 of the 24 hourly backtest
+// rows of tools/bench/backtest_series.sh (see README).
 std::vector<std::string> fallback_chain(const std::string& asked, const PlanOptions& options) {
   if (asked == "seasonal_naive") return {"seasonal_naive"};
   if (asked == "holt_winters") return {"holt_winters", "seasonal_naive"};
