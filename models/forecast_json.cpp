@@ -1,8 +1,13 @@
 // The forecasting documents the CLI prints with --json and a service answers with.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "core/csv.h"
 #include "core/json_text.h"
 #include "fleetcast/forecast.h"
 
@@ -45,8 +50,102 @@ std::string quantile_forecast_json(const QuantileForecast& forecast, const Backe
     steps.push_back({{"timestamp", forecast.start_seconds + static_cast<std::int64_t>(h) * forecast.step.count()},
                      {"quantiles", quantiles}});
   }
-  const nlohmann::json document = {{"model", "lstm"}, {"backend", backend_json(backend)}, {"steps", steps}};
+  const nlohmann::json document = {{"model", forecast.model}, {"backend", backend_json(backend)}, {"steps", steps}};
   return json_text::dump(document, 2) + "\n";
+}
+
+namespace {
+
+// The quantile level of a "p<percent>" key (p10 -> 0.1), nullopt when the key is not one or the
+// level is not strictly between 0 and 1.
+std::optional<double> level_of_key(const std::string& key) {
+  if (key.size() < 2 || key[0] != 'p') return std::nullopt;
+  const char* digits = key.c_str() + 1;
+  char* end = nullptr;
+  const double percent = std::strtod(digits, &end);
+  if (end == digits || *end != '\0' || !(percent > 0 && percent < 100)) return std::nullopt;
+  return percent / 100;
+}
+
+// One step of the document into `forecast` (the levels taken from step 0, the same keys required
+// after it), or why not, with the step's JSON pointer.
+std::optional<std::string> read_step(const nlohmann::json& step, std::size_t index, QuantileForecast& forecast,
+                                     std::int64_t& timestamp) {
+  const std::string pointer = "/steps/" + std::to_string(index);
+  if (!step.is_object() || !step.contains("timestamp") || !step["timestamp"].is_number_integer()) {
+    return pointer + "/timestamp: expected an integer (seconds, in the demand series' clock)";
+  }
+  timestamp = step["timestamp"].get<std::int64_t>();
+  if (!step.contains("quantiles") || !step["quantiles"].is_object()) return pointer + "/quantiles: expected an object such as {\"p10\": 3, \"p50\": 5, \"p90\": 8}";
+  std::map<double, double> row;  // level -> value, ascending
+  for (const auto& [key, value] : step["quantiles"].items()) {
+    const std::string where = json_text::child_pointer(pointer + "/quantiles", key);
+    const std::optional<double> level = level_of_key(key);
+    if (!level) return where + ": expected a key \"p<percent>\" with the percent strictly between 0 and 100";
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
+      return where + ": expected a finite number >= 0";
+    }
+    row[*level] = value.get<double>();
+  }
+  if (index == 0) {
+    if (!row.contains(0.5)) return pointer + "/quantiles: expected the median, \"p50\", among the levels";
+    for (const auto& entry : row) forecast.levels.push_back(entry.first);
+    forecast.values.resize(row.size());
+  } else if (row.size() != forecast.levels.size() ||
+             !std::equal(row.begin(), row.end(), forecast.levels.begin(), [](const auto& entry, double level) { return entry.first == level; })) {
+    return pointer + "/quantiles: expected the levels of step 0 (" + std::to_string(forecast.levels.size()) + " keys), no more, no fewer";
+  }
+  double previous = 0;
+  for (const auto& [level, value] : row) {
+    if (value < previous) return pointer + "/quantiles: expected values that do not decrease as the level rises";
+    previous = value;
+  }
+  std::size_t q = 0;
+  for (const auto& entry : row) forecast.values[q++].push_back(entry.second);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<QuantileForecast> quantile_forecast_from_json(std::string_view text, std::string_view source) {
+  const std::string where(source);
+  auto parsed = json_text::parse(text);
+  if (const auto* error = std::get_if<json_text::JsonTextError>(&parsed)) {
+    return invalid_argument_error(where + ": invalid forecast: " + error->to_string());
+  }
+  const nlohmann::json& document = std::get<nlohmann::json>(parsed);
+  if (!document.is_object() || !document.contains("steps") || !document["steps"].is_array() || document["steps"].empty()) {
+    return invalid_argument_error(where + ": expected a forecast object with a non-empty \"steps\" array, as 'fleetcast forecast predict --json' prints");
+  }
+  QuantileForecast forecast;
+  forecast.model = "supplied";
+  if (document.contains("model")) {
+    if (!document["model"].is_string()) return invalid_argument_error(where + ": /model: expected a string");
+    forecast.model = document["model"].get<std::string>();
+  }
+  forecast.backend = "supplied";
+  const nlohmann::json& steps = document["steps"];
+  if (steps.size() < 2) return invalid_argument_error(where + ": /steps: expected at least two steps (the step is their spacing)");
+  std::int64_t previous = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    std::int64_t timestamp = 0;
+    if (auto problem = read_step(steps[i], i, forecast, timestamp)) return invalid_argument_error(where + ": " + *problem);
+    if (i == 0) forecast.start_seconds = timestamp;
+    if (i == 1) forecast.step = Seconds(timestamp - previous);
+    if (i > 0 && (timestamp <= previous || timestamp - previous != forecast.step.count())) {
+      return invalid_argument_error(where + ": /steps/" + std::to_string(i) + "/timestamp: expected " +
+                                    std::to_string(previous + std::max<std::int64_t>(1, forecast.step.count())) +
+                                    ": strictly increasing timestamps at one constant step");
+    }
+    previous = timestamp;
+  }
+  return forecast;
+}
+
+Result<QuantileForecast> load_quantile_forecast(const std::filesystem::path& path) {
+  auto text = csv::read_text_file(path);
+  if (!text.ok()) return text.status();
+  return quantile_forecast_from_json(*text, path.string());
 }
 
 std::string backtest_report_json(const BacktestReport& report, std::string_view series, const BackendChoice& backend) {

@@ -345,7 +345,11 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
       "repeated over the term (the scenario's demand_outlook is for plans, not backtests)");
   if (Status status = check_plan_blind_to_held_out(scenario, result.plan, train_until); !status.ok()) return status;
 
-  auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast", "the plan made from the history before the cut");
+  const bool supplied = std::any_of(result.plan.forecasts.begin(), result.plan.forecasts.end(),
+                                    [](const WorkloadForecast& forecast) { return forecast.forecaster == "supplied"; });
+  auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast",
+                                     supplied ? "the plan made at the cut from the forecasts supplied with it"
+                                              : "the plan made from the history before the cut");
   if (!fleetcast.ok()) return fleetcast.status();
   result.strategies.push_back(std::move(*fleetcast));
 

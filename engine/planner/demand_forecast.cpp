@@ -175,11 +175,43 @@ Result<DemandBands> stated_demand(const Workload& workload, const Horizon& horiz
   return bands;
 }
 
+// Bands from a forecast made elsewhere (PlanOptions::supplied_forecasts), its timestamps in the
+// clock of the workload's demand CSV (`trace`; Unix epoch seconds without one). It must cover
+// the horizon: a plan never fills a gap with a guess of its own.
+Result<DemandBands> supplied_demand(const forecast::QuantileForecast& supplied, const DemandTrace* trace, const Horizon& horizon) {
+  const std::int64_t shift = trace != nullptr ? trace->origin.time_since_epoch().count() - trace->series.start_seconds : 0;
+  const Instant first{Seconds(supplied.start_seconds + shift)};
+  const Instant end = first + supplied.step * static_cast<std::int64_t>(supplied.horizon());
+  if (first > horizon.start || end < horizon.start + horizon.duration) {
+    return invalid_argument_error("the supplied forecast covers " + format_instant(first) + " to " + format_instant(end) +
+                                  ", not the whole horizon planned, " + format_instant(horizon.start) + " to " +
+                                  format_instant(horizon.start + horizon.duration));
+  }
+  const StepForecast steps{supplied.levels, supplied.values, supplied.model, supplied.backend};
+  DemandBands bands;
+  bands.levels = supplied.levels;
+  bands.values = to_intervals(steps, first, supplied.step, horizon);
+  return bands;
+}
+
+// invalid_argument when a supplied forecast names no service workload of the scenario.
+Status check_supplied_names(const Scenario& scenario, const PlanOptions& options) {
+  for (const auto& entry : options.supplied_forecasts) {
+    const auto named = std::find_if(scenario.workloads.begin(), scenario.workloads.end(),
+                                    [&](const Workload& workload) { return workload.name == entry.first; });
+    if (named == scenario.workloads.end() || !std::holds_alternative<ServiceWorkload>(named->spec)) {
+      return invalid_argument_error("supplied forecast for '" + entry.first + "': the scenario has no service workload of that name");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, const Horizon& horizon,
                                                     Instant history_until, const PlanOptions& options) {
   const double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile);
+  if (Status status = check_supplied_names(scenario, options); !status.ok()) return status;
   std::optional<forecast::BackendRegistry> own_registry;
   if (options.registry == nullptr) own_registry.emplace(forecast::BackendPreference::cpu);
   const forecast::BackendRegistry& registry = options.registry != nullptr ? *options.registry : *own_registry;
@@ -202,7 +234,15 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
       history.values.assign(trace->series.values.begin(), trace->series.values.begin() + static_cast<std::ptrdiff_t>(samples));
     }
     const int per_day = history.step.count() > 0 ? forecast::steps_per_day(history.step) : 0;
-    if (per_day > 0 && history.values.size() >= static_cast<std::size_t>(2 * per_day)) {
+    if (const auto supplied = options.supplied_forecasts.find(workload.name); supplied != options.supplied_forecasts.end()) {
+      auto bands = supplied_demand(supplied->second, trace, horizon);
+      if (!bands.ok()) return bands.status().with_context("workload '" + workload.name + "'");
+      demand.bands = std::move(*bands);
+      demand.summary.forecaster = "supplied";
+      demand.summary.backend = supplied->second.backend;
+      demand.summary.reason = "the forecast supplied with the plan (model '" + supplied->second.model + "')";
+      demand.summary.history_samples = static_cast<std::int64_t>(history.values.size());
+    } else if (per_day > 0 && history.values.size() >= static_cast<std::size_t>(2 * per_day)) {
       const Instant first = trace->origin + history.step * static_cast<std::int64_t>(history.values.size());
       const Instant horizon_end = horizon.start + horizon.duration;
       const auto steps = static_cast<int>((horizon_end - first).count() / history.step.count() + 1);

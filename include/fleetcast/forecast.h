@@ -312,6 +312,16 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
 /// {"name", "reason"}, "steps": [{"timestamp" (epoch seconds), "quantiles": {"p10": ..., ...}}]}.
 std::string quantile_forecast_json(const QuantileForecast& forecast, const BackendChoice& backend);
 
+/// That document back, as a forecast made elsewhere (a team's own model, a study's oracle) that a
+/// plan takes in place of its forecaster (PlanOptions::supplied_forecasts). "model" is optional
+/// ("supplied" when absent) and "backend" is ignored; every step has the same "p<percent>" levels,
+/// the median "p50" among them, finite values >= 0 that do not decrease with the level; at least
+/// two steps, their timestamps strictly increasing at one constant step. backend is "supplied".
+/// invalid_argument naming `source`, the JSON pointer and what was expected.
+Result<QuantileForecast> quantile_forecast_from_json(std::string_view text, std::string_view source);
+/// Reads the file at `path` as quantile_forecast_from_json does.
+Result<QuantileForecast> load_quantile_forecast(const std::filesystem::path& path);
+
 /// A backtest as the JSON `fleetcast forecast eval --json` prints: {"series", "backend",
 /// "lstm_training_seconds", "models": {name: {"mase", "smape", "pinball", "coverage_p10_p90",
 /// "points", "backend"}}, "selection": {"chosen", "members", "why", "validation": {"origins",

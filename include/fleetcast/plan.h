@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fleetcast/cancellation.h"
+#include "fleetcast/forecast.h"
 #include "fleetcast/money.h"
 #include "fleetcast/pricing.h"
 #include "fleetcast/scenario.h"
@@ -29,17 +31,13 @@
 
 namespace fleetcast {
 
-namespace forecast {
-class BackendRegistry;
-struct LstmModel;
-}  // namespace forecast
-
 inline constexpr int kPlanFormatVersion = 1;
 
 /// How one workload's demand was forecast for the plan.
 struct WorkloadForecast {
   std::string workload;
-  std::string forecaster;           // "lstm", "seasonal_naive", "holt_winters", "auto(CHOSEN)" (validated), "scenario" (batch, generator)
+  std::string forecaster;           // "lstm", "seasonal_naive", "holt_winters", "auto(CHOSEN)" (validated), "scenario" (batch, generator),
+                                    // "supplied" (PlanOptions::supplied_forecasts)
   std::string backend;              // "cpu" or "cuda" for the LSTM, "cpu" otherwise
   std::string reason;               // why this forecaster, when it is not the one asked for
   std::int64_t history_samples = 0;
@@ -247,6 +245,13 @@ struct PlanOptions {
   std::string forecaster = "auto";
   /// A trained LSTM to forecast every workload with, instead of training one per workload.
   const forecast::LstmModel* lstm_model = nullptr;
+  /// Forecasts made elsewhere, by service workload name (forecast::load_quantile_forecast reads
+  /// them): each is planned from as it is, in place of the forecaster. Timestamps are in the clock
+  /// of the workload's demand CSV (its first sample is placed at the CSV's "origin"), or Unix
+  /// epoch seconds for a workload with no CSV; the forecast must cover the plan's horizon.
+  /// invalid_argument for a name that is no service workload, a forecast that does not cover the
+  /// horizon, or with validate_risk (which replans a week earlier, where no supplied forecast is).
+  std::map<std::string, forecast::QuantileForecast> supplied_forecasts;
   const forecast::BackendRegistry* registry = nullptr;  // LSTM inference; nullptr: the CPU
   /// Demand history ends here (the backtest's training cut); nullopt: at the horizon start.
   std::optional<Instant> history_until;

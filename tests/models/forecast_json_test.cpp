@@ -15,8 +15,9 @@ TEST_CASE("forecast json: a quantile forecast lists each step's timestamp and qu
   forecast.step = Seconds{1800};
   forecast.levels = {0.1, 0.5, 0.9};
   forecast.values = {{1, 2}, {3, 4}, {5, 6}};
+  forecast.model = "holt_winters";
   const auto document = nlohmann::json::parse(quantile_forecast_json(forecast, {"cpu", "no CUDA device"}));
-  CHECK(document["model"] == "lstm");
+  CHECK(document["model"] == "holt_winters");
   CHECK(document["backend"]["name"] == "cpu");
   CHECK(document["backend"]["reason"] == "no CUDA device");
   REQUIRE(document["steps"].size() == 2);
@@ -24,6 +25,56 @@ TEST_CASE("forecast json: a quantile forecast lists each step's timestamp and qu
   CHECK(document["steps"][1]["quantiles"]["p10"] == 2.0);
   CHECK(document["steps"][1]["quantiles"]["p50"] == 4.0);
   CHECK(document["steps"][1]["quantiles"]["p90"] == 6.0);
+}
+
+TEST_CASE("forecast json: a quantile forecast read back is the forecast written", "[models]") {
+  QuantileForecast forecast;
+  forecast.start_seconds = 1'800'000'000;
+  forecast.step = Seconds{300};
+  forecast.levels = {0.05, 0.1, 0.5, 0.9, 0.975};
+  forecast.values = {{0, 1, 2}, {0.5, 1.5, 2.5}, {3, 4, 5}, {6, 7, 8.25}, {9, 10, 11}};
+  forecast.model = "seasonal_naive";
+  auto read = quantile_forecast_from_json(quantile_forecast_json(forecast, {"cpu", ""}), "forecast.json");
+  INFO((read.ok() ? std::string() : read.status().message()));
+  REQUIRE(read.ok());
+  CHECK(read->start_seconds == forecast.start_seconds);
+  CHECK(read->step == forecast.step);
+  CHECK(read->levels == forecast.levels);
+  CHECK(read->values == forecast.values);
+  CHECK(read->model == "seasonal_naive");
+  CHECK(read->backend == "supplied");
+}
+
+TEST_CASE("forecast json: a quantile forecast that is not one is refused where it goes wrong", "[models]") {
+  const auto refusal = [](const std::string& text) {
+    auto read = quantile_forecast_from_json(text, "f.json");
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.status().code() == StatusCode::invalid_argument);
+    return read.status().message();
+  };
+  const std::string two = R"({"timestamp": 0, "quantiles": {"p50": 1, "p90": 2}}, {"timestamp": 60, "quantiles": {"p50": 1, "p90": 2}})";
+  CHECK_THAT(refusal("{"), Catch::StartsWith("f.json: invalid forecast: line 1"));
+  CHECK_THAT(refusal(R"({"steps": []})"), Catch::Contains("non-empty \"steps\" array"));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p50": 1}}]})"), Catch::Contains("/steps: expected at least two steps"));
+  CHECK_THAT(refusal(R"({"model": 3, "steps": [)" + two + "]}"), Catch::Contains("/model: expected a string"));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": "now", "quantiles": {"p50": 1}}, {"timestamp": 60, "quantiles": {"p50": 1}}]})"),
+             Catch::Contains("f.json: /steps/0/timestamp: expected an integer"));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p10": 1, "p90": 2}}, {"timestamp": 60, "quantiles": {"p10": 1, "p90": 2}}]})"),
+             Catch::Contains("/steps/0/quantiles: expected the median, \"p50\""));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p50": 1, "p100": 2}}, {"timestamp": 60, "quantiles": {"p50": 1}}]})"),
+             Catch::Contains("/steps/0/quantiles/p100: expected a key \"p<percent>\""));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p50": 1, "median": 2}}, {"timestamp": 60, "quantiles": {"p50": 1}}]})"),
+             Catch::Contains("/steps/0/quantiles/median: expected a key"));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p50": -1}}, {"timestamp": 60, "quantiles": {"p50": 1}}]})"),
+             Catch::Contains("/steps/0/quantiles/p50: expected a finite number >= 0"));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p50": 3, "p90": 2}}, {"timestamp": 60, "quantiles": {"p50": 1, "p90": 2}}]})"),
+             Catch::Contains("/steps/0/quantiles: expected values that do not decrease"));
+  CHECK_THAT(refusal(R"({"steps": [)" + two + R"(, {"timestamp": 120, "quantiles": {"p50": 1}}]})"),
+             Catch::Contains("/steps/2/quantiles: expected the levels of step 0 (2 keys)"));
+  CHECK_THAT(refusal(R"({"steps": [)" + two + R"(, {"timestamp": 150, "quantiles": {"p50": 1, "p90": 2}}]})"),
+             Catch::Contains("/steps/2/timestamp: expected 120: strictly increasing timestamps at one constant step"));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 60, "quantiles": {"p50": 1}}, {"timestamp": 60, "quantiles": {"p50": 1}}]})"),
+             Catch::Contains("/steps/1/timestamp: expected 61"));
 }
 
 TEST_CASE("forecast json: a backtest report lists each model's metrics", "[models]") {

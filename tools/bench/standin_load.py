@@ -10,6 +10,15 @@ real series. Deterministic for a seed (Python's Mersenne Twister; no numpy).
 
 Usage: standin_load.py SHAPE [--days 35] [--step 3600] [--level 40] [--seed 1] [--origin 0]
        [--shift-days D,D,...] [--shift-factors F,F,...]
+       [--oracle-from HOUR [--oracle-hours 168] [--paths 2000]]
+
+With --oracle-from, writes instead the series' oracle forecast from that hour: the quantiles (p1 to
+p99) of --paths continuations of the shape's own process from its state at that hour, each hour's
+over all paths, as the JSON `fleetcast forecast predict --json` writes (timestamps --origin + hour x
+3600). No forecaster knows more about the series than this; `fleetcast plan|backtest --forecast
+load=FILE` plans from it, so the plan's cost against the hindsight optimum separates what
+uncertainty costs from what forecast error does. For regime_shift the oracle knows the days of the
+shifts (they are parameters of the process).
 Shapes:
   spiky_requests     daily cycle peaking mid-afternoon UTC, weekend level 0.6x, persistent
                      multiplicative noise, and spikes of 1.5-3x lasting 1-4 hours (about 0.3/day)
@@ -21,6 +30,7 @@ Shapes:
                      --shift-factors from the matching day of --shift-days (default 12,26 and 1.7,0.55)
 """
 import argparse
+import json
 import math
 import random
 import sys
@@ -32,44 +42,75 @@ def daily_cycle(hour_of_day, amplitude=0.45, peak_hour=15):
     return 1 + amplitude * math.cos(2 * math.pi * (hour_of_day - peak_hour) / 24)
 
 
-def spiky_requests(hours, level, rng):
-    values, noise, spike_left, spike_height = [], 0.0, 0, 1.0
-    for h in range(hours):
-        day = h // 24
-        weekend = 0.6 if day % 7 in (5, 6) else 1.0
+# Each shape is a process stepped hour by hour: step(state, hour, rng) -> (GPUs, next state). The
+# random draws per hour are the same, in the same order, whether a series or an oracle's paths are
+# generated, so a series is the same for a seed either way.
+
+def spiky_requests(level):
+    def step(state, h, rng):
+        noise, spike_left, spike_height = state
+        weekend = 0.6 if (h // 24) % 7 in (5, 6) else 1.0
         noise = 0.6 * noise + rng.gauss(0, 0.12)
         if spike_left == 0 and rng.random() < 0.3 / 24:
             spike_left, spike_height = rng.randint(1, 4), rng.uniform(1.5, 3.0)
         spike = spike_height if spike_left > 0 else 1.0
-        spike_left = max(0, spike_left - 1)
-        values.append(level * weekend * daily_cycle(h % 24) * math.exp(noise) * spike)
-    return values
+        value = level * weekend * daily_cycle(h % 24) * math.exp(noise) * spike
+        return value, (noise, max(0, spike_left - 1), spike_height)
+    return (0.0, 0, 1.0), step
 
 
-def bursty_serverless(hours, level, rng):
-    values, bursting = [], False
-    for h in range(hours):
+def bursty_serverless(level):
+    def step(bursting, h, rng):
         bursting = rng.random() >= 0.35 if bursting else rng.random() < 0.08
         floor = 0.15 * level * daily_cycle(h % 24, amplitude=0.3)
         burst = rng.lognormvariate(math.log(2 * level), 0.6) if bursting else 0.0
-        values.append(floor + burst)
-    return values
+        return floor + burst, bursting
+    return False, step
 
 
-def zero_inflated(hours, level, rng):
-    return [0.0 if rng.random() < 0.35 else rng.gammavariate(2, level / 2) * daily_cycle(h % 24) for h in range(hours)]
+def zero_inflated(level):
+    def step(state, h, rng):
+        return (0.0 if rng.random() < 0.35 else rng.gammavariate(2, level / 2) * daily_cycle(h % 24)), state
+    return None, step
 
 
-def regime_shift(hours, level, rng, shift_days, shift_factors):
-    values, noise = [], 0.0
-    for h in range(hours):
+def regime_shift(level, shift_days, shift_factors):
+    def step(noise, h, rng):
         factor = 1.0
         for day, f in zip(shift_days, shift_factors):
             if h >= day * 24:
                 factor *= f
         noise = 0.5 * noise + rng.gauss(0, 0.08)
-        values.append(level * factor * daily_cycle(h % 24) * math.exp(noise))
-    return values
+        return level * factor * daily_cycle(h % 24) * math.exp(noise), noise
+    return 0.0, step
+
+
+def run(process, first_hour, hours, rng):
+    """The process's values for hours [first_hour, first_hour + hours) from `process`'s state at
+    first_hour, and its state after them."""
+    state, step = process
+    values = []
+    for h in range(first_hour, first_hour + hours):
+        value, state = step(state, h, rng)
+        values.append(value)
+    return values, state
+
+
+def oracle_forecast(process, rng, cut_hour, hours, paths, seed_text, step_seconds, origin):
+    """The process's own distribution of hours [cut_hour, cut_hour + hours) given everything up to
+    the cut: `paths` continuations from its state there, each with its own random stream; the
+    quantiles of each hour over them, as `fleetcast forecast predict --json` writes a forecast."""
+    _, state = run(process, 0, cut_hour, rng)
+    samples = [run((state, process[1]), cut_hour, hours, random.Random(f"{seed_text}:path:{p}"))[0] for p in range(paths)]
+    steps = []
+    for j in range(hours):
+        column = sorted(path[j] for path in samples)
+        quantiles = {f"p{percent:g}": column[min(paths - 1, int(percent / 100 * paths))] for percent in ORACLE_PERCENTS}
+        steps.append({"timestamp": origin + (cut_hour + j) * step_seconds, "quantiles": quantiles})
+    return {"model": "oracle", "backend": {"name": "python", "reason": "the stand-in's own process"}, "steps": steps}
+
+
+ORACLE_PERCENTS = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 
 def to_step(hourly, step, rng):
@@ -97,16 +138,26 @@ def main():
     parser.add_argument("--origin", type=int, default=0, help="timestamp of the first sample")
     parser.add_argument("--shift-days", default="12,26")
     parser.add_argument("--shift-factors", default="1.7,0.55")
+    parser.add_argument("--oracle-from", type=int, help="write the oracle forecast from this hour instead of the series")
+    parser.add_argument("--oracle-hours", type=int, default=168)
+    parser.add_argument("--paths", type=int, default=2000)
     args = parser.parse_args()
     if args.days <= 0 or args.step <= 0 or HOUR % args.step != 0 or args.level <= 0:
         sys.exit("standin_load.py: --days and --level must be positive and --step must divide 3600")
     rng = random.Random(f"{args.shape}:{args.seed}")
     hours = args.days * 24
-    if args.shape == "regime_shift":
-        values = regime_shift(hours, args.level, rng, floats(args.shift_days), floats(args.shift_factors))
-    else:
-        values = {"spiky_requests": spiky_requests, "bursty_serverless": bursty_serverless,
-                  "zero_inflated": zero_inflated}[args.shape](hours, args.level, rng)
+    process = {"spiky_requests": lambda: spiky_requests(args.level), "bursty_serverless": lambda: bursty_serverless(args.level),
+               "zero_inflated": lambda: zero_inflated(args.level),
+               "regime_shift": lambda: regime_shift(args.level, floats(args.shift_days), floats(args.shift_factors))}[args.shape]()
+    if args.oracle_from is not None:
+        if args.step != HOUR or not 0 <= args.oracle_from < hours or args.oracle_hours <= 0 or args.paths <= 0:
+            sys.exit("standin_load.py: --oracle-from needs --step 3600, an hour inside the series, and positive --oracle-hours and --paths")
+        forecast = oracle_forecast(process, rng, args.oracle_from, args.oracle_hours, args.paths, f"{args.shape}:{args.seed}",
+                                   args.step, args.origin)
+        json.dump(forecast, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    values, _ = run(process, 0, hours, rng)
     if args.step != HOUR:
         values = to_step(values, args.step, rng)
     out = ["timestamp,value"]

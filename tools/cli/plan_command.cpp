@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "fleetcast/forecast.h"
 #include "fleetcast/plan.h"
@@ -27,6 +28,7 @@ struct PlanningArguments {
   std::optional<std::string> budget;
   std::string forecaster = "auto";
   std::string model_file;
+  std::vector<std::string> supplied_forecasts;  // WORKLOAD=FILE
   int replicas = 16;
   int threads = 0;
   bool quiet = false;
@@ -42,6 +44,9 @@ void add_forecasting_options(CLI::App* command, PlanningArguments& arguments) {
   command->add_option("--forecaster", arguments.forecaster, "auto, validated, lstm, holt_winters or seasonal_naive")
       ->check(CLI::IsMember({"auto", "validated", "lstm", "holt_winters", "seasonal_naive"}));
   command->add_option("--model", arguments.model_file, "A trained LSTM model file (fleetcast forecast train) for every workload");
+  command->add_option("--forecast", arguments.supplied_forecasts,
+                      "WORKLOAD=FILE: plan that service from a forecast made elsewhere, as 'fleetcast forecast predict --json' "
+                      "writes it (timestamps in its demand CSV's clock; repeatable)");
   command->add_flag("--quiet", arguments.quiet, "No progress lines on stderr");
 }
 
@@ -103,6 +108,19 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
     }
     inputs->model = std::move(*model);
     options.lstm_model = &*inputs->model;
+  }
+  for (const std::string& entry : arguments.supplied_forecasts) {
+    const std::size_t equals = entry.find('=');
+    if (equals == 0 || equals == std::string::npos || equals + 1 == entry.size()) {
+      std::cerr << "--forecast: expected WORKLOAD=FILE, found '" << entry << "'\n";
+      return kExitInvalidInput;
+    }
+    auto supplied = forecast::load_quantile_forecast(entry.substr(equals + 1));
+    if (!supplied.ok()) {
+      std::cerr << "--forecast: " << supplied.status().message() << '\n';
+      return kExitInvalidInput;
+    }
+    options.supplied_forecasts[entry.substr(0, equals)] = std::move(*supplied);
   }
   options.registry = &inputs->registry;
   options.replicas = arguments.replicas;
