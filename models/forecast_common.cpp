@@ -90,6 +90,38 @@ QuantileForecast empty_forecast(const TimeSeries& history, std::span<const doubl
   return forecast;
 }
 
+Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries history, int steps, int block) {
+  if (steps < 1 || block < 1) {
+    return invalid_argument_error("forecast_ahead: expected at least one step and a block of at least one, found " +
+                                  std::to_string(steps) + " and " + std::to_string(block));
+  }
+  QuantileForecast out;
+  out.start_seconds = history.time_of(history.values.size());
+  out.step = history.step;
+  for (int done = 0, b = 0; done < steps; ++b) {
+    const int count = std::min(block, steps - done);
+    auto next = forecaster.predict(history, count);
+    if (!next.ok()) return next.status();
+    if (out.levels.empty()) {
+      out.levels = next->levels;
+      out.values.resize(next->levels.size());
+      out.model = next->model;
+      out.backend = next->backend;
+    }
+    const std::vector<double>& median = next->quantile(0.5);
+    const double widen = std::sqrt(static_cast<double>(b + 1));
+    for (std::size_t q = 0; q < next->levels.size(); ++q) {
+      for (int h = 0; h < count; ++h) {
+        const auto j = static_cast<std::size_t>(h);
+        out.values[q].push_back(std::max(0.0, median[j] + widen * (next->values[q][j] - median[j])));
+      }
+    }
+    history.values.insert(history.values.end(), median.begin(), median.begin() + count);
+    done += count;
+  }
+  return out;
+}
+
 double normal_quantile(double p) {
   // Peter Acklam's algorithm: rational approximations in a central region and the two tails.
   static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,

@@ -14,48 +14,12 @@ namespace {
 
 constexpr double kDefaultLevels[] = {0.1, 0.5, 0.9};
 
-// Quantile rows at the forecast's own step, from the end of the history onwards.
-struct StepForecast {
-  std::vector<double> levels;
-  std::vector<std::vector<double>> values;  // [q][j]
-  std::string model;
-  std::string backend;
-};
-
-// Forecasts `steps` steps with `forecaster`, in blocks of at most `block` steps: each block's
-// median is appended to the history the next block starts from, and its quantiles' distance from
-// the median is widened by sqrt(blocks ahead), as errors compound over blocks.
-Result<StepForecast> roll_out(const forecast::Forecaster& forecaster, TimeSeries history, int steps, int block) {
-  StepForecast out;
-  for (int done = 0, b = 0; done < steps; ++b) {
-    const int count = std::min(block, steps - done);
-    auto next = forecaster.predict(history, count);
-    if (!next.ok()) return next.status();
-    if (out.levels.empty()) {
-      out.levels = next->levels;
-      out.values.resize(next->levels.size());
-      out.model = next->model;
-      out.backend = next->backend;
-    }
-    const std::vector<double>& median = next->quantile(0.5);
-    const double widen = std::sqrt(static_cast<double>(b + 1));
-    for (std::size_t q = 0; q < next->levels.size(); ++q) {
-      for (int h = 0; h < count; ++h) {
-        const auto j = static_cast<std::size_t>(h);
-        out.values[q].push_back(std::max(0.0, median[j] + widen * (next->values[q][j] - median[j])));
-      }
-    }
-    history.values.insert(history.values.end(), median.begin(), median.begin() + count);
-    done += count;
-  }
-  return out;
-}
-
 // The forecast at the horizon's intervals: interval k covers [start + k step, start + (k+1) step);
 // forecast step j is at `first` + j * `step`. A finer forecast gives each interval the mean of its
 // steps, a coarser one the step in effect at the interval start.
-std::vector<std::vector<double>> to_intervals(const StepForecast& forecast, Instant first, Seconds step,
+std::vector<std::vector<double>> to_intervals(const forecast::QuantileForecast& forecast, Instant first,
                                               const Horizon& horizon) {
+  const Seconds step = forecast.step;
   std::vector<std::vector<double>> values(forecast.values.size());
   const std::int64_t s = step.count();
   for (std::int64_t k = 0; k < horizon.intervals(); ++k) {
@@ -187,10 +151,9 @@ Result<DemandBands> supplied_demand(const forecast::QuantileForecast& supplied, 
                                   ", not the whole horizon planned, " + format_instant(horizon.start) + " to " +
                                   format_instant(horizon.start + horizon.duration));
   }
-  const StepForecast steps{supplied.levels, supplied.values, supplied.model, supplied.backend};
   DemandBands bands;
   bands.levels = supplied.levels;
-  bands.values = to_intervals(steps, first, supplied.step, horizon);
+  bands.values = to_intervals(supplied, first, horizon);
   return bands;
 }
 
@@ -254,14 +217,14 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
       for (const std::string& name : fallback_chain(asked, options)) {
         if (options.on_progress) options.on_progress("forecasting " + workload.name + " with " + name);
         auto fitted = fit_forecaster(name, history, options, registry, scenario.seed, steps);
-        Result<StepForecast> rolled =
-            fitted.ok() ? roll_out(*fitted->forecaster, history, steps, fitted->block) : Result<StepForecast>(fitted.status());
+        Result<forecast::QuantileForecast> rolled = fitted.ok() ? forecast::forecast_ahead(*fitted->forecaster, history, steps, fitted->block)
+                                                                : Result<forecast::QuantileForecast>(fitted.status());
         if (!rolled.ok()) {
           reason += (reason.empty() ? "" : "; ") + name + " unavailable: " + rolled.status().message();
           continue;
         }
         demand.bands.levels = rolled->levels;
-        demand.bands.values = to_intervals(*rolled, first, history.step, horizon);
+        demand.bands.values = to_intervals(*rolled, first, horizon);
         demand.summary.forecaster = rolled->model;
         demand.summary.backend = rolled->backend;
         demand.summary.reason = reason + (reason.empty() || fitted->why.empty() ? "" : "; ") + fitted->why;

@@ -187,6 +187,14 @@ class Forecaster {
   [[nodiscard]] virtual Result<QuantileForecast> predict(const TimeSeries& history, int horizon) const = 0;
 };
 
+/// Forecasts `steps` steps after the end of `history` with a fitted `forecaster`, in blocks of at
+/// most `block` steps (an LSTM forecasts at most its trained horizon at once; `block` >= steps
+/// forecasts in one call): each block's median is appended to the history the next block starts
+/// from, and the next block's quantiles' distance from its median is widened by sqrt(blocks ahead),
+/// as errors compound over blocks; values below 0 are raised to 0. The model and backend are the
+/// first block's. invalid_argument when `steps` or `block` is below 1; else the forecaster's errors.
+Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries history, int steps, int block);
+
 /// Seasonal naive: each step repeats the value one season earlier (daily: 1 day, weekly: 7 days);
 /// quantiles from the spread of the in-sample seasonal differences, widening with the number of
 /// seasons ahead.

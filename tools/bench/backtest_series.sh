@@ -11,13 +11,15 @@
 # forecaster the plan chose; the p10-p90 coverage and MASE of its
 # forecast over the held-out hours (MASE against the in-sample daily seasonal naive error), and the
 # planning and MILP seconds.
-# Usage: [SERIES=REGEX] [ORACLE=1] tools/bench/backtest_series.sh [path/to/fleetcast] [backtest option...]
+# Usage: [SERIES=REGEX] [FORECAST=oracle|foresight] tools/bench/backtest_series.sh [path/to/fleetcast] [backtest option...]
 #        (default build/release/tools/fleetcast; options such as --forecaster holt_winters --risk 0.8
 #        or --risk validated;
 #        SERIES keeps the series whose names match the extended regular expression;
-#        ORACLE=1 backtests the stand-ins only, each planned from its oracle forecast
+#        FORECAST=oracle backtests the stand-ins only, each planned from its oracle forecast
 #        (standin_load.py --oracle-from the cut: its own process's quantiles, the best a forecaster
-#        can know) instead of a forecaster: the cost ratio uncertainty alone leaves)
+#        can know) instead of a forecaster: the cost ratio uncertainty alone leaves;
+#        FORECAST=foresight plans every series from the held-out demand itself
+#        (foresight_forecast.py): the planner's own gap to the optimum, with nothing uncertain)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bench=$(pwd)/tools/bench
@@ -34,7 +36,7 @@ for file in alibaba_dlrm2025_gpus_in_use_1h alibaba_dlrm2025_gpus_in_use_5min al
             alibaba_gpu2023_gpus_allocated_5min alibaba_gpu2023_gpus_requested_5min; do
   series+=("${file#alibaba_}=$data/load/$file.csv")
 done
-[[ ${ORACLE:-} == 1 ]] && series=()
+[[ ${FORECAST:-} == oracle ]] && series=()
 seed=11
 declare -A standin_seed
 for shape in spiky_requests bursty_serverless zero_inflated regime_shift; do
@@ -57,14 +59,17 @@ for entry in "${series[@]}"; do
     cut=$(date -u -d "@$(( first + (duration - 168) * 3600 ))" +%Y-%m-%dT%H:%M:%SZ)
     "$bench/series_scenario.sh" "$name" "$csv" "$(date -u -d "@$first" +%Y-%m-%dT%H:%M:%SZ)" "${duration}h" prices.db \
       > "$work/scenario.json"
-    oracle=()
-    if [[ ${ORACLE:-} == 1 ]]; then
+    supplied=()
+    if [[ ${FORECAST:-} == oracle ]]; then
       python3 "$bench/standin_load.py" "$name" --days 35 --step 3600 --level 40 --seed "${standin_seed[$name]}" \
-        --oracle-from $((duration - 168)) --oracle-hours 168 > "$work/oracle.json"
-      oracle=(--forecast "load=$work/oracle.json")
+        --oracle-from $((duration - 168)) --oracle-hours 168 > "$work/forecast.json"
+      supplied=(--forecast "load=$work/forecast.json")
+    elif [[ ${FORECAST:-} == foresight ]]; then
+      python3 "$bench/foresight_forecast.py" "$csv" $((duration - 168)) 168 > "$work/forecast.json"
+      supplied=(--forecast "load=$work/forecast.json")
     fi
     if ! "$fleetcast" backtest "$work/scenario.json" --train-until "$cut" --replicas 0 --quiet --json \
-        --plan-out "$work/plan.json" "${oracle[@]}" "${options[@]}" > "$work/result.json" 2> "$work/error.txt"; then
+        --plan-out "$work/plan.json" "${supplied[@]}" "${options[@]}" > "$work/result.json" 2> "$work/error.txt"; then
       printf '%-32s %5s refused: %s\n' "$name" "$offset" "$(cat "$work/error.txt")"
       continue
     fi

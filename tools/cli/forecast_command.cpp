@@ -113,9 +113,14 @@ void add_predict(CLI::App& forecast_app, int& exit_code) {
   auto location = std::make_shared<ModelLocation>();
   auto backend = std::make_shared<BackendFlag>();
   auto json = std::make_shared<bool>(false);
+  auto steps = std::make_shared<int>(0);
   command->add_option("--series", *series, "timestamp,value CSV: the history to forecast from")->required();
   location->add_to(command, "Model file written by 'forecast train'");
   backend->add_to(command);
+  command->add_option("--steps", *steps,
+                      "Steps to forecast (default: the model's horizon); more are rolled out block by block, each "
+                      "block's median feeding the next and its quantiles widened by sqrt(blocks ahead), as a plan does")
+      ->check(CLI::Range(1, 1'000'000));
   command->add_flag("--json", *json, "Print a JSON object instead of a table");
   command->callback([=, &exit_code] {
     if (Status status = location->check(); !status.ok()) return void(exit_code = report_error(status));
@@ -125,10 +130,14 @@ void add_predict(CLI::App& forecast_app, int& exit_code) {
     auto data = read_time_series_csv(*series);
     if (!data.ok()) return void(exit_code = report_error(data.status()));
     const BackendRegistry registry(backend->preference());
-    BackendChoice ran;
-    auto forecasts = registry.predict(*model, std::span(&*data, 1), &ran);
-    if (!forecasts.ok()) return void(exit_code = report_error(forecasts.status()));
-    const forecast::QuantileForecast& result = forecasts->front();
+    const int block = model->options.horizon;
+    auto rolled = forecast::forecast_ahead(*forecast::make_lstm(std::move(*model), registry), *data, *steps > 0 ? *steps : block, block);
+    if (!rolled.ok()) return void(exit_code = report_error(rolled.status()));
+    const forecast::QuantileForecast& result = *rolled;
+    // The backend that ran, and why the CPU did when it did: the registry's choice, or a CUDA call
+    // that failed at run time and fell back.
+    const BackendChoice ran{result.backend, result.backend == registry.choice().name ? registry.choice().reason
+                                                                                     : "a CUDA call failed at run time; the CPU computed the forecast"};
     if (*json) {
       std::cout << forecast::quantile_forecast_json(result, ran);
     } else {
