@@ -139,6 +139,40 @@ Result<DemandBands> stated_demand(const Workload& workload, const Horizon& horiz
   return bands;
 }
 
+// The trace's samples before `until`, in Unix epoch seconds, already times the trace's scale
+// (DemandTrace::series).
+TimeSeries samples_before(const DemandTrace& trace, Instant until) {
+  TimeSeries history;
+  if (trace.series.values.size() < 2) return history;
+  const std::int64_t before = (until - trace.origin).count() / trace.series.step.count();
+  const auto count = static_cast<std::ptrdiff_t>(std::clamp<std::int64_t>(before, 0, static_cast<std::int64_t>(trace.series.values.size())));
+  history.start_seconds = trace.origin.time_since_epoch().count();
+  history.step = trace.series.step;
+  history.values.assign(trace.series.values.begin(), trace.series.values.begin() + count);
+  return history;
+}
+
+// `history` averaged over whole steps of `plan_step` ending where it ends (leading samples that fill
+// no step dropped), when that is a multiple of its step; else `history` as it is. The plan's
+// intervals average the demand over each step, so the forecaster gets the quantity planned, and
+// at that step its context spans days rather than hours and a week's horizon is 168 hourly steps
+// rather than 2,016 five-minute ones rolled out on medians.
+TimeSeries at_plan_step(const TimeSeries& history, Seconds plan_step) {
+  const std::int64_t step = history.step.count();
+  if (step <= 0 || plan_step.count() <= step || plan_step.count() % step != 0) return history;
+  const auto ratio = static_cast<std::size_t>(plan_step.count() / step);
+  const std::size_t skipped = history.values.size() % ratio;
+  TimeSeries averaged;
+  averaged.start_seconds = history.time_of(skipped);
+  averaged.step = plan_step;
+  for (std::size_t i = skipped; i < history.values.size(); i += ratio) {
+    double sum = 0;
+    for (std::size_t j = i; j < i + ratio; ++j) sum += history.values[j];
+    averaged.values.push_back(sum / static_cast<double>(ratio));
+  }
+  return averaged;
+}
+
 // Bands from a forecast made elsewhere (PlanOptions::supplied_forecasts), its timestamps in the
 // clock of the workload's demand CSV (`trace`; Unix epoch seconds without one). It must cover
 // the horizon: a plan never fills a gap with a guess of its own.
@@ -185,17 +219,10 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
     demand.summary.backend = "cpu";
     const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
     const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
-    // History: the trace's samples before the cut, already multiplied by the trace's scale when
-    // the scenario was loaded (see DemandTrace::series).
-    TimeSeries history;
-    if (trace != nullptr && trace->series.values.size() > 1) {
-      const std::int64_t step = trace->series.step.count();
-      const std::int64_t before = (history_until - trace->origin).count();
-      const auto samples = static_cast<std::size_t>(std::clamp<std::int64_t>(before / step, 0, static_cast<std::int64_t>(trace->series.values.size())));
-      history.start_seconds = trace->origin.time_since_epoch().count();
-      history.step = trace->series.step;
-      history.values.assign(trace->series.values.begin(), trace->series.values.begin() + static_cast<std::ptrdiff_t>(samples));
-    }
+    const TimeSeries samples = trace != nullptr ? samples_before(*trace, history_until) : TimeSeries{};
+    // A trained --model forecasts at the step it was trained at; the others at the plan's.
+    const TimeSeries history =
+        at_plan_step(samples, options.lstm_model != nullptr ? Seconds(options.lstm_model->step_seconds) : horizon.step);
     const int per_day = history.step.count() > 0 ? forecast::steps_per_day(history.step) : 0;
     if (const auto supplied = options.supplied_forecasts.find(workload.name); supplied != options.supplied_forecasts.end()) {
       auto bands = supplied_demand(supplied->second, trace, horizon);
@@ -204,9 +231,9 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
       demand.summary.forecaster = "supplied";
       demand.summary.backend = supplied->second.backend;
       demand.summary.reason = "the forecast supplied with the plan (model '" + supplied->second.model + "')";
-      demand.summary.history_samples = static_cast<std::int64_t>(history.values.size());
+      demand.summary.history_samples = static_cast<std::int64_t>(samples.values.size());
     } else if (per_day > 0 && history.values.size() >= static_cast<std::size_t>(2 * per_day)) {
-      const Instant first = trace->origin + history.step * static_cast<std::int64_t>(history.values.size());
+      const Instant first{Seconds(history.time_of(history.values.size()))};
       const Instant horizon_end = horizon.start + horizon.duration;
       const auto steps = static_cast<int>((horizon_end - first).count() / history.step.count() + 1);
       std::string reason;
@@ -228,7 +255,12 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
         demand.summary.forecaster = rolled->model;
         demand.summary.backend = rolled->backend;
         demand.summary.reason = reason + (reason.empty() || fitted->why.empty() ? "" : "; ") + fitted->why;
-        demand.summary.history_samples = static_cast<std::int64_t>(history.values.size());
+        if (history.step != samples.step) {
+          demand.summary.reason += std::string(demand.summary.reason.empty() ? "" : "; ") + "the trace's " +
+                                   format_duration(samples.step) + " samples averaged over each " + format_duration(history.step) +
+                                   " of the plan before forecasting";
+        }
+        demand.summary.history_samples = static_cast<std::int64_t>(samples.values.size());
         break;
       }
       if (demand.summary.forecaster.empty()) {

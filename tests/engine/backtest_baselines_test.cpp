@@ -25,7 +25,7 @@ constexpr int kTestHours = 10;
 
 // The history and test hours of a constant `gpus`, from the horizon start.
 std::string constant_demand_csv(int gpus) {
-  return fleetcast::testing::hourly_demand_csv("backtest_constant_" + std::to_string(gpus),
+  return fleetcast::testing::demand_csv("backtest_constant_" + std::to_string(gpus),
                                                std::vector<double>(kHistoryHours + kTestHours, gpus));
 }
 

@@ -28,7 +28,7 @@ double file_value(int hour) { return 8.0 + hour % 24 + hour / 24; }
 std::string scaled_trace_csv() {
   std::vector<double> values;
   for (int hour = 0; hour < kHours; ++hour) values.push_back(file_value(hour));
-  return fleetcast::testing::hourly_demand_csv("demand_scale", values);
+  return fleetcast::testing::demand_csv("demand_scale", values);
 }
 
 // 72 hours of one GPU-denominated service on one.gpu on-demand, its trace scaled by `scale`.
@@ -75,23 +75,10 @@ TEST_CASE("engine planner: a trace's scale reaches the forecast history once", "
     const Scenario scenario = scaled_scenario(prices, scale, 1.0);
     // Two days of history, the third day planned: the daily seasonal naive forecast's median is
     // the second day's value at the same hour, times the scale.
-    PlanOptions options = seasonal_naive_options();
-    options.history_until = kStart + Seconds{48 * 3600};
-    options.horizon = Horizon{*options.history_until, Seconds{24 * 3600}, Seconds{3600}};
-    auto plan = make_plan(scenario, prices, options);
-    INFO((plan.ok() ? std::string() : plan.status().message()));
-    REQUIRE(plan.ok());
-    const WorkloadForecast& forecast = plan->forecasts.front();
-    REQUIRE(forecast.forecaster == "seasonal_naive");
+    const WorkloadForecast forecast = fleetcast::testing::next_day_forecast(scenario, prices, kStart + Seconds{48 * 3600}, "seasonal_naive");
     CHECK(forecast.history_samples == 48);
-    std::size_t median = forecast.levels.size();
-    for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
-      if (std::abs(forecast.levels[q] - 0.5) < 1e-9) median = q;
-    }
-    REQUIRE(median < forecast.levels.size());
-    for (int hour = 0; hour < 24; ++hour) {
-      CHECK(forecast.values[median][static_cast<std::size_t>(hour)] == Approx(file_value(24 + hour) * scale));
-    }
+    const std::vector<double>& median = fleetcast::testing::median_row(forecast);
+    for (int hour = 0; hour < 24; ++hour) CHECK(median[static_cast<std::size_t>(hour)] == Approx(file_value(24 + hour) * scale));
   }
 }
 

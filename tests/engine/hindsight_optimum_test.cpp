@@ -27,7 +27,7 @@ std::string two_region_json(const std::string& purchase_options) {
     "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "6h", "step": "1h"},
     "pricing": {"provider": "test", "regions": ["r1", "r2"]},
     "instance_types": ["one.gpu", "four.gpu"], "purchase_options": )" + purchase_options + R"(,
-    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + fleetcast::testing::hourly_demand_csv("hindsight_two_regions", kDemand) + R"("},
+    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + fleetcast::testing::demand_csv("hindsight_two_regions", kDemand) + R"("},
                    "slo": {"target_utilisation": 0.8, "max_unserved_fraction": 0.01}}],
     "spot": {"max_share_per_pool_percent": 40},
     "policy": {"kind": "predictive", "predictive": {}}})";

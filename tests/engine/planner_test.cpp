@@ -17,7 +17,7 @@
 #include "tests/engine/test_catalog.h"
 
 using namespace fleetcast;
-using fleetcast::testing::hourly_demand_csv;
+using fleetcast::testing::demand_csv;
 using fleetcast::testing::load;
 using fleetcast::testing::test_catalog;
 
@@ -90,7 +90,7 @@ std::vector<std::vector<double>> exhaustive_instances() {
 // demand file is named by `test` (ctest runs test cases in parallel processes).
 Scenario exhaustive_scenario(const std::string& test, const std::vector<double>& needs, const PriceSource& prices) {
   return load(planning_json(8, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "reserved"])",
-                            trace_demand(hourly_demand_csv("exhaustive-" + test, needs))),
+                            trace_demand(demand_csv("exhaustive-" + test, needs))),
               prices);
 }
 
@@ -102,7 +102,7 @@ TEST_CASE("engine::make_plan on one pool reproduces the break-even rule exactly"
   // of 10 hours (70% > 60%), so 5 reservations pay; a 6th would never be used.
   const std::vector<double> needs = {5, 5, 5, 5, 5, 5, 5, 3, 3, 1};
   const Scenario scenario = load(planning_json(10, R"(["one.gpu"])", R"(["on_demand", "reserved"])",
-                                               trace_demand(hourly_demand_csv("break_even", needs))), prices);
+                                               trace_demand(demand_csv("break_even", needs))), prices);
   const Plan plan = plan_of(scenario, prices);
   REQUIRE(plan.commitments.size() == 1);
   const CommitmentRecommendation& commitment = plan.commitments.front();
@@ -147,7 +147,7 @@ TEST_CASE("engine::make_plan on one pool reproduces the break-even rule exactly"
 // The break-even scenario's pool with 5 one.gpu reservations (1y standard no-upfront, $0.60/h)
 // owned since a year before the horizon's hour 4, so that they expire 4 hours into it.
 Scenario expiring_scenario(const std::string& test, const std::vector<double>& needs, const PriceSource& prices) {
-  return load(planning_json(10, R"(["one.gpu"])", R"(["on_demand", "reserved"])", trace_demand(hourly_demand_csv(test, needs)),
+  return load(planning_json(10, R"(["one.gpu"])", R"(["on_demand", "reserved"])", trace_demand(demand_csv(test, needs)),
                             R"(, "commitments": [{"instance_type": "one.gpu", "region": "r1", "count": 5, "term": "1y",
                                  "payment": "no_upfront", "start": "2025-12-07T04:00:00Z"}])"),
               prices);
@@ -236,7 +236,7 @@ Scenario savings_plan_scenario(const std::string& test, const std::string& optio
     "pricing": {"provider": "aws", "regions": ["us-east-1"]},
     "instance_types": ["g6.xlarge"], "purchase_options": )" + options + R"(,
     "workloads": [{"name": "svc", "kind": "service", "demand": )" +
-                  trace_demand(hourly_demand_csv(test, std::vector<double>(10, 5))) + R"(,
+                  trace_demand(demand_csv(test, std::vector<double>(10, 5))) + R"(,
                    "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}}], )" + kHorizonRepeated + R"(
     "commitments": [{"type": "ec2_instance", "family": "g6", "region": "us-east-1", "hourly_commitment_usd": 3,
                      "term": "1y", "payment": "no_upfront", "start": "2026-06-01T00:00:00Z"}],
@@ -408,7 +408,7 @@ Scenario jumping_scenario(const PriceSource& prices, const std::string& test) {
     values.push_back(level * (1 + 0.3 * std::cos(2 * 3.14159265358979 * k / 24.0)));
   }
   std::string json = planning_json(21 * 24, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
-                                   trace_demand(hourly_demand_csv("jumping-" + test, values)), R"(, "spot": {"max_share_per_pool_percent": 40})");
+                                   trace_demand(demand_csv("jumping-" + test, values)), R"(, "spot": {"max_share_per_pool_percent": 40})");
   const std::string slo = R"("max_unserved_fraction": 0.01)";
   json.replace(json.find(slo), slo.size(), R"("max_unserved_fraction": 0.0005)");
   return load(json, prices);
@@ -493,8 +493,8 @@ std::vector<double> shaped_demand(int hours, double level, double amplitude, int
 // two-region catalog with spot capped at 40% per pool; each service's trace starts at the horizon
 // start, so the planner takes it as known: perfect foresight.
 Scenario foresight_scenario(const PriceSource& prices, int hours, const std::string& options) {
-  const std::string front = hourly_demand_csv("foresight-front", shaped_demand(hours, 14, 0.5, 0));
-  const std::string ranker = hourly_demand_csv("foresight-ranker", shaped_demand(hours, 9, 0.3, 7));
+  const std::string front = demand_csv("foresight-front", shaped_demand(hours, 14, 0.5, 0));
+  const std::string ranker = demand_csv("foresight-ranker", shaped_demand(hours, 9, 0.3, 7));
   return load(R"({"version": 1, "name": "foresight", "seed": 5,
     "horizon": {"start": "2026-12-07T00:00:00Z", "duration": ")" + std::to_string(hours) + R"(h", "step": "1h"},
     "pricing": {"provider": "test", "regions": ["r1", "r2"]},

@@ -15,7 +15,7 @@
 
 using namespace fleetcast;
 using fleetcast::testing::aws_g6_catalog;
-using fleetcast::testing::hourly_demand_csv;
+using fleetcast::testing::demand_csv;
 using fleetcast::testing::load;
 
 namespace {
@@ -28,7 +28,7 @@ Scenario g6_planning(const std::string& test, const std::string& options, const 
     "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "10h", "step": "1h"},
     "pricing": {"provider": "aws", "regions": ["us-east-1"]},
     "instance_types": ["g6.xlarge"], "purchase_options": )" + options + R"(,
-    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + hourly_demand_csv(test, demand) + R"("},
+    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + demand_csv(test, demand) + R"("},
                    "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}}],
     "demand_outlook": {"monthly_growth_percent": 0, "monthly_volatility_percent": 0,
                        "migration_probability_per_year": 0, "discount_rate_percent_per_year": 0},

@@ -29,20 +29,14 @@ Scenario service_scenario(const PriceSource& prices, const std::string& name) {
     "pricing": {"provider": "test", "regions": ["r1"]},
     "instance_types": ["one.gpu"], "purchase_options": ["on_demand"],
     "workloads": [{"name": "svc", "kind": "service",
-                   "demand": {"unit": "gpus", "csv": ")" + fleetcast::testing::hourly_demand_csv(name, values) + R"("},
+                   "demand": {"unit": "gpus", "csv": ")" + fleetcast::testing::demand_csv(name, values) + R"("},
                    "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}}],
     "policy": {"kind": "predictive", "predictive": {}}})";
   return load(json, prices);
 }
 
 // The third day planned from the first two, no risk replicas.
-PlanOptions third_day_options() {
-  PlanOptions options;
-  options.replicas = 0;
-  options.history_until = kStart + Seconds{48 * kHourSeconds};
-  options.horizon = Horizon{*options.history_until, Seconds{24 * kHourSeconds}, Seconds{kHourSeconds}};
-  return options;
-}
+PlanOptions third_day_options() { return fleetcast::testing::next_day_options(kStart + Seconds{48 * kHourSeconds}); }
 
 // Hourly quantiles p50 and p95 from CSV hour `first` for `hours` hours: p50 = 10 + h % 3 and
 // p95 = 13 + h % 3 at step h.

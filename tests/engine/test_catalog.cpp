@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -86,13 +87,40 @@ InMemoryPriceSource aws_g6_catalog(const char* compute_rate) {
   return InMemoryPriceSource(std::move(catalog));
 }
 
-std::string hourly_demand_csv(const std::string& name, const std::vector<double>& values) {
+std::string demand_csv(const std::string& name, const std::vector<double>& values, std::int64_t step_seconds) {
   std::filesystem::create_directories(FLEETCAST_TEST_OUTPUT_DIR);
   const std::string path = std::string(FLEETCAST_TEST_OUTPUT_DIR) + "/" + name + ".csv";
   std::ofstream out(path);
   out << "timestamp,value\n";
-  for (std::size_t i = 0; i < values.size(); ++i) out << i * 3600 << ',' << values[i] << '\n';
+  for (std::size_t i = 0; i < values.size(); ++i) out << static_cast<std::int64_t>(i) * step_seconds << ',' << values[i] << '\n';
   return path;
+}
+
+PlanOptions next_day_options(Instant history_until) {
+  PlanOptions options;
+  options.replicas = 0;
+  options.history_until = history_until;
+  options.horizon = Horizon{history_until, Seconds{24 * 3600}, Seconds{3600}};
+  return options;
+}
+
+WorkloadForecast next_day_forecast(const Scenario& scenario, const PriceSource& prices, Instant history_until,
+                                   const std::string& forecaster) {
+  PlanOptions options = next_day_options(history_until);
+  options.forecaster = forecaster;
+  auto plan = make_plan(scenario, prices, options);
+  INFO((plan.ok() ? std::string() : plan.status().message()));
+  REQUIRE(plan.ok());
+  REQUIRE(plan->forecasts.front().forecaster == forecaster);
+  return plan->forecasts.front();
+}
+
+const std::vector<double>& median_row(const WorkloadForecast& forecast) {
+  for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
+    if (std::abs(forecast.levels[q] - 0.5) < 1e-9) return forecast.values[q];
+  }
+  FAIL("the forecast has no median among its levels");
+  return forecast.values.front();  // not reached: FAIL throws
 }
 
 Scenario load(const std::string& json, const PriceSource& prices) {

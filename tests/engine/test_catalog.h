@@ -2,9 +2,11 @@
 // from, and loading a scenario written in a test.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "fleetcast/plan.h"
 #include "fleetcast/pricing.h"
 #include "fleetcast/scenario.h"
 
@@ -24,10 +26,22 @@ InMemoryPriceSource two_region_catalog();
 /// `compute_rate`, an imported Compute Savings Plan rate (1y no upfront) for it.
 InMemoryPriceSource aws_g6_catalog(const char* compute_rate = nullptr);
 
-/// Writes hourly `values` (value i at i x 3600 s) as a demand CSV named `name`.csv in the test
-/// output folder and returns its path. Name the file after the test: ctest runs test cases in
-/// parallel processes.
-std::string hourly_demand_csv(const std::string& name, const std::vector<double>& values);
+/// Writes `values` (value i at i x `step_seconds`, hourly by default) as a demand CSV named
+/// `name`.csv in the test output folder and returns its path. Name the file after the test: ctest
+/// runs test cases in parallel processes.
+std::string demand_csv(const std::string& name, const std::vector<double>& values, std::int64_t step_seconds = 3600);
+
+/// Options that plan the 24 hours after `history_until` from the history before it, at an hourly
+/// step, with no risk replicas (the forecaster left at its default).
+PlanOptions next_day_options(Instant history_until);
+
+/// The first workload's forecast in the plan for the 24 hours after `history_until` made with
+/// `forecaster`; fails the test when planning fails or another forecaster ran.
+WorkloadForecast next_day_forecast(const Scenario& scenario, const PriceSource& prices, Instant history_until,
+                                   const std::string& forecaster);
+
+/// The median's row (level 0.5) of a plan's forecast; fails the test when it has none.
+const std::vector<double>& median_row(const WorkloadForecast& forecast);
 
 /// Validates `json` against `prices`; fails the test with every diagnostic when it is invalid.
 Scenario load(const std::string& json, const PriceSource& prices);
