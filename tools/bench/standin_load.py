@@ -105,7 +105,9 @@ def oracle_forecast(process, rng, cut_hour, hours, paths, seed_text, step_second
     steps = []
     for j in range(hours):
         column = sorted(path[j] for path in samples)
-        quantiles = {f"p{percent:g}": column[min(paths - 1, int(percent / 100 * paths))] for percent in ORACLE_PERCENTS}
+        # Rounded as the series' values are, so that a point mass (bursty's floor, zero-inflated's
+        # idle hours) lies inside the interval it bounds.
+        quantiles = {f"p{percent:g}": round(column[min(paths - 1, int(percent / 100 * paths))], 4) for percent in ORACLE_PERCENTS}
         steps.append({"timestamp": origin + (cut_hour + j) * step_seconds, "quantiles": quantiles})
     return {"model": "oracle", "backend": {"name": "python", "reason": "the stand-in's own process"}, "steps": steps}
 
