@@ -75,7 +75,15 @@ std::optional<std::string> read_step(const nlohmann::json& step, std::size_t ind
   if (!step.is_object() || !step.contains("timestamp") || !step["timestamp"].is_number_integer()) {
     return pointer + "/timestamp: expected an integer (seconds, in the demand series' clock)";
   }
-  timestamp = step["timestamp"].get<std::int64_t>();
+  const nlohmann::json& time = step["timestamp"];
+  const bool in_years = !(time.is_number_unsigned() && time.get<std::uint64_t>() > static_cast<std::uint64_t>(kLatestInstant.time_since_epoch().count()));
+  timestamp = in_years ? time.get<std::int64_t>() : 0;
+  if (!in_years || timestamp < kEarliestInstant.time_since_epoch().count() || timestamp > kLatestInstant.time_since_epoch().count()) {
+    // The bounds of a demand CSV's timestamps: the years 0000 to 9999, which keeps the step and
+    // the span far from int64 overflow.
+    return pointer + "/timestamp: expected seconds from " + std::to_string(kEarliestInstant.time_since_epoch().count()) + " to " +
+           std::to_string(kLatestInstant.time_since_epoch().count()) + " (the years 0000 to 9999), found " + time.dump();
+  }
   if (!step.contains("quantiles") || !step["quantiles"].is_object()) return pointer + "/quantiles: expected an object such as {\"p10\": 3, \"p50\": 5, \"p90\": 8}";
   std::map<double, double> row;  // level -> value, ascending
   for (const auto& [key, value] : step["quantiles"].items()) {

@@ -121,6 +121,18 @@ def model_document(quantiles):
             "parameters": [round(((i * 37) % 19 - 9) / 64, 6) for i in range(count)]}
 
 
+def forecast_seeds():
+    def document(levels, steps, step=3600, start=0):
+        return {"model": "lstm", "backend": {"name": "cpu", "reason": ""},
+                "steps": [{"timestamp": start + h * step,
+                           "quantiles": {f"p{level:g}": round(10 + h + (level - 50) / 10, 3) for level in levels}}
+                          for h in range(steps)]}
+    put("forecast_json", "three.json", json.dumps(document([10, 50, 90], 4), indent=1))
+    put("forecast_json", "percentiles.json", json.dumps(document([1, 5, 12.5, 50, 87.5, 95, 99], 3, step=300, start=1764547200)))
+    put("forecast_json", "median.json", json.dumps({"steps": [{"timestamp": 0, "quantiles": {"p50": 1}},
+                                                              {"timestamp": 60, "quantiles": {"p50": 0}}]}))
+
+
 def model_seeds():
     for name, quantiles in (("median", [0.5]), ("three", [0.1, 0.5, 0.9])):
         put("model_json", name + ".json", json.dumps(model_document(quantiles), indent=1))
@@ -199,6 +211,7 @@ if __name__ == "__main__":
     time_seeds()
     price_seeds()
     model_seeds()
+    forecast_seeds()
     plan_seeds()
     results_database_seeds()
     for harness in sorted(CORPUS.iterdir()):

@@ -59,6 +59,10 @@ TEST_CASE("forecast json: a quantile forecast that is not one is refused where i
   CHECK_THAT(refusal(R"({"model": 3, "steps": [)" + two + "]}"), Catch::Contains("/model: expected a string"));
   CHECK_THAT(refusal(R"({"steps": [{"timestamp": "now", "quantiles": {"p50": 1}}, {"timestamp": 60, "quantiles": {"p50": 1}}]})"),
              Catch::Contains("f.json: /steps/0/timestamp: expected an integer"));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 18446744073709551615, "quantiles": {"p50": 1}}, {"timestamp": 60, "quantiles": {"p50": 1}}]})"),
+             Catch::Contains("/steps/0/timestamp: expected seconds from -62167219200 to 253402300799"));
+  CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p50": 1}}, {"timestamp": -9000000000000000000, "quantiles": {"p50": 1}}]})"),
+             Catch::Contains("/steps/1/timestamp: expected seconds from"));
   CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p10": 1, "p90": 2}}, {"timestamp": 60, "quantiles": {"p10": 1, "p90": 2}}]})"),
              Catch::Contains("/steps/0/quantiles: expected the median, \"p50\""));
   CHECK_THAT(refusal(R"({"steps": [{"timestamp": 0, "quantiles": {"p50": 1, "p100": 2}}, {"timestamp": 60, "quantiles": {"p50": 1}}]})"),
