@@ -24,6 +24,12 @@ QUICKSTART = os.path.join(EXAMPLES, "quickstart.json")
 RECSYS = os.path.join(EXAMPLES, "recsys_planned.json")
 SHUTDOWN_REPLICAS = "2000"  # about a second of work per plan
 TRAIN_UNTIL = "2026-12-11T00:00:00Z"  # quickstart's backtest: its hindsight MILP is proven optimal in about a second
+# A forecast of quickstart's held-out 72 hours (its demand has no CSV: Unix epoch seconds), a daily
+# cycle around 24 GPUs, as `fleetcast forecast predict --json` writes one.
+QUICKSTART_FORECAST = {"model": "hand", "steps": [
+    {"timestamp": 1796947200 + 3600 * h,
+     "quantiles": {"p10": 18 + 6 * (h % 24 > 12), "p50": 24 + 6 * (h % 24 > 12), "p90": 30 + 6 * (h % 24 > 12)}}
+    for h in range(72)]}
 failures = []
 
 
@@ -83,6 +89,12 @@ class Server:
         code = self.process.wait(timeout=150)
         self.reader.join(timeout=5)
         return code
+
+
+def write_json(path, document):
+    with open(path, "w") as f:
+        json.dump(document, f)
+    return path
 
 
 def read_file(path):
@@ -200,6 +212,7 @@ def check_other_endpoints(server, expected):
     status, _, data = server.request("GET", "/healthz")
     check(status == 200 and json.loads(data)["status"] == "ok", "healthz")
     check_envelope(server, expected)
+    check_supplied_forecast(server, expected)
 
 
 def check_envelope(server, expected):
@@ -218,6 +231,25 @@ def check_envelope(server, expected):
     check(status == 400 and "body: unknown field 'colour'" in error["message"], f"unknown envelope field: 400, got {error}")
     status, _, error = server.error("POST", "/v1/plan", json.dumps({"scenario": scenario, "options": {"risk": True}}).encode())
     check(status == 400 and "options/risk: expected a string or a number" in error["message"], f"boolean option: 400, got {error}")
+
+
+def check_supplied_forecast(server, expected):
+    """An envelope's "forecasts" backtest as `fleetcast backtest --forecast WORKLOAD=FILE` does; a
+    forecast that is none is refused naming it, and an endpoint that plans nothing refuses the field."""
+    scenario = json.loads(read_file(QUICKSTART))
+    envelope = {"scenario": scenario, "forecasts": {"image-api": QUICKSTART_FORECAST}, "options": {"train_until": TRAIN_UNTIL}}
+    status, _, data = server.request("POST", "/v1/backtest", json.dumps(envelope).encode())
+    document = json.loads(data) if status == 200 else {}
+    check(status == 200 and document.get("forecasters") == {"image-api": "supplied"} and
+          without_timings(data) == without_timings(expected["supplied"]),
+          f"an envelope's forecasts backtest as `fleetcast backtest --forecast`, got {status} {data[:300]!r}")
+    broken = dict(envelope, forecasts={"image-api": {"steps": [{"timestamp": 0, "quantiles": {"p10": 1}}] * 2}})
+    status, _, error = server.error("POST", "/v1/backtest", json.dumps(broken).encode())
+    check(status == 400 and "body: forecasts/image-api: /steps/0/quantiles: expected the median" in error["message"],
+          f"a forecast without a median: 400 naming it, got {status} {error}")
+    status, _, error = server.error("POST", "/v1/simulate", json.dumps({"scenario": scenario, "forecasts": {}}).encode())
+    check(status == 400 and "body: unknown field 'forecasts'; expected scenario and options" in error["message"],
+          f"forecasts where nothing is planned: 400, got {status} {error}")
 
 
 def slow_client(server, results, done):
@@ -250,6 +282,8 @@ def expected_outputs(prices_db):
         "enveloped": cli("plan", QUICKSTART, "--json", "--quiet", "--risk", "0.9", "--replicas", "4"),
         "run": cli("run", QUICKSTART, "--json"),
         "backtest": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet"),
+        "supplied": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet", "--forecast",
+                        "image-api=" + write_json(os.path.join(WORK, "quickstart.forecast.json"), QUICKSTART_FORECAST)),
         "offers": cli("pricing", "list", "--db", prices_db, "--gpu", "H100", "--option", "on_demand", "--json"),
     }
     html = os.path.join(WORK, "quickstart.html")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <variant>
@@ -10,6 +11,7 @@
 
 #include "core/json_text.h"
 #include "fleetcast/export.h"
+#include "fleetcast/forecast.h"
 #include "fleetcast/plan.h"
 #include "fleetcast/report.h"
 #include "fleetcast/run.h"
@@ -82,25 +84,47 @@ Result<LoadedScenario> load_scenario_body(const EndpointContext& context, std::s
   return LoadedScenario{std::move(*scenario), std::move(*prices)};
 }
 
-// What an endpoint reads: the document (a scenario, or a plan for /v1/export) and its options.
+// What an endpoint reads: the document (a scenario, or a plan for /v1/export), its options, and
+// the forecasts supplied in place of the forecaster (plan and backtest).
 struct RequestInput {
   std::string document;         // the document's JSON text
   QueryParameters parameters;   // the query's, plus the envelope's options
+  std::map<std::string, forecast::QuantileForecast> forecasts;  // by workload name
 };
+
+// The envelope's "forecasts": {"<workload>": <a forecast document, as `forecast predict --json`
+// writes it>, ...}, read as `plan --forecast WORKLOAD=FILE` reads each file.
+Result<std::map<std::string, forecast::QuantileForecast>> supplied_forecasts(const nlohmann::json& forecasts) {
+  if (!forecasts.is_object()) return invalid_argument_error("body: forecasts: expected an object of forecasts by workload name");
+  std::map<std::string, forecast::QuantileForecast> read;
+  for (const auto& [workload, document] : forecasts.items()) {
+    auto supplied = forecast::quantile_forecast_from_json(json_text::dump(document), "body: forecasts/" + workload);
+    if (!supplied.ok()) return supplied.status();
+    read.emplace(workload, std::move(*supplied));
+  }
+  return read;
+}
 
 // A body is the document itself, or an envelope {"<document_key>": {...}, "options": {...}} whose
 // options are query parameters given as JSON strings or numbers (read exactly as if they were in
-// the query; one given both ways is refused). A body that is not JSON goes on as the document, so
-// its parse error is the one `fleetcast validate` gives.
-Result<RequestInput> request_input(const EndpointRequest& request, const std::string& document_key) {
-  RequestInput input{std::string(request.body), request.query};
+// the query; one given both ways is refused), and, where `takes_forecasts`, "forecasts" (see
+// supplied_forecasts). A body that is not JSON goes on as the document, so its parse error is the
+// one `fleetcast validate` gives.
+Result<RequestInput> request_input(const EndpointRequest& request, const std::string& document_key, bool takes_forecasts) {
+  RequestInput input{std::string(request.body), request.query, {}};
   auto parsed = json_text::parse(request.body);
   const auto* body = std::get_if<nlohmann::json>(&parsed);
   if (body == nullptr || !body->is_object() || !body->contains(document_key)) return input;
   for (const auto& [key, value] : body->items()) {
-    if (key != document_key && key != "options") {
-      return invalid_argument_error("body: unknown field '" + key + "'; expected " + document_key + " and options");
+    if (key != document_key && key != "options" && !(takes_forecasts && key == "forecasts")) {
+      return invalid_argument_error("body: unknown field '" + key + "'; expected " + document_key +
+                                    (takes_forecasts ? ", options and forecasts" : " and options"));
     }
+  }
+  if (body->contains("forecasts")) {
+    auto forecasts = supplied_forecasts((*body)["forecasts"]);
+    if (!forecasts.ok()) return forecasts.status();
+    input.forecasts = std::move(*forecasts);
   }
   input.document = json_text::dump((*body)[document_key]);
   const nlohmann::json options = body->value("options", nlohmann::json::object());
@@ -118,9 +142,10 @@ Result<RequestInput> request_input(const EndpointRequest& request, const std::st
 }
 
 // The options `fleetcast plan` and `fleetcast backtest` share (plan_command.cpp), from the query.
-Result<PlanOptions> planning_options(const Query& query, const EndpointContext& context, const EndpointRequest& request,
-                                     int default_replicas) {
+Result<PlanOptions> planning_options(const Query& query, RequestInput& input, const EndpointContext& context,
+                                     const EndpointRequest& request, int default_replicas) {
   PlanOptions options;
+  options.supplied_forecasts = std::move(input.forecasts);
   if (auto risk = query.text("risk")) {
     if (Status status = set_risk_option(options, *risk); !status.ok()) return status.with_context("query parameter 'risk'");
   }
@@ -169,11 +194,11 @@ Reply status_reply(const Status& status) {
 }
 
 Reply plan_endpoint(const EndpointContext& context, const EndpointRequest& request) {
-  auto input = request_input(request, "scenario");
+  auto input = request_input(request, "scenario", true);
   if (!input.ok()) return status_reply(input.status());
   const Query query(input->parameters, {"risk", "budget", "forecaster", "replicas"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
-  auto options = planning_options(query, context, request, 16);
+  auto options = planning_options(query, *input, context, request, 16);
   if (!options.ok()) return status_reply(options.status());
   auto loaded = load_scenario_body(context, input->document);
   if (!loaded.ok()) return status_reply(loaded.status());
@@ -186,7 +211,7 @@ Reply plan_endpoint(const EndpointContext& context, const EndpointRequest& reque
 }
 
 Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& request) {
-  auto input = request_input(request, "scenario");
+  auto input = request_input(request, "scenario", false);
   if (!input.ok()) return status_reply(input.status());
   const Query query(input->parameters, {"replicas"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
@@ -210,7 +235,7 @@ Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& r
 }
 
 Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& request) {
-  auto input = request_input(request, "scenario");
+  auto input = request_input(request, "scenario", true);
   if (!input.ok()) return status_reply(input.status());
   const Query query(input->parameters, {"train_until", "risk", "budget", "forecaster", "replicas", "optimum_time_limit"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
@@ -218,7 +243,7 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
   if (!train_until) return status_reply(invalid_argument_error("query parameter 'train_until' is required: the cut, an instant inside the scenario's horizon (RFC 3339 UTC)"));
   auto cut = parse_instant(*train_until);
   if (!cut.ok()) return status_reply(cut.status().with_context("query parameter 'train_until'"));
-  auto options = planning_options(query, context, request, 0);
+  auto options = planning_options(query, *input, context, request, 0);
   if (!options.ok()) return status_reply(options.status());
   auto time_limit = query.number<double>("optimum_time_limit", 1e-3, 1e6);
   if (!time_limit.ok()) return status_reply(time_limit.status());
@@ -236,7 +261,7 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
 }
 
 Reply export_endpoint([[maybe_unused]] const EndpointContext& context, const EndpointRequest& request) {
-  auto input = request_input(request, "plan");
+  auto input = request_input(request, "plan", false);
   if (!input.ok()) return status_reply(input.status());
   const Query query(input->parameters, {"format", "max_actions", "window"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
