@@ -72,40 +72,6 @@ std::vector<double> generate(const DemandGenerator& generator, const Horizon& ho
   return values;
 }
 
-Result<std::vector<double>> resample(const Workload& workload, const DemandTrace& trace, const Horizon& horizon) {
-  const TimeSeries& series = trace.series;
-  const std::int64_t sample_count = static_cast<std::int64_t>(series.values.size());
-  const std::int64_t trace_step = sample_count > 1 ? series.step.count() : horizon.step.count();
-  const Instant covered_end = trace.origin + Seconds{sample_count * trace_step};
-  const Instant horizon_end = horizon.start + horizon.duration;
-  if (sample_count == 0 || trace.origin > horizon.start || covered_end < horizon_end) {
-    return failed_precondition_error(
-        "workload '" + workload.name + "': demand trace " + trace.file.string() + " covers " +
-        format_instant(trace.origin) + " to " + format_instant(covered_end) + " (" + std::to_string(sample_count) +
-        " samples every " + format_duration(Seconds{trace_step}) + ") but the horizon needs " +
-        format_instant(horizon.start) + " to " + format_instant(horizon_end) +
-        "; give a longer trace, move its origin, or shorten the horizon");
-  }
-  const std::int64_t step = horizon.step.count();
-  const std::int64_t lead = (horizon.start - trace.origin).count();  // >= 0, checked above
-  std::vector<double> values;
-  values.reserve(static_cast<std::size_t>(horizon.intervals()));
-  for (std::int64_t k = 0; k < horizon.intervals(); ++k) {
-    const std::int64_t start = lead + k * step;  // relative to the trace origin
-    if (trace_step < step) {
-      // Samples i with i * trace_step in [start, start + step): at least one, as the trace is finer.
-      const std::int64_t first = ceil_div(start, trace_step);
-      const std::int64_t last = ceil_div(start + step, trace_step);
-      double sum = 0;
-      for (std::int64_t i = first; i < last; ++i) sum += series.values[static_cast<std::size_t>(i)];
-      values.push_back(sum / static_cast<double>(last - first));
-    } else {
-      values.push_back(series.values[static_cast<std::size_t>(start / trace_step)]);
-    }
-  }
-  return values;
-}
-
 // The value at normal score z of one interval, through the points (score of level q, value).
 double value_at_score(const DemandBands& bands, const std::vector<double>& scores, std::size_t k, double z) {
   const std::size_t n = scores.size();
@@ -146,13 +112,47 @@ double band_quantile(const DemandBands& bands, std::size_t k, double level) {
   return value_at_score(bands, level_scores(bands), k, forecast::normal_quantile(level));
 }
 
+Result<std::vector<double>> trace_per_interval(const Workload& workload, const DemandTrace& trace, const Horizon& horizon) {
+  const TimeSeries& series = trace.series;
+  const std::int64_t sample_count = static_cast<std::int64_t>(series.values.size());
+  const std::int64_t trace_step = sample_count > 1 ? series.step.count() : horizon.step.count();
+  const Instant covered_end = trace.origin + Seconds{sample_count * trace_step};
+  const Instant horizon_end = horizon.start + horizon.duration;
+  if (sample_count == 0 || trace.origin > horizon.start || covered_end < horizon_end) {
+    return failed_precondition_error(
+        "workload '" + workload.name + "': demand trace " + trace.file.string() + " covers " +
+        format_instant(trace.origin) + " to " + format_instant(covered_end) + " (" + std::to_string(sample_count) +
+        " samples every " + format_duration(Seconds{trace_step}) + ") but the horizon needs " +
+        format_instant(horizon.start) + " to " + format_instant(horizon_end) +
+        "; give a longer trace, move its origin, or shorten the horizon");
+  }
+  const std::int64_t step = horizon.step.count();
+  const std::int64_t lead = (horizon.start - trace.origin).count();  // >= 0, checked above
+  std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(horizon.intervals()));
+  for (std::int64_t k = 0; k < horizon.intervals(); ++k) {
+    const std::int64_t start = lead + k * step;  // relative to the trace origin
+    if (trace_step < step) {
+      // Samples i with i * trace_step in [start, start + step): at least one, as the trace is finer.
+      const std::int64_t first = ceil_div(start, trace_step);
+      const std::int64_t last = ceil_div(start + step, trace_step);
+      double sum = 0;
+      for (std::int64_t i = first; i < last; ++i) sum += series.values[static_cast<std::size_t>(i)];
+      values.push_back(sum / static_cast<double>(last - first));
+    } else {
+      values.push_back(series.values[static_cast<std::size_t>(start / trace_step)]);
+    }
+  }
+  return values;
+}
+
 Result<std::vector<double>> demand_per_interval(const Workload& workload, const ServiceWorkload& service,
                                                 const Horizon& horizon, RandomStream& noise) {
   if (horizon.step.count() <= 0) {
     return invalid_argument_error("workload '" + workload.name + "': the horizon step is " +
                                   std::to_string(horizon.step.count()) + " s; expected a positive step");
   }
-  if (const auto* trace = std::get_if<DemandTrace>(&service.demand.source)) return resample(workload, *trace, horizon);
+  if (const auto* trace = std::get_if<DemandTrace>(&service.demand.source)) return trace_per_interval(workload, *trace, horizon);
   return generate(std::get<DemandGenerator>(service.demand.source), horizon, noise);
 }
 

@@ -40,6 +40,12 @@ namespace fleetcast::engine {
 Result<std::vector<double>> demand_per_interval(const Workload& workload, const ServiceWorkload& service,
                                                 const Horizon& horizon, RandomStream& noise);
 
+/// The DemandTrace part of demand_per_interval: `trace` over the intervals of `horizon` (a positive
+/// step), each a finer trace's mean or a coarser one's sample in effect; failed_precondition, naming
+/// `workload`, when the trace does not cover the horizon. The planner averages a trace's history
+/// with it too, so that the forecaster reads the quantity the simulator replays.
+Result<std::vector<double>> trace_per_interval(const Workload& workload, const DemandTrace& trace, const Horizon& horizon);
+
 /// One path drawn from demand bands, one value per interval of `step`: a Gaussian AR(1) score
 /// z_k (stationary, standard normal, correlation bands.correlation_per_hour per hour) read through
 /// each interval's quantiles as a piecewise-linear function of the levels' normal scores, extended

@@ -152,25 +152,21 @@ TimeSeries samples_before(const DemandTrace& trace, Instant until) {
   return history;
 }
 
-// `history` averaged over whole steps of `plan_step` ending where it ends (leading samples that fill
-// no step dropped), when that is a multiple of its step; else `history` as it is. The plan's
-// intervals average the demand over each step, so the forecaster gets the quantity planned, and
-// at that step its context spans days rather than hours and a week's horizon is 168 hourly steps
-// rather than 2,016 five-minute ones rolled out on medians.
-TimeSeries at_plan_step(const TimeSeries& history, Seconds plan_step) {
-  const std::int64_t step = history.step.count();
-  if (step <= 0 || plan_step.count() <= step || plan_step.count() % step != 0) return history;
-  const auto ratio = static_cast<std::size_t>(plan_step.count() / step);
-  const std::size_t skipped = history.values.size() % ratio;
-  TimeSeries averaged;
-  averaged.start_seconds = history.time_of(skipped);
-  averaged.step = plan_step;
-  for (std::size_t i = skipped; i < history.values.size(); i += ratio) {
-    double sum = 0;
-    for (std::size_t j = i; j < i + ratio; ++j) sum += history.values[j];
-    averaged.values.push_back(sum / static_cast<double>(ratio));
-  }
-  return averaged;
+// The trace's `samples` before the cut averaged over whole steps of `plan_step` ending where they
+// end (leading samples that fill no step dropped), by the simulator's own averaging
+// (trace_per_interval), when that is a multiple of their step; else `samples` as they are. The
+// plan's intervals average the demand over each step, so the forecaster gets the quantity planned,
+// and at that step its context spans days rather than hours and a week's horizon is 168 hourly
+// steps rather than 2,016 five-minute ones rolled out on medians.
+Result<TimeSeries> at_plan_step(const Workload& workload, const DemandTrace& trace, const TimeSeries& samples, Seconds plan_step) {
+  const std::int64_t step = samples.step.count();
+  if (step <= 0 || plan_step.count() <= step || plan_step.count() % step != 0) return samples;
+  const std::int64_t whole = static_cast<std::int64_t>(samples.values.size()) / (plan_step.count() / step);
+  const Instant end{Seconds(samples.time_of(samples.values.size()))};
+  const Horizon span{end - plan_step * whole, plan_step * whole, plan_step};
+  auto values = trace_per_interval(workload, trace, span);
+  if (!values.ok()) return values.status();
+  return TimeSeries{span.start.time_since_epoch().count(), plan_step, std::move(*values)};
 }
 
 // Bands from a forecast made elsewhere (PlanOptions::supplied_forecasts), its timestamps in the
@@ -221,8 +217,11 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
     const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
     const TimeSeries samples = trace != nullptr ? samples_before(*trace, history_until) : TimeSeries{};
     // A trained --model forecasts at the step it was trained at; the others at the plan's.
-    const TimeSeries history =
-        at_plan_step(samples, options.lstm_model != nullptr ? Seconds(options.lstm_model->step_seconds) : horizon.step);
+    auto averaged = trace != nullptr ? at_plan_step(workload, *trace, samples,
+                                                    options.lstm_model != nullptr ? Seconds(options.lstm_model->step_seconds) : horizon.step)
+                                     : Result<TimeSeries>(samples);
+    if (!averaged.ok()) return averaged.status();
+    const TimeSeries& history = *averaged;
     const int per_day = history.step.count() > 0 ? forecast::steps_per_day(history.step) : 0;
     if (const auto supplied = options.supplied_forecasts.find(workload.name); supplied != options.supplied_forecasts.end()) {
       auto bands = supplied_demand(supplied->second, trace, horizon);
