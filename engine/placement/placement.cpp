@@ -362,13 +362,16 @@ struct Cover {
 
 // Option o's whole instances that cover `residual` (or as much of it as its cap leaves), given
 // the demand's `counts` so far and the instances other demands placed (`per_pool`); nullopt
-// when its cap is reached.
+// when its cap is reached, or when the residual is below the rounding of its instance (a
+// residual of a few 1e-9 units left by floating point: no instance to buy for it, and a cover of
+// zero instances would never shrink it).
 std::optional<Cover> cover_with(std::span<const PlacementPool> pools, const PlacementDemand& demand, std::size_t o,
                                 const std::vector<int>& per_pool, const std::vector<int>& counts, double residual) {
   const PlacementOption& option = demand.options[o];
   const PlacementPool& pool = pools[option.pool];
   const double per_instance = units_per_instance(pool, option);
   int count = static_cast<int>(std::ceil(residual / per_instance - 1e-9));
+  if (count <= 0) return std::nullopt;
   if (option.max_units) {
     const int allowed = static_cast<int>(std::floor(*option.max_units / per_instance + 1e-9)) - counts[o];
     count = std::min(count, allowed);

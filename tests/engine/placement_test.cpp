@@ -176,3 +176,21 @@ TEST_CASE("engine::placement::place_interval covers a remainder with the cheapes
     CHECK(result.cost_per_hour == 0);
   }
 }
+
+TEST_CASE("engine::placement::place_interval leaves a floating-point residual below an instance's rounding unplaced",
+          "[engine][placement]") {
+  // 8 GPUs and 5e-9 on 8-GPU instances: floor(8.000000005 / 8) covers 8, and the 5e-9 left is
+  // below the instance's rounding (ceil(5e-9 / 8 - 1e-9) = 0 instances), which once made a cover
+  // of zero instances at a cost of 0 / 0 that the loop took forever.
+  const std::vector<PlacementPool> pools = {{8, 8.0, 1.0, 0, false}};
+  for (const double units : {8.000000005, 16.000000007, 5e-9}) {
+    INFO(units);
+    PlacementDemand demand;
+    demand.units = units;
+    demand.options = {{0, 1.0, std::nullopt}};
+    const PlacementResult result = place_interval(pools, std::span(&demand, 1));
+    CHECK(result.instances[0][0] == static_cast<int>(units / 8));
+    CHECK(result.unplaced_units < 1e-8);
+    CHECK(result.cost_per_hour == Approx(8.0 * static_cast<int>(units / 8)));
+  }
+}
