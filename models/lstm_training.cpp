@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -144,14 +145,8 @@ class EpochTrainer {
   std::vector<Eigen::MatrixXd> output_gradient_;
 };
 
-// Conformal calibration of the interval widths on windows, per symmetric pair of levels
-// (tau, 1 - tau) around the median m: the score of a target y is its distance from m in units of
-// the interval's half-width on its side times the window's spread s (its factor for recent
-// volatility, one per column of `targets`), (m - y) / (s (m - q_tau)) or (y - m) / (s (q_{1-tau} - m));
-// the factor k is the (1 - 2 tau) empirical quantile of the scores, so the pair scaled by k s
-// about the median covers 1 - 2 tau of those windows. A half-width that is not positive (a head
-// at or across the median) scores as if the target were far outside. The median and unpaired
-// levels keep factor 1.
+}  // namespace
+
 std::vector<double> calibration_factors(std::span<const double> levels, const std::vector<Eigen::MatrixXd>& outputs,
                                         const Eigen::MatrixXd& targets, std::span<const double> spreads) {
   std::vector<double> factors(levels.size(), 1.0);
@@ -170,17 +165,20 @@ std::vector<double> calibration_factors(std::span<const double> levels, const st
         const double below = m - outputs[h](static_cast<Eigen::Index>(low), b);
         const double above = outputs[h](static_cast<Eigen::Index>(high), b) - m;
         const double width = (y < m ? below : above) * spreads[static_cast<std::size_t>(b)];
-        scores.push_back(width > 1e-9 ? std::abs(y - m) / width : std::abs(y - m) * 1e9);
+        const double distance = std::abs(y - m);
+        if (width > kMinHalfWidth) {
+          scores.push_back(distance / width);
+        } else {
+          scores.push_back(distance <= kMinHalfWidth ? 0.0 : std::numeric_limits<double>::infinity());
+        }
       }
     }
     const auto rank = static_cast<std::size_t>((1 - 2 * levels[low]) * static_cast<double>(scores.size() - 1));
     std::nth_element(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(rank), scores.end());
-    factors[low] = factors[high] = scores[rank];
+    factors[low] = factors[high] = std::min(scores[rank], kMaxCalibrationFactor);
   }
   return factors;
 }
-
-}  // namespace
 
 Status check_lstm_options(const LstmOptions& options) {
   const auto bad = [](const std::string& what) { return invalid_argument_error("LSTM options: " + what); };

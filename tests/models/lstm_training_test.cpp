@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fleetcast/forecast.h"
+#include "models/lstm_training.h"
 #include "tests/models/synthetic_series.h"
 #include "tests/sanitized_build.h"
 
@@ -102,6 +103,71 @@ TEST_CASE("forecast::BackendRegistry scales each interval by the window's recent
       CHECK(floor.quantile(level)[h] == Approx(lower.quantile(level)[h]));
     }
   }
+}
+
+namespace {
+
+// Scaled outputs for windows whose heads sit `below` under and `above` over a median of 0 at one
+// step (levels 0.1, 0.5, 0.9), and their targets.
+struct CalibrationWindows {
+  std::vector<Eigen::MatrixXd> outputs{Eigen::MatrixXd(3, 0)};
+  Eigen::MatrixXd targets = Eigen::MatrixXd(1, 0);
+  std::vector<double> spreads;
+
+  void add(double below, double above, double target, double spread = 1.0) {
+    const Eigen::Index b = targets.cols();
+    outputs[0].conservativeResize(3, b + 1);
+    outputs[0].col(b) << -below, 0.0, above;
+    targets.conservativeResize(1, b + 1);
+    targets(0, b) = target;
+    spreads.push_back(spread);
+  }
+  std::vector<double> factors() const {
+    const std::vector<double> levels{0.1, 0.5, 0.9};
+    return fc::calibration_factors(levels, outputs, targets, spreads);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("forecast::calibration_factors: the interval's factor is the 80% rank of the targets' distances in head widths",
+          "[models]") {
+  CalibrationWindows windows;
+  // Eleven windows, heads 2 wide (4 on the high side, spread 0.5: the same width), targets at
+  // 0.2 k head widths: rank 0.8 x 10 = 8 of the sorted scores 0, 0.2, ..., 2.0 is 1.6.
+  for (int k = 0; k <= 10; ++k) {
+    if (k % 2 == 0) {
+      windows.add(2, 2, -0.4 * k);
+    } else {
+      windows.add(4, 4, 0.4 * k, 0.5);
+    }
+  }
+  const std::vector<double> factors = windows.factors();
+  REQUIRE(factors.size() == 3);
+  CHECK(factors[0] == Approx(1.6));
+  CHECK(factors[1] == 1.0);
+  CHECK(factors[2] == Approx(1.6));
+}
+
+TEST_CASE("forecast::calibration_factors: heads on the median cover targets there and no others, and the factor is capped",
+          "[models]") {
+  CalibrationWindows windows;
+  // Seven windows scoring 0.1 .. 0.7 and three with collapsed heads and the target at the median:
+  // every collapsed one is covered (score 0), so rank 0.8 x 9 = 7.2 -> 7 of 0, 0, 0, 0.1, ..., 0.7
+  // is 0.5.
+  for (int k = 1; k <= 7; ++k) windows.add(1, 1, 0.1 * k);
+  for (int k = 0; k < 3; ++k) windows.add(0, 0, 0.0);
+  CHECK(windows.factors()[0] == Approx(0.5));
+  // Three more collapsed windows with the target off the median (a floor forecast, a burst
+  // after it): no factor covers them, and with 3 of 13 windows uncoverable the 80% rank
+  // (0.8 x 12 = 9.6 -> 9 of 0 x3, 0.1..0.7, inf x3) is still finite.
+  for (int k = 0; k < 3; ++k) windows.add(0, 0, 5.0);
+  CHECK(windows.factors()[0] == Approx(0.7));
+  // More uncoverable windows than the interval's 20% miss share: the cap, not a score of the
+  // billions a head 1e-9 wide once gave.
+  for (int k = 0; k < 6; ++k) windows.add(1e-12, 1e-12, 3.0);
+  CHECK(windows.factors()[0] == fc::kMaxCalibrationFactor);
+  CHECK(windows.factors()[2] == fc::kMaxCalibrationFactor);
 }
 
 TEST_CASE("forecast::train_lstm refuses a series shorter than the context window", "[models]") {
