@@ -890,7 +890,7 @@ Status check_plan_options(const PlanOptions& options, double risk) {
                                   options.forecaster + "'");
   }
   if (options.validate_risk && !options.risk_quantile && !options.supplied_forecasts.empty()) {
-    return invalid_argument_error("a validated risk quantile replans from the history a week before the cut, where a supplied "
+    return invalid_argument_error("a validated risk quantile replans from the history weeks before the cut, where a supplied "
                                   "forecast says nothing: give a risk quantile with supplied forecasts");
   }
   return {};
@@ -898,8 +898,9 @@ Status check_plan_options(const PlanOptions& options, double risk) {
 
 // The risk quantiles a validated plan chooses among.
 constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
-// The most history a validated plan replays: the last week before the history's end.
+// The history a validated plan replays: the last weeks before the history's end, one at a time.
 constexpr Seconds kRiskValidationSpan = kWeek;
+constexpr int kRiskValidationSpans = 2;
 
 // The scenario's SLO as a served fraction (0 without services: nothing to meet).
 double required_served_fraction(const Scenario& scenario) { return strictest_service_level(scenario).value_or(0.0); }
@@ -1001,73 +1002,107 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   return plan;
 }
 
-// One candidate risk quantile replayed on the validation span.
+// One candidate risk quantile replayed on the validation weeks.
 struct RiskTrial {
   double risk = 0;
-  double cost_usd = 0;
-  double served_fraction = 0;
+  double cost_usd = 0;             // over every week replayed
+  double worst_served_fraction = 1;  // the least of the weeks'
 };
 
-std::string describe_trials(const std::vector<RiskTrial>& trials, double chosen, double required, Seconds span) {
+std::string describe_trials(const std::vector<RiskTrial>& trials, double chosen, double required, int weeks, Seconds span) {
   std::string text;
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line,
-                "risk quantile %.2f chosen by planning from the history up to %s before its end and replaying each "
-                "candidate against the demand that followed (SLO %.2f%% served):",
-                chosen, format_duration(span).c_str(), 100 * required);
+                "risk quantile %.2f chosen by planning from the history before each of the last %d spans of %s and "
+                "replaying each candidate against the demand that followed (SLO %.2f%% served in every span; cost "
+                "over all, served in the worst):",
+                chosen, weeks, format_duration(span).c_str(), 100 * required);
   text = line;
   for (const RiskTrial& trial : trials) {
-    std::snprintf(line, sizeof line, " %.2f: $%.0f, %.3f%%;", trial.risk, trial.cost_usd, 100 * trial.served_fraction);
+    std::snprintf(line, sizeof line, " %.2f: $%.0f, %.3f%%;", trial.risk, trial.cost_usd, 100 * trial.worst_served_fraction);
     text += line;
   }
   text.pop_back();
   return text;
 }
 
-// The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
-// history before the last week (at most the horizon) of the history, each simulated against that
-// week's actual demand; the cheapest that serves the SLO, else the one that serves most. nullopt
-// with `why` when there is too little history (a forecast from it would read the week itself).
-Result<std::optional<double>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
-                                             const PlanOptions& options, std::string& why) {
-  const Seconds span = std::min(kRiskValidationSpan, planning.horizon.duration) / planning.horizon.step * planning.horizon.step;
-  const Instant until = options.history_until.value_or(planning.horizon.start);
+// Every candidate quantile planned from the history before `start` and simulated against the
+// actual demand of [start, start + span): one cost and served fraction per candidate, in the
+// order of kRiskCandidates. None, naming the workload in `short_history`, when a traced service has
+// too little history before `start` (its forecast would fall back to the scenario's demand, which
+// is the span itself).
+Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
+                                                 const PlanOptions& options, Instant start, Seconds span,
+                                                 std::string& short_history) {
   Scenario past = planning;
-  past.horizon = Horizon{until - span, span, planning.horizon.step};
+  past.horizon = Horizon{start, span, planning.horizon.step};
   auto model = engine::build_fleet_model(past, prices);
   if (!model.ok()) return model.status();
   auto demand = forecast_demand(past, past.horizon, past.horizon.start, options);
-  if (!demand.ok()) return demand.status().with_context("validating the risk quantile");
+  if (!demand.ok()) return demand.status();
   for (std::size_t w = 0; w < demand->size(); ++w) {
     const auto* service = std::get_if<ServiceWorkload>(&past.workloads[w].spec);
     if (service != nullptr && std::holds_alternative<DemandTrace>(service->demand.source) && (*demand)[w].summary.forecaster == "scenario") {
-      why = "workload '" + past.workloads[w].name + "' has less than two days of history before the " +
-            format_duration(span) + " the risk is validated on";
-      return std::optional<double>{};
+      short_history = past.workloads[w].name;
+      return std::vector<RiskTrial>{};
     }
   }
-  const double required = required_served_fraction(scenario);
-  std::vector<RiskTrial> trials;
   SimulationOptions replay;
   replay.replicas = 1;
   replay.threads = 1;
   replay.cancellation = options.cancellation;
+  std::vector<RiskTrial> trials;
   for (const double risk : kRiskCandidates) {
     auto plan = plan_from_forecast(scenario, past, prices, *model, *demand, risk, std::nullopt);
     if (!plan.ok()) return plan.status();
     auto report = simulate_plan(past, *plan, prices, replay, PlanDemand::scenario);
-    if (!report.ok()) return report.status().with_context("validating the risk quantile");
+    if (!report.ok()) return report.status();
     trials.push_back(RiskTrial{risk, report->cost_usd.mean, report->served_fraction.mean});
+  }
+  return trials;
+}
+
+// The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
+// history before each of the last kRiskValidationSpans weeks (each at most the horizon) of the
+// history, each simulated against that week's actual demand; the cheapest over the weeks that
+// serves the SLO in every week, else the one whose worst week serves most. One week's luck (a
+// quiet week before the cut) does not decide alone. Weeks without two days of history before them
+// are left out; nullopt with `why` when even the last has too little.
+Result<std::optional<double>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
+                                             const PlanOptions& options, std::string& why) {
+  const Seconds span = std::min(kRiskValidationSpan, planning.horizon.duration) / planning.horizon.step * planning.horizon.step;
+  const Instant until = options.history_until.value_or(planning.horizon.start);
+  std::vector<RiskTrial> trials;
+  std::string short_history;
+  int weeks = 0;
+  while (weeks < kRiskValidationSpans) {
+    auto week = replay_candidates(scenario, planning, prices, options, until - (weeks + 1) * span, span, short_history);
+    if (!week.ok()) return week.status().with_context("validating the risk quantile");
+    if (week->empty()) break;
+    if (trials.empty()) trials.resize(week->size());
+    for (std::size_t c = 0; c < trials.size(); ++c) {
+      const RiskTrial& trial = (*week)[c];
+      trials[c].risk = trial.risk;
+      trials[c].cost_usd += trial.cost_usd;
+      trials[c].worst_served_fraction = std::min(trials[c].worst_served_fraction, trial.worst_served_fraction);
+    }
+    ++weeks;
+  }
+  if (weeks == 0) {
+    why = "workload '" + short_history + "' has less than two days of history before the " + format_duration(span) +
+          " the risk is validated on";
+    return std::optional<double>{};
   }
   // Meeting the SLO beats missing it; then the cheaper among those that meet it, the one serving
   // more among those that miss it (ties: the lower quantile, listed first).
+  const double required = required_served_fraction(scenario);
   const auto better = [required](const RiskTrial& a, const RiskTrial& b) {
-    const bool a_meets = a.served_fraction >= required, b_meets = b.served_fraction >= required;
+    const bool a_meets = a.worst_served_fraction >= required, b_meets = b.worst_served_fraction >= required;
     if (a_meets != b_meets) return a_meets;
-    return a_meets ? a.cost_usd < b.cost_usd : a.served_fraction > b.served_fraction;
+    return a_meets ? a.cost_usd < b.cost_usd : a.worst_served_fraction > b.worst_served_fraction;
   };
   const RiskTrial& best = *std::min_element(trials.begin(), trials.end(), better);
-  why = describe_trials(trials, best.risk, required, span);
+  why = describe_trials(trials, best.risk, required, weeks, span);
   return std::optional<double>{best.risk};
 }
 
@@ -1103,7 +1138,7 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   };
   std::string risk_note;
   if (options.validate_risk && !options.risk_quantile) {
-    progress("validating the risk quantile on the last week of history");
+    progress("validating the risk quantile on the last two weeks of history");
     auto validated = validated_risk(scenario, planning, prices, options, risk_note);
     if (!validated.ok()) return validated.status();
     if (*validated) {

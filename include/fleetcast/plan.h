@@ -233,10 +233,12 @@ struct Plan {
 struct PlanOptions {
   std::optional<double> risk_quantile;   // the demand quantile served; nullopt: the scenario policy's
   /// With no risk_quantile: choose it by validation instead of taking the scenario's. Plans at
-  /// 0.5, 0.65, 0.8, 0.9, 0.95 and 0.99 are made from the history up to a week (at most the
-  /// horizon) before its end and simulated against the demand of that week; the cheapest that
-  /// serves every service's SLO is taken (the one serving most when none does). The plan's first
-  /// note gives every candidate's cost and served fraction. Costs one more forecast and six plans.
+  /// 0.5, 0.65, 0.8, 0.9, 0.95 and 0.99 are made from the history up to one and two weeks (each
+  /// at most the horizon) before its end and simulated against the demand of the week that
+  /// followed; the cheapest over both weeks that serves every service's SLO in each is taken (the
+  /// one whose worst week serves most when none does). A week with less than two days of history
+  /// before it is left out. The plan's first note gives every candidate's cost and worst served
+  /// fraction. Costs up to two more forecasts and twelve plans.
   bool validate_risk = false;
   std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
   /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),
@@ -250,7 +252,7 @@ struct PlanOptions {
   /// of the workload's demand CSV (its first sample is placed at the CSV's "origin"), or Unix
   /// epoch seconds for a workload with no CSV; the forecast must cover the plan's horizon.
   /// invalid_argument for a name that is no service workload, a forecast that does not cover the
-  /// horizon, or with validate_risk (which replans a week earlier, where no supplied forecast is).
+  /// horizon, or with validate_risk (which replans weeks earlier, where no supplied forecast is).
   std::map<std::string, forecast::QuantileForecast> supplied_forecasts;
   const forecast::BackendRegistry* registry = nullptr;  // LSTM inference; nullptr: the CPU
   /// Demand history ends here (the backtest's training cut); nullopt: at the horizon start.

@@ -133,7 +133,7 @@ TEST_CASE("engine planner: a supplied forecast that cannot be planned from is re
     CHECK(plan.status().code() == StatusCode::invalid_argument);
     CHECK_THAT(plan.status().message(), Catch::Contains("'chat'") && Catch::Contains("no service workload"));
   }
-  SECTION("the risk is to be validated a week earlier") {
+  SECTION("the risk is to be validated weeks earlier") {
     options.supplied_forecasts["svc"] = hand_forecast(48, 24);
     options.risk_quantile.reset();
     options.validate_risk = true;
