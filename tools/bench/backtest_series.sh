@@ -19,7 +19,9 @@
 #        (standin_load.py --oracle-from the cut: its own process's quantiles, the best a forecaster
 #        can know) instead of a forecaster: the cost ratio uncertainty alone leaves;
 #        FORECAST=foresight plans every series from the held-out demand itself
-#        (foresight_forecast.py): the planner's own gap to the optimum, with nothing uncertain)
+#        (foresight_forecast.py): the planner's own gap to the optimum, with nothing uncertain;
+#        PLANS=DIR keeps each row's plan as DIR/SERIES_CUT.json, its notes saying why it chose
+#        what it chose)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bench=$(pwd)/tools/bench
@@ -74,5 +76,6 @@ for entry in "${series[@]}"; do
       continue
     fi
     python3 "$bench/backtest_row.py" "$name" "$offset" "$csv" "$work/result.json" "$work/plan.json"
+    if [[ -n ${PLANS:-} ]]; then cp "$work/plan.json" "$PLANS/${name}_$offset.json"; fi
   done
 done
