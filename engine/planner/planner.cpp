@@ -855,11 +855,44 @@ Result<SavingsPlanChoice> choose_plans_and_reservations(const Scenario& scenario
   return chosen;
 }
 
+// The most instances of its largest option a workload's demand may need. Past it a plan's counts
+// (int) and the fleet a simulation launches stop meaning anything: demand in the billions of
+// GPUs is a broken forecast or trace, not a fleet to plan.
+constexpr double kMaxInstancesOfLargest = 1e6;
+
+// invalid_argument naming the workload whose highest demand band needs more than
+// kMaxInstancesOfLargest instances of its largest option.
+Status check_plannable(const Scenario& scenario, const PlacementSetup& setup, const std::vector<WorkloadDemand>& demand) {
+  for (std::size_t w = 0; w < demand.size(); ++w) {
+    double largest = 0;
+    for (const placement::PlacementOption& option : setup.options[w]) {
+      largest = std::max(largest, setup.pools[option.pool].gpus_per_instance * option.units_per_gpu);
+    }
+    const std::vector<std::vector<double>>& bands = demand[w].bands.values;
+    if (largest <= 0 || bands.empty() || bands.back().empty()) continue;
+    const auto* service = std::get_if<ServiceWorkload>(&scenario.workloads[w].spec);
+    const double peak = *std::max_element(bands.back().begin(), bands.back().end()) /
+                        (service != nullptr ? service->target_utilisation : 1.0);
+    if (peak > kMaxInstancesOfLargest * largest) {
+      const bool gpus = service == nullptr || service->demand.unit == DemandUnit::gpus;
+      char text[224];
+      std::snprintf(text, sizeof text,
+                    "its demand peaks at %.7g %s (the %s forecast's p%g over the target utilisation), more than %.0f "
+                    "instances of its largest option serve",
+                    peak, gpus ? "GPUs" : "requests per second", demand[w].summary.forecaster.c_str(),
+                    100 * demand[w].bands.levels.back(), kMaxInstancesOfLargest);
+      return invalid_argument_error("workload '" + scenario.workloads[w].name + "': " + text);
+    }
+  }
+  return {};
+}
+
 // The plan at quantile `risk`: owned Savings Plans placed as the instances they pay for, then the
 // reservations, then the Savings Plans to buy (placed alike), then the placement with all of them.
 Result<PlannedAtRisk> plan_at_quantile(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
                                        const std::vector<WorkloadDemand>& demand, double risk) {
   PlacementSetup setup = placement_setup(model, scenario, demand, risk);
+  if (Status status = check_plannable(scenario, setup, demand); !status.ok()) return status;
   const std::vector<int> none(model.pools.size(), 0);
   std::vector<std::vector<int>> prepaid(model.pools.size(), std::vector<int>(static_cast<std::size_t>(scenario.horizon.intervals()), 0));
   hold_in_force(setup, savings_plan_instances(scenario, model.savings_plans, setup, none), prepaid);

@@ -126,6 +126,19 @@ TEST_CASE("engine planner: a supplied forecast that cannot be planned from is re
     REQUIRE_FALSE(plan.ok());
     CHECK_THAT(plan.status().message(), Catch::Contains("covers 2026-12-09T01:00:00Z"));
   }
+  SECTION("one hour of it needs more instances than any fleet holds") {
+    // one.gpu serves one GPU at 100% utilisation: 1,000,001 GPUs take one instance more than the
+    // 1,000,000 the planner plans for (a forecast in the billions once planned billions).
+    forecast::QuantileForecast huge = hand_forecast(48, 24);
+    huge.values[1][5] = 1000001;
+    options.supplied_forecasts["svc"] = huge;
+    auto plan = make_plan(scenario, prices, options);
+    REQUIRE_FALSE(plan.ok());
+    CHECK(plan.status().code() == StatusCode::invalid_argument);
+    CHECK(plan.status().message() ==
+          "workload 'svc': its demand peaks at 1000001 GPUs (the supplied forecast's p95 over the target utilisation), more "
+          "than 1000000 instances of its largest option serve");
+  }
   SECTION("it names no workload of the scenario") {
     options.supplied_forecasts["chat"] = hand_forecast(48, 24);
     auto plan = make_plan(scenario, prices, options);
