@@ -1045,11 +1045,12 @@ struct RiskTrial {
 std::string describe_trials(const std::vector<RiskTrial>& trials, double chosen, double required, int weeks, Seconds span) {
   std::string text;
   char line[320];
+  const std::string spans = weeks == 1 ? "the last " + format_duration(span)
+                                        : "each of the last " + std::to_string(weeks) + " spans of " + format_duration(span);
   std::snprintf(line, sizeof line,
-                "risk quantile %.2f chosen by planning from the history before each of the last %d spans of %s and "
-                "replaying each candidate against the demand that followed (SLO %.2f%% served in every span; cost "
-                "over all, served in the worst):",
-                chosen, weeks, format_duration(span).c_str(), 100 * required);
+                "risk quantile %.2f chosen by planning from the history before %s and replaying each candidate "
+                "against the demand that followed (SLO %.2f%% served in every span; cost over all, served in the worst):",
+                chosen, spans.c_str(), 100 * required);
   text = line;
   for (const RiskTrial& trial : trials) {
     std::snprintf(line, sizeof line, " %.2f: $%.0f, %.3f%%;", trial.risk, trial.cost_usd, 100 * trial.worst_served_fraction);

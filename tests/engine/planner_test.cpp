@@ -469,7 +469,9 @@ TEST_CASE("engine::make_plan with a validated risk takes the cheapest candidate 
   CHECK(validated.risk_quantile == expected);
   REQUIRE_FALSE(validated.notes.empty());
   CHECK(validated.notes.front().rfind("risk quantile", 0) == 0);
-  CHECK(validated.notes.front().find("each of the last " + std::to_string(weeks - 2) + " spans of 7d") != std::string::npos);
+  CHECK(validated.notes.front().find(weeks == 3 ? "from the history before the last 7d and replaying"
+                                                : "from the history before each of the last 2 spans of 7d and replaying") !=
+        std::string::npos);
   CHECK(validated.notes.front().find("0.99: $") != std::string::npos);
   // Otherwise it is the plan at that quantile.
   options.validate_risk = false;
