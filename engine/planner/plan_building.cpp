@@ -43,10 +43,14 @@ Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& 
   return best;
 }
 
+double planned_utilisation(const Workload& workload) {
+  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+  return service != nullptr ? service->target_utilisation : 1.0;
+}
+
 std::vector<std::vector<double>> capacity_needed(const Scenario& scenario, std::vector<std::vector<double>> demand) {
   for (std::size_t w = 0; w < demand.size(); ++w) {
-    const auto* service = std::get_if<ServiceWorkload>(&scenario.workloads[w].spec);
-    const double utilisation = service != nullptr ? service->target_utilisation : 1.0;
+    const double utilisation = planned_utilisation(scenario.workloads[w]);
     for (double& value : demand[w]) value /= utilisation;
   }
   return demand;
@@ -108,7 +112,6 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
   }
   for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
     const Workload& workload = scenario.workloads[w];
-    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
     std::vector<std::string> regions;
     for (std::size_t p = 0; p < model.pools.size(); ++p) {
       const auto& row = planned.counts[w][p];
@@ -174,7 +177,7 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
           above > 0 ? static_cast<int>(std::lround(100.0 * above_on_demand / above)) : 100;
       group.target_tracking = scenario.policy.target_tracking;
       group.target_tracking.metric = "gpu_utilisation";
-      group.target_tracking.target_value = 100.0 * (service != nullptr ? service->target_utilisation : 1.0);
+      group.target_tracking.target_value = 100.0 * planned_utilisation(workload);
       group.target_tracking.instance_warmup = warmup;
       for (std::size_t k = 0; k < intervals; ++k) {
         if (k > 0 && desired[k] == desired[k - 1]) continue;

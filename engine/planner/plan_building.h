@@ -60,6 +60,10 @@ double planned_cost_usd(const Scenario& scenario, const FleetModel& model, const
 /// reservations that minimises reserved hours plus on-demand hours above them.
 int break_even_level(std::vector<int> usage, double break_even);
 
+/// The utilisation `workload`'s capacity is planned at: a service's target utilisation, 1 for
+/// batch work (its demand is in GPUs, each kept busy).
+double planned_utilisation(const Workload& workload);
+
 /// Capacity each workload needs per interval, in its unit: `demand` ([workload][interval]) over
 /// the workload's target utilisation (services), or as it is (batch, in GPUs at utilisation 1).
 std::vector<std::vector<double>> capacity_needed(const Scenario& scenario, std::vector<std::vector<double>> demand);

@@ -76,8 +76,7 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
   for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
     const Workload& workload = scenario.workloads[w];
     const GroupModel& group = model.groups[w];
-    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
-    const double utilisation = service != nullptr ? service->target_utilisation : 1.0;
+    const double utilisation = planned_utilisation(workload);
     std::vector<double> units;
     for (std::size_t k = 0; k < intervals; ++k) units.push_back(band_quantile(demand[w].bands, k, risk) / utilisation);
     std::vector<placement::PlacementOption> options;
@@ -870,10 +869,9 @@ Status check_plannable(const Scenario& scenario, const PlacementSetup& setup, co
     }
     const std::vector<std::vector<double>>& bands = demand[w].bands.values;
     if (largest <= 0 || bands.empty() || bands.back().empty()) continue;
-    const auto* service = std::get_if<ServiceWorkload>(&scenario.workloads[w].spec);
-    const double peak = *std::max_element(bands.back().begin(), bands.back().end()) /
-                        (service != nullptr ? service->target_utilisation : 1.0);
+    const double peak = *std::max_element(bands.back().begin(), bands.back().end()) / planned_utilisation(scenario.workloads[w]);
     if (peak > kMaxInstancesOfLargest * largest) {
+      const auto* service = std::get_if<ServiceWorkload>(&scenario.workloads[w].spec);
       const bool gpus = service == nullptr || service->demand.unit == DemandUnit::gpus;
       char text[224];
       std::snprintf(text, sizeof text,
@@ -1272,8 +1270,7 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
     }
   }
   for (const Workload& workload : scenario.workloads) {
-    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
-    capacity.target_utilisation.push_back(service != nullptr ? service->target_utilisation : 1.0);
+    capacity.target_utilisation.push_back(engine::planner::planned_utilisation(workload));
     capacity.reactive_on_demand_percent.push_back(engine::planner::reactive_on_demand_percent(plan, workload.name));
   }
   model->planned = std::move(capacity);
