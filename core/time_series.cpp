@@ -13,7 +13,7 @@ namespace {
 /// also keeps the difference of two timestamps far from int64 overflow.
 Result<std::int64_t> parse_timestamp(std::string_view field) {
   if (auto seconds = text::parse_int64(field)) {
-    if (*seconds < kEarliestInstant.time_since_epoch().count() || *seconds > kLatestInstant.time_since_epoch().count()) {
+    if (!within_instant_range(*seconds)) {
       return invalid_argument_error("timestamp '" + std::string(field) +
                                     "' is outside the years 0000 to 9999, expected epoch seconds from " +
                                     std::to_string(kEarliestInstant.time_since_epoch().count()) + " to " +

@@ -78,7 +78,7 @@ std::optional<std::string> read_step(const nlohmann::json& step, std::size_t ind
   const nlohmann::json& time = step["timestamp"];
   const bool in_years = !(time.is_number_unsigned() && time.get<std::uint64_t>() > static_cast<std::uint64_t>(kLatestInstant.time_since_epoch().count()));
   timestamp = in_years ? time.get<std::int64_t>() : 0;
-  if (!in_years || timestamp < kEarliestInstant.time_since_epoch().count() || timestamp > kLatestInstant.time_since_epoch().count()) {
+  if (!in_years || !within_instant_range(timestamp)) {
     // The bounds of a demand CSV's timestamps: the years 0000 to 9999, which keeps the step and
     // the span far from int64 overflow.
     return pointer + "/timestamp: expected seconds from " + std::to_string(kEarliestInstant.time_since_epoch().count()) + " to " +

@@ -35,6 +35,12 @@ inline constexpr Seconds kMaxDuration = kYear * 10'000;
 inline constexpr Instant kEarliestInstant{Seconds{-62'167'219'200}};
 inline constexpr Instant kLatestInstant{Seconds{253'402'300'799}};
 
+/// Whether `epoch_seconds` lies from kEarliestInstant to kLatestInstant: the range every timestamp
+/// fleetcast reads is held to, which keeps a step or span between two of them far from overflow.
+constexpr bool within_instant_range(std::int64_t epoch_seconds) {
+  return epoch_seconds >= kEarliestInstant.time_since_epoch().count() && epoch_seconds <= kLatestInstant.time_since_epoch().count();
+}
+
 /// Parses "<n><unit>[<n><unit>...]" with units s, m, h, d, w, y (e.g. "1h30m"). Each number is
 /// a non-negative integer; the total must be at most kMaxDuration. Zero is allowed here; callers
 /// that need a positive duration check it themselves.
