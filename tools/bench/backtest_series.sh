@@ -39,14 +39,9 @@ for file in alibaba_dlrm2025_gpus_in_use_1h alibaba_dlrm2025_gpus_in_use_5min al
   series+=("${file#alibaba_}=$data/load/$file.csv")
 done
 [[ ${FORECAST:-} == oracle ]] && series=()
-seed=11
-declare -A standin_seed
-for shape in spiky_requests bursty_serverless zero_inflated regime_shift; do
-  python3 "$bench/standin_load.py" "$shape" --days 35 --step 3600 --level 40 --seed $seed > "$work/$shape.csv"
-  series+=("$shape=$work/$shape.csv")
-  standin_seed[$shape]=$seed
-  seed=$((seed + 1))
-done
+source "$bench/standin_series.sh"
+write_standins "$work"
+for shape in "${standin_shapes[@]}"; do series+=("$shape=$work/$shape.csv"); done
 
 printf '%-32s %5s %11s %11s %11s %11s %11s %6s %8s %5s %-15s %6s %6s %7s %6s\n' series cut_h fleetcast optimum hindsight_res \
   reactive od_peak ratio served risk forecaster p10_90 mase plan_s milp_s

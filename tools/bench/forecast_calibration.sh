@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Out-of-sample calibration and accuracy of the default forecaster against the baselines, on
 # rolling origins (`fleetcast forecast eval --json`), over every series in ../shared/data/load and
-# the four stand-ins of tools/bench/standin_load.py (35 hourly days, fixed seeds below), each whole
-# and cut 72, 144 and 216 hours before its end.
+# the four stand-ins of tools/bench/standin_load.py (35 hourly days, the fixed seeds of
+# standin_series.sh), each whole and cut 72, 144 and 216 hours before its end.
 #
 # Hourly series: 7 origins 24 steps apart, 48 steps (2 days) ahead. 5-minute series (only with
 # --five-minute): at their own step, 7 origins 288 steps (one day) apart, 48 steps (4 hours) ahead,
@@ -28,13 +28,12 @@ data=$(realpath ../shared/data/load)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-declare -A seeds=([spiky_requests]=11 [bursty_serverless]=12 [zero_inflated]=13 [regime_shift]=14)
+bench=tools/bench
+source "$bench/standin_series.sh"
 series=()
 for file in "$data"/*.csv; do series+=("$file"); done
-for shape in spiky_requests bursty_serverless zero_inflated regime_shift; do
-  python3 tools/bench/standin_load.py "$shape" --days 35 --seed "${seeds[$shape]}" > "$work/standin_$shape.csv"
-  series+=("$work/standin_$shape.csv")
-done
+write_standins "$work" standin_
+for shape in "${standin_shapes[@]}"; do series+=("$work/standin_$shape.csv"); done
 
 printf '%-42s %4s %8s %8s %8s %8s %8s %8s %-24s %5s %7s %s\n' series cut cov MASE pinball lstm_cov lstm_MASE \
   best_base best_baseline goal seconds chosen

@@ -26,12 +26,9 @@ series=()  # NAME=CSV
 for file in alibaba_dlrm2025_gpus_in_use_1h alibaba_gpu2023_gpus_allocated_1h; do
   series+=("${file#alibaba_}=$data/load/$file.csv")
 done
-seed=11
-for shape in spiky_requests bursty_serverless zero_inflated regime_shift; do
-  python3 "$bench/standin_load.py" "$shape" --days 35 --step 3600 --level 40 --seed $seed > "$work/$shape.csv"
-  series+=("$shape=$work/$shape.csv")
-  seed=$((seed + 1))
-done
+source "$bench/standin_series.sh"
+write_standins "$work"
+for shape in "${standin_shapes[@]}"; do series+=("$shape=$work/$shape.csv"); done
 
 printf '%-28s %4s %-10s %7s %-34s %9s %7s %8s\n' series days option seconds forecaster peak/hist ratio served
 for entry in "${series[@]}"; do

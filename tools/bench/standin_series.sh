@@ -1,0 +1,15 @@
+# Sourced by the benchmarks on load series (backtest_series.sh, short_history_backtest.sh,
+# forecast_calibration.sh): the four stand-in shapes of standin_load.py as they are benchmarked (35 hourly days at level 40, one fixed
+# seed each), so that every benchmark reads the same series.
+# Needs $bench (the tools/bench folder).
+standin_shapes=(spiky_requests bursty_serverless zero_inflated regime_shift)
+declare -A standin_seed=([spiky_requests]=11 [bursty_serverless]=12 [zero_inflated]=13 [regime_shift]=14)
+
+# write_standins DIR [PREFIX]: writes DIR/PREFIXSHAPE.csv for every shape.
+write_standins() {
+  local shape
+  for shape in "${standin_shapes[@]}"; do
+    python3 "$bench/standin_load.py" "$shape" --days 35 --step 3600 --level 40 --seed "${standin_seed[$shape]}" \
+      > "$1/${2:-}$shape.csv"
+  done
+}
