@@ -66,6 +66,25 @@ PlannedInstances instances_in(const engine::FleetModel& model, const std::vector
   return planned;
 }
 
+// The held-out demand checked as a plan's demand is: baselines sized to a broken trace's billions
+// of GPUs would overflow their counts (int), and simulating them would exhaust memory. The error
+// names the hour of the peak, which finds the trace's line.
+Status check_held_out_holdable(const Scenario& test, const engine::FleetModel& model,
+                               const std::vector<std::vector<double>>& units) {
+  for (std::size_t w = 0; w < units.size(); ++w) {
+    double largest = 0;
+    for (std::size_t p = 0; p < model.pools.size(); ++p) largest = std::max(largest, units_per_instance(model, w, p));
+    const auto peak = std::max_element(units[w].begin(), units[w].end());
+    if (peak == units[w].end()) continue;
+    const Instant when = test.horizon.start + test.horizon.step * static_cast<std::int64_t>(peak - units[w].begin());
+    const std::string source = "the held-out demand at " + format_instant(when);
+    if (Status status = engine::planner::check_fleet_holds(test.workloads[w], *peak, largest, source); !status.ok()) {
+      return status;
+    }
+  }
+  return {};
+}
+
 // Each workload's cheapest on-demand pool (its first spot pool when it has none).
 std::vector<std::size_t> cheapest_on_demand_pools(const engine::FleetModel& model) {
   std::vector<std::size_t> pools;
@@ -345,14 +364,6 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
       "repeated over the term (the scenario's demand_outlook is for plans, not backtests)");
   if (Status status = check_plan_blind_to_held_out(scenario, result.plan, train_until); !status.ok()) return status;
 
-  const bool supplied = std::any_of(result.plan.forecasts.begin(), result.plan.forecasts.end(),
-                                    [](const WorkloadForecast& forecast) { return forecast.forecaster == "supplied"; });
-  auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast",
-                                     supplied ? "the plan made at the cut from the forecasts supplied with it"
-                                              : "the plan made from the history before the cut");
-  if (!fleetcast.ok()) return fleetcast.status();
-  result.strategies.push_back(std::move(*fleetcast));
-
   Scenario frame = test;
   frame.policy.kind = PolicyKind::target_tracking;  // only the pools are read from this model
   auto model = engine::build_fleet_model(frame, prices);
@@ -360,7 +371,16 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   auto demand = actual_demand(test, result.plan);
   if (!demand.ok()) return demand.status();
   const std::vector<std::vector<double>> units = engine::planner::capacity_needed(test, *demand);
+  if (Status status = check_held_out_holdable(test, *model, units); !status.ok()) return status;
   const auto intervals = static_cast<std::size_t>(test.horizon.intervals());
+
+  const bool supplied = std::any_of(result.plan.forecasts.begin(), result.plan.forecasts.end(),
+                                    [](const WorkloadForecast& forecast) { return forecast.forecaster == "supplied"; });
+  auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast",
+                                     supplied ? "the plan made at the cut from the forecasts supplied with it"
+                                              : "the plan made from the history before the cut");
+  if (!fleetcast.ok()) return fleetcast.status();
+  result.strategies.push_back(std::move(*fleetcast));
 
   const PlannedInstances peak = instances_in(*model, units, cheapest_on_demand_pools(*model), intervals, true);
   auto on_demand_peak = simulate_strategy(test, baseline_plan(result.plan, test, *model, peak, {}), prices, "on_demand_peak",

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 
 #include "engine/launch_latency.h"
@@ -46,6 +47,18 @@ Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& 
 double planned_utilisation(const Workload& workload) {
   const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
   return service != nullptr ? service->target_utilisation : 1.0;
+}
+
+Status check_fleet_holds(const Workload& workload, double peak, double largest, std::string_view source) {
+  if (largest <= 0 || !(peak > kMaxInstancesOfLargest * largest)) return {};
+  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+  const bool gpus = service == nullptr || service->demand.unit == DemandUnit::gpus;
+  char text[96];
+  std::snprintf(text, sizeof text, "its demand peaks at %.7g %s (", peak, gpus ? "GPUs" : "requests per second");
+  char limit[96];
+  std::snprintf(limit, sizeof limit, " over the target utilisation), more than %.0f instances of its largest option serve",
+                kMaxInstancesOfLargest);
+  return invalid_argument_error("workload '" + workload.name + "': " + text + std::string(source) + limit);
 }
 
 std::vector<std::vector<double>> capacity_needed(const Scenario& scenario, std::vector<std::vector<double>> demand) {

@@ -7,6 +7,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/fleet_model.h"
@@ -63,6 +64,17 @@ int break_even_level(std::vector<int> usage, double break_even);
 /// The utilisation `workload`'s capacity is planned at: a service's target utilisation, 1 for
 /// batch work (its demand is in GPUs, each kept busy).
 double planned_utilisation(const Workload& workload);
+
+/// The most instances of its largest option a workload's demand may need. Past it a plan's counts
+/// (int) and the fleet a simulation launches stop meaning anything: demand in the billions of
+/// GPUs is a broken forecast or trace, not a fleet to plan.
+inline constexpr double kMaxInstancesOfLargest = 1e6;
+
+/// invalid_argument naming `workload` when `peak` (capacity in its unit: demand over the target
+/// utilisation) needs more than kMaxInstancesOfLargest instances of `largest` units each;
+/// `source` says whose peak it is ("the lstm forecast's p95"). OK when largest <= 0: no option
+/// serves the workload, which the placement reports in its own words.
+Status check_fleet_holds(const Workload& workload, double peak, double largest, std::string_view source);
 
 /// Capacity each workload needs per interval, in its unit: `demand` ([workload][interval]) over
 /// the workload's target utilisation (services), or as it is (batch, in GPUs at utilisation 1).

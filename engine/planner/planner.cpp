@@ -854,11 +854,6 @@ Result<SavingsPlanChoice> choose_plans_and_reservations(const Scenario& scenario
   return chosen;
 }
 
-// The most instances of its largest option a workload's demand may need. Past it a plan's counts
-// (int) and the fleet a simulation launches stop meaning anything: demand in the billions of
-// GPUs is a broken forecast or trace, not a fleet to plan.
-constexpr double kMaxInstancesOfLargest = 1e6;
-
 // invalid_argument naming the workload whose highest demand band needs more than
 // kMaxInstancesOfLargest instances of its largest option.
 Status check_plannable(const Scenario& scenario, const PlacementSetup& setup, const std::vector<WorkloadDemand>& demand) {
@@ -868,19 +863,13 @@ Status check_plannable(const Scenario& scenario, const PlacementSetup& setup, co
       largest = std::max(largest, setup.pools[option.pool].gpus_per_instance * option.units_per_gpu);
     }
     const std::vector<std::vector<double>>& bands = demand[w].bands.values;
-    if (largest <= 0 || bands.empty() || bands.back().empty()) continue;
-    const double peak = *std::max_element(bands.back().begin(), bands.back().end()) / planned_utilisation(scenario.workloads[w]);
-    if (peak > kMaxInstancesOfLargest * largest) {
-      const auto* service = std::get_if<ServiceWorkload>(&scenario.workloads[w].spec);
-      const bool gpus = service == nullptr || service->demand.unit == DemandUnit::gpus;
-      char text[224];
-      std::snprintf(text, sizeof text,
-                    "its demand peaks at %.7g %s (the %s forecast's p%g over the target utilisation), more than %.0f "
-                    "instances of its largest option serve",
-                    peak, gpus ? "GPUs" : "requests per second", demand[w].summary.forecaster.c_str(),
-                    100 * demand[w].bands.levels.back(), kMaxInstancesOfLargest);
-      return invalid_argument_error("workload '" + scenario.workloads[w].name + "': " + text);
-    }
+    if (bands.empty() || bands.back().empty()) continue;
+    const Workload& workload = scenario.workloads[w];
+    const double peak = *std::max_element(bands.back().begin(), bands.back().end()) / planned_utilisation(workload);
+    char level[32];
+    std::snprintf(level, sizeof level, "%g", 100 * demand[w].bands.levels.back());
+    const std::string source = "the " + demand[w].summary.forecaster + " forecast's p" + level;
+    if (Status status = check_fleet_holds(workload, peak, largest, source); !status.ok()) return status;
   }
   return {};
 }

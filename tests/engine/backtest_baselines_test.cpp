@@ -1,7 +1,8 @@
 // The backtest's baselines and its refusals to see the held-out demand, on the round-price test
-// catalogs: the reactive fleet's instance counts and hindsight_reservation's pool by hand, and the
+// catalogs: the reactive fleet's instance counts and hindsight_reservation's pool by hand, the
 // two ways a plan could otherwise have read the demand it is judged on (a history too short to
-// forecast from, a model trained past the cut, which the model file now records).
+// forecast from, a model trained past the cut, which the model file now records), and held-out
+// demand too large for any fleet.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -29,20 +30,23 @@ std::string constant_demand_csv(int gpus) {
                                                std::vector<double>(kHistoryHours + kTestHours, gpus));
 }
 
-// A service of 63 GPUs at a 90% target on four.gpu ($3.60/h on-demand, $1.20/h spot in the "<5%"
-// interruption bucket), with an on-demand base of 8 GPUs and 50% on-demand above it.
-Scenario constant_scenario(const PriceSource& prices) {
+// A service of the demand in `csv` at a 90% target on four.gpu ($3.60/h on-demand, $1.20/h spot in
+// the "<5%" interruption bucket), with an on-demand base of 8 GPUs and 50% on-demand above it.
+Scenario four_gpu_scenario(const PriceSource& prices, const std::string& csv) {
   return load(R"({"version": 1, "name": "constant", "seed": 3,
     "horizon": {"start": "2026-12-07T00:00:00Z", "duration": ")" + std::to_string(kHistoryHours + kTestHours) + R"(h", "step": "1h"},
     "pricing": {"provider": "test", "regions": ["r1"]},
     "instance_types": ["four.gpu"], "purchase_options": ["on_demand", "reserved", "spot"],
     "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" +
-                  constant_demand_csv(63) + R"("},
+                  csv + R"("},
                    "slo": {"target_utilisation": 0.9, "max_unserved_fraction": 0.01}}],
     "policy": {"kind": "predictive", "distribution": {"on_demand_base_capacity": 8, "on_demand_percentage_above_base": 50},
                "predictive": {"forecaster": "seasonal_naive"}}})",
               prices);
 }
+
+// The four.gpu service at a constant 63 GPUs.
+Scenario constant_scenario(const PriceSource& prices) { return four_gpu_scenario(prices, constant_demand_csv(63)); }
 
 Instant hours_after_start(int hours) {
   return parse_instant("2026-12-07T00:00:00Z").value() + Seconds{hours * 3600};
@@ -87,6 +91,24 @@ TEST_CASE("run_plan_backtest refuses a history too short to forecast from, which
   CHECK_THAT(result.status().message(), Catch::Contains("workload 'svc': 24 samples of its trace") &&
                                             Catch::Contains("too few to forecast from") &&
                                             Catch::Contains("would use the held-out demand itself"));
+}
+
+TEST_CASE("run_plan_backtest refuses held-out demand no fleet holds, naming its hour, before sizing baselines to it",
+          "[engine][planner]") {
+  // A broken trace: 63 GPUs throughout but 4,000,000 in the fourth held-out hour. At the 90%
+  // target that is 4,444,444.4 GPUs, 1,111,112 four.gpu instances, more than the 1,000,000 a plan
+  // may hold; the baselines sized to it overflowed their counts and the simulation of them ran
+  // out of memory (24 GB) before.
+  std::vector<double> values(kHistoryHours + kTestHours, 63);
+  values[kHistoryHours + 3] = 4e6;
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_gpu_scenario(prices, fleetcast::testing::demand_csv("backtest_broken_spike", values));
+  auto result = run_plan_backtest(scenario, prices, hours_after_start(kHistoryHours), quick());
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == StatusCode::invalid_argument);
+  CHECK(result.status().message() ==
+        "workload 'svc': its demand peaks at 4444444 GPUs (the held-out demand at 2026-12-10T03:00:00Z over the target "
+        "utilisation), more than 1000000 instances of its largest option serve");
 }
 
 TEST_CASE("run_plan_backtest refuses a model trained past the cut or not saying where its training ended",
