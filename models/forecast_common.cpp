@@ -63,17 +63,6 @@ double seasonal_naive_mae(std::span<const double> values, std::size_t season) {
   return sum / static_cast<double>(values.size() - season);
 }
 
-bool lower_beyond_noise(std::span<const double> challenger, std::span<const double> incumbent) {
-  const std::size_t count = std::min(challenger.size(), incumbent.size());
-  if (count < 2) return false;
-  const auto n = static_cast<double>(count);
-  double mean = 0;
-  for (std::size_t i = 0; i < count; ++i) mean += (incumbent[i] - challenger[i]) / n;
-  double squares = 0;
-  for (std::size_t i = 0; i < count; ++i) squares += std::pow(incumbent[i] - challenger[i] - mean, 2);
-  return mean > std::sqrt(squares / (n - 1) / n);
-}
-
 TimeSeries head_of(const TimeSeries& series, std::size_t size) {
   TimeSeries head = series;
   head.values.resize(size);

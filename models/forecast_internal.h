@@ -32,11 +32,6 @@ double interval_spread(std::span<const double> history, const Scaler& scaler);
 /// longer than `season`): the MASE denominator.
 double seasonal_naive_mae(std::span<const double> values, std::size_t season);
 
-/// Whether `challenger`'s errors (one per origin, paired with `incumbent`'s) are lower beyond the
-/// origins' noise: the mean of the differences incumbent - challenger exceeds its standard error
-/// (sample deviation over sqrt(n)). False with fewer than two origins.
-bool lower_beyond_noise(std::span<const double> challenger, std::span<const double> incumbent);
-
 /// The first `size` samples of `series` (size <= its length), same start and step.
 TimeSeries head_of(const TimeSeries& series, std::size_t size);
 

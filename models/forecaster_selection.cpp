@@ -362,36 +362,6 @@ std::vector<CandidateRun> run_candidates(const TimeSeries& training, const Valid
   return runs;
 }
 
-// Each origin's mean absolute error of the run's median.
-std::vector<double> origin_errors(const CandidateRun& run, std::span<const std::vector<double>> actuals) {
-  std::vector<double> errors;
-  for (std::size_t i = 0; i < run.forecasts.size(); ++i) {
-    const std::vector<double>& median = run.forecasts[i].quantile(0.5);
-    double sum = 0;
-    for (std::size_t h = 0; h < actuals[i].size(); ++h) sum += std::abs(actuals[i][h] - median[h]);
-    errors.push_back(sum / static_cast<double>(std::max<std::size_t>(1, actuals[i].size())));
-  }
-  return errors;
-}
-
-// The lowest validation MASE among single models (ties: the earlier); the ensemble with the lowest
-// instead only where its per-origin errors are lower than that model's beyond the origins' noise.
-// Why: an ensemble of the best two is scored on the very origins that ranked its members, so a
-// small lead over its best member is partly that ranking's luck (on the 24 hourly series/cuts of
-// tools/bench/forecast_calibration.sh, ensembles chosen for any lead lost the test week to their
-// best member as often as they won it).
-const CandidateRun* choose(const std::vector<CandidateRun>& runs, std::span<const std::vector<double>> actuals) {
-  const CandidateRun* single = nullptr;
-  const CandidateRun* ensemble = nullptr;
-  for (const CandidateRun& run : runs) {
-    if (!run.score.available) continue;
-    const CandidateRun*& best = run.members.size() > 1 ? ensemble : single;
-    if (best == nullptr || run.score.mase < best->score.mase) best = &run;
-  }
-  if (ensemble == nullptr || single == nullptr) return single != nullptr ? single : ensemble;
-  return lower_beyond_noise(origin_errors(*ensemble, actuals), origin_errors(*single, actuals)) ? ensemble : single;
-}
-
 }  // namespace
 
 Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const AutoOptions& options,
@@ -410,8 +380,11 @@ Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const 
   ForecasterSelection selection;
   std::vector<CandidateRun> runs =
       run_candidates(training, *plan, options, registry, actuals, daily_error > 0 ? daily_error : 1.0);
-  for (const CandidateRun& run : runs) selection.candidates.push_back(run.score);
-  const CandidateRun* chosen = choose(runs, actuals);
+  const CandidateRun* chosen = nullptr;
+  for (const CandidateRun& run : runs) {
+    selection.candidates.push_back(run.score);
+    if (run.score.available && (chosen == nullptr || run.score.mase < chosen->score.mase)) chosen = &run;
+  }
   selection.chosen = chosen->score.model;
   selection.members = chosen->members;
   if (std::find(selection.members.begin(), selection.members.end(), "lstm") != selection.members.end()) {
@@ -432,8 +405,7 @@ Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const 
 }
 
 std::string ForecasterSelection::explanation() const {
-  std::string text = "auto chose " + chosen + ": the single model of lowest MASE (an ensemble where lower beyond " +
-                     "the origins' noise) on " + std::to_string(origins) + " origins " +
+  std::string text = "auto chose " + chosen + ": the lowest MASE on " + std::to_string(origins) + " origins " +
                      std::to_string(origin_spacing) + " steps apart, " + std::to_string(horizon) +
                      " steps ahead, in the training span (";
   for (std::size_t c = 0; c < candidates.size(); ++c) {

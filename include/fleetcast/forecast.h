@@ -267,11 +267,8 @@ struct ForecasterSelection {
 /// `options.lstm.horizon` steps from each validation origin; the LSTM is trained once per fold of
 /// origins on the data before the fold (options.lstm_folds), and once more on the whole span when
 /// it is chosen or an ensemble's member (its validation errors, of younger models, calibrate it).
-/// Chooses the single model of lowest validation MASE (ties: the earlier of lstm, holt_winters,
-/// seasonal_naive_weekly, seasonal_naive), or the ensemble of lowest MASE where its mean absolute
-/// errors per origin are lower than that model's by more than their standard error (an ensemble of
-/// the best two is scored on the origins that ranked its members: a small lead is partly luck),
-/// and calibrates it.
+/// Chooses the lowest validation MASE (ties: the earlier candidate: lstm, holt_winters,
+/// seasonal_naive_weekly, seasonal_naive, then the ensembles) and calibrates it.
 /// Deterministic for options.lstm.seed. Errors when the span is too short for three origins of
 /// Holt-Winters (three days of history before the first). Thread-safety: reentrant.
 Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const AutoOptions& options,
