@@ -1,5 +1,6 @@
 #include "fleetcast/time_series.h"
 
+#include <cmath>
 #include <string>
 
 #include "core/csv.h"
@@ -49,6 +50,10 @@ Result<TimeSeries> read_time_series_csv(const std::filesystem::path& path) {
     if (!value) {
       return invalid_argument_error(table->where(row) + ": value '" + std::string(value_field) +
                                     "' is not a finite number");
+    }
+    if (std::abs(*value) > kMaxSeriesMagnitude) {
+      return invalid_argument_error(table->where(row) + ": value '" + std::string(value_field) +
+                                    "' is beyond 1e15 in magnitude, expected a load (GPUs, requests per second) below it");
     }
     if (row == 0) {
       series.start_seconds = *timestamp;

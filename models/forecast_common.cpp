@@ -169,6 +169,10 @@ Status check_series(const TimeSeries& series, std::size_t min_samples, std::stri
       return invalid_argument_error(std::string(what) + ": value " + std::to_string(i) + " (at t=" +
                                     std::to_string(series.time_of(i)) + " s) is not finite, expected a number");
     }
+    if (std::abs(series.values[i]) > kMaxSeriesMagnitude) {
+      return invalid_argument_error(std::string(what) + ": value " + std::to_string(i) + " (at t=" +
+                                    std::to_string(series.time_of(i)) + " s) is beyond 1e15 in magnitude, expected a load below it");
+    }
   }
   return {};
 }

@@ -137,13 +137,13 @@ void check_demand(Workload& workload, ServiceWorkload& service, const std::strin
       }
       const double value = series->values[i];
       series->values[i] *= trace->scale;
-      // A finite value times a scale up to 1e9 can still overflow to infinity, which no reader of
-      // demand expects (capacity = demand / throughput becomes a count of instances).
-      if (!std::isfinite(series->values[i])) {
+      // A value the reader accepts (at most 1e15) times a scale up to 1e9 can pass the bound every
+      // reader of a series relies on (fleetcast/time_series.h).
+      if (series->values[i] > kMaxSeriesMagnitude) {
         sink.error(pointer + "/demand/scale",
                    trace->file.string() + ": demand " + nlohmann::json(value).dump() +
                        " at timestamp " + std::to_string(series->time_of(i)) + " times scale " +
-                       nlohmann::json(trace->scale).dump() + " is not a finite number");
+                       nlohmann::json(trace->scale).dump() + " is beyond 1e15, expected a smaller scale");
         return;
       }
     }

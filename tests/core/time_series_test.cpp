@@ -43,6 +43,8 @@ TEST_CASE("core::read_time_series_csv explains each defect with its line", "[cor
   CHECK_THAT(message("order.csv", "timestamp,value\n0,1\n60,1\n30,1\n"), Catch::Contains("order.csv:4: timestamp 30 is not after the previous one"));
   CHECK_THAT(message("gap.csv", "timestamp,value\n0,1\n60,1\n180,1\n"), Catch::Contains("gap.csv:4: gap in the series: 120 s after the previous sample, expected the constant step of 60 s"));
   CHECK_THAT(message("time.csv", "timestamp,value\nnoon,1\n"), Catch::Contains("time.csv:2: timestamp 'noon'"));
+  CHECK_THAT(message("big.csv", "timestamp,value\n0,1\n60,-2e15\n"),
+             Catch::EndsWith("big.csv:3: value '-2e15' is beyond 1e15 in magnitude, expected a load (GPUs, requests per second) below it"));
 }
 
 TEST_CASE("core::read_time_series_csv refuses timestamps whose differences overflow", "[core]") {

@@ -63,7 +63,7 @@ TEST_CASE("forecast Holt-Winters extrapolates an exact trend plus season", "[mod
   }
 }
 
-TEST_CASE("forecast baselines refuse too short a series and NaN values", "[models]") {
+TEST_CASE("forecast baselines refuse too short a series, NaN values and values beyond 1e15", "[models]") {
   auto naive = fc::make_seasonal_naive(fc::Seasonality::daily);
   auto too_short = naive->predict(hourly(std::vector<double>(20, 1.0)), 4);
   REQUIRE_FALSE(too_short.ok());
@@ -72,6 +72,13 @@ TEST_CASE("forecast baselines refuse too short a series and NaN values", "[model
   values[7] = std::nan("");
   CHECK_THAT(fc::make_holt_winters()->predict(hourly(values), 4).status().message(),
              Catch::Contains("value 7 (at t=25200 s) is not finite"));
+  // 1e300 crashed Holt-Winters: every fit's sum of squared errors was infinite, none was kept, and
+  // the forecast read an empty seasonal vector.
+  std::vector<double> huge(100, 1e300);
+  CHECK_THAT(fc::make_holt_winters()->predict(hourly(huge), 4).status().message(),
+             Catch::Contains("value 0 (at t=0 s) is beyond 1e15 in magnitude"));
+  std::vector<double> edge(100, -1e15);
+  CHECK(fc::make_holt_winters()->predict(hourly(edge), 4).ok());
 }
 
 TEST_CASE("forecast::score_forecasts computes MASE, sMAPE, pinball and coverage by hand", "[models]") {

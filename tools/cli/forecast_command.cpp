@@ -2,6 +2,7 @@
 // series, forecasts quantiles from a saved model, and backtests the LSTM against the baselines.
 // Every output names the inference backend that ran ("cuda" or "cpu", and why the CPU).
 #include <cstdio>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -13,6 +14,18 @@
 namespace fleetcast::cli {
 
 namespace {
+
+// A metric right-aligned in `width` columns: three decimals where they leave a space before them,
+// else three significant digits with an exponent (an outlier of 1e15 in the test window gives a
+// MASE in the 1e13s, which in fixed notation ran into the next column).
+std::string metric_cell(double value, int width) {
+  char text[400];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  if (static_cast<int>(std::strlen(text)) >= width) std::snprintf(text, sizeof text, "%.3g", value);
+  char cell[420];
+  std::snprintf(cell, sizeof cell, "%*s", width, text);
+  return cell;
+}
 
 using forecast::BackendChoice;
 using forecast::BackendPreference;
@@ -189,10 +202,9 @@ void add_eval(CLI::App& forecast_app, int& exit_code) {
       std::cout << std::left << std::setw(24) << "model" << std::right << std::setw(9) << "MASE" << std::setw(9)
                 << "sMAPE%" << std::setw(11) << "pinball" << std::setw(11) << "p10-p90" << '\n';
       for (const auto& score : report->scores) {
-        std::cout << std::left << std::setw(24) << score.model << std::right << std::setprecision(3) << std::setw(9)
-                  << score.metrics.mase << std::setw(9) << score.metrics.smape << std::setw(11)
-                  << score.metrics.pinball << std::setw(10) << std::setprecision(1)
-                  << 100 * score.metrics.coverage_p10_p90 << "%\n";
+        std::cout << std::left << std::setw(24) << score.model << std::right << metric_cell(score.metrics.mase, 9)
+                  << metric_cell(score.metrics.smape, 9) << metric_cell(score.metrics.pinball, 11) << std::setw(10)
+                  << std::setprecision(1) << 100 * score.metrics.coverage_p10_p90 << "%\n";
       }
     }
     exit_code = kExitOk;
