@@ -13,9 +13,9 @@ namespace fleetcast::forecast {
 /// Steps per day at `step` (24 for hourly data), at least 1; the daily season of every model.
 int steps_per_day(Seconds step);
 
-/// The scaler of a training series at `season` steps per day: its mean absolute daily change,
-/// else its standard deviation (a series that repeats daily), else 1 (a constant series); its
-/// step_change is its mean absolute step-to-step change, else that scale.
+/// The scaler of a training series at `season` steps per day: its mean absolute daily change, at
+/// least a tenth of its standard deviation (a series that repeats daily, or almost), else 1 (a
+/// constant series); its step_change is its mean absolute step-to-step change, else that scale.
 Scaler fit_scaler(std::span<const double> values, int season);
 
 /// The level a window of history (oldest first) is measured from: the mean of its last

@@ -72,8 +72,9 @@ struct LstmOptions {
 /// Per-series scaling of the LSTM's inputs and outputs: scaled = (value - level) / scale, where
 /// each window's level is the mean of its last `level_steps` history values (so the network is
 /// level-invariant and carries over to levels it never saw) and `scale` is the training series'
-/// in-sample mean absolute daily change (so the scaled pinball loss reads like MASE). Fitted on the
-/// training series and saved with the model.
+/// in-sample mean absolute daily change (so the scaled pinball loss reads like MASE), at least a
+/// tenth of its standard deviation (so that a series repeating almost exactly every day does not
+/// scale its windows into the hundreds). Fitted on the training series and saved with the model.
 ///
 /// The interval spread of a window follows its recent volatility: with `recent` the mean absolute
 /// step-to-step change over its last `change_steps` history values, every quantile's distance from

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fleetcast/forecast.h"
+#include "models/forecast_internal.h"
 #include "models/lstm_training.h"
 #include "tests/models/synthetic_series.h"
 #include "tests/sanitized_build.h"
@@ -168,6 +169,25 @@ TEST_CASE("forecast::calibration_factors: heads on the median cover targets ther
   for (int k = 0; k < 6; ++k) windows.add(1e-12, 1e-12, 3.0);
   CHECK(windows.factors()[0] == fc::kMaxCalibrationFactor);
   CHECK(windows.factors()[2] == fc::kMaxCalibrationFactor);
+}
+
+TEST_CASE("forecast::fit_scaler: the mean absolute daily change, at least a tenth of the deviation", "[models]") {
+  // Three days of a scheduled fleet: 10 GPUs for the first 12 hours of each day, 40 for the last,
+  // plus `drift` x the day's index. Every day-over-day change is exactly `drift`; the deviation is
+  // sqrt(15^2 + drift^2 x 2/3) (the two levels are +-15 from their mean, and the day offsets 0, 1,
+  // 2 have variance 2/3).
+  const auto scheduled = [](double drift) {
+    std::vector<double> values;
+    for (int t = 0; t < 72; ++t) values.push_back((t % 24 < 12 ? 10.0 : 40.0) + drift * (t / 24));
+    return values;
+  };
+  // Drift 3: the change, 3, is above a tenth of the deviation (1.52): the change scales.
+  CHECK(fc::fit_scaler(scheduled(3), 24).scale == Approx(3).epsilon(1e-12));
+  // Drift 0.06, a fleet that repeats almost exactly: a tenth of the deviation, 1.500008, not 0.06
+  // (which scaled the windows of such a fleet to +-500 and saturated the network).
+  CHECK(fc::fit_scaler(scheduled(0.06), 24).scale == Approx(0.1 * std::sqrt(225 + 0.06 * 0.06 * 2 / 3)).epsilon(1e-12));
+  // A constant series has neither: scale 1.
+  CHECK(fc::fit_scaler(std::vector<double>(72, 7.0), 24).scale == 1);
 }
 
 TEST_CASE("forecast::train_lstm refuses a series shorter than the context window", "[models]") {
