@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/calendar.h"
 #include "core/text.h"
 
 namespace fleetcast {
@@ -141,32 +142,11 @@ Result<CronSchedule> parse_cron(std::string_view recurrence) {
 
 namespace {
 
-struct CivilDay {
-  unsigned day_of_month;
-  unsigned month;
-  unsigned day_of_week;  // 0 = Sunday
-};
-
-// The calendar day of a count of days since 1970-01-01 (Howard Hinnant's civil_from_days).
-CivilDay civil_day(std::int64_t days) {
-  const std::int64_t z = days + 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned day = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned month = mp < 10 ? mp + 3 : mp - 9;
-  // 1970-01-01 was a Thursday (4).
-  const auto weekday = static_cast<unsigned>(((days % 7) + 7 + 4) % 7);
-  return {day, month, weekday};
-}
-
 bool day_matches(const CronSchedule& schedule, std::int64_t days) {
-  const CivilDay day = civil_day(days);
-  if (!schedule.months.test(day.month)) return false;
-  const bool by_month_day = schedule.days_of_month.test(day.day_of_month);
-  const bool by_week_day = schedule.days_of_week.test(day.day_of_week);
+  const CivilDate date = civil_from_days(days);
+  if (!schedule.months.test(date.month)) return false;
+  const bool by_month_day = schedule.days_of_month.test(date.day);
+  const bool by_week_day = schedule.days_of_week.test(weekday_from_days(days));
   // Cron's rule: with both day fields restricted, either one matching is enough.
   if (schedule.day_of_month_restricted && schedule.day_of_week_restricted) return by_month_day || by_week_day;
   return by_month_day && by_week_day;

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "core/calendar.h"
 #include "fleetcast/time.h"
 
 using namespace fleetcast;
@@ -81,4 +82,41 @@ TEST_CASE("core::parse_duration refuses durations above its ceiling; format_dura
   CHECK_THAT(parse_duration("9223372036854775807s").status().message(), Catch::Contains("too long"));
   // The most negative count has no positive counterpart in int64; it is still written.
   CHECK(format_duration(Seconds{std::numeric_limits<std::int64_t>::min()}) == "-292471208677y195d15h30m8s");
+}
+
+TEST_CASE("core calendar: days since 1970-01-01 and back, with the day of the week", "[core]") {
+  // Days and ISO weekdays (Sunday as 0) from Python's datetime.date, an independent implementation.
+  struct Known {
+    fleetcast::CivilDate date;
+    std::int64_t days;
+    unsigned weekday;
+  };
+  const Known known[] = {{{2000, 3, 1}, 11017, 3},      {{1969, 12, 31}, -1, 3},     {{1600, 2, 29}, -135081, 2},
+                         {{9999, 12, 31}, 2932896, 5}, {{2026, 11, 27}, 20784, 5}, {{1970, 1, 1}, 0, 4}};
+  for (const Known& k : known) {
+    INFO(k.date.year << "-" << k.date.month << "-" << k.date.day);
+    CHECK(fleetcast::days_from_civil(k.date.year, k.date.month, k.date.day) == k.days);
+    const fleetcast::CivilDate back = fleetcast::civil_from_days(k.days);
+    CHECK((back.year == k.date.year && back.month == k.date.month && back.day == k.date.day));
+    CHECK(fleetcast::weekday_from_days(k.days) == k.weekday);
+  }
+  // Every day of years 0000-9999 reads back, each one day after the one before, months of the
+  // Gregorian lengths (February 29 days in years divisible by 4, except centuries not by 400).
+  const auto month_length = [](std::int64_t year, unsigned month) -> unsigned {
+    if (month == 2) return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28;
+    return month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31;
+  };
+  fleetcast::CivilDate previous = fleetcast::civil_from_days(fleetcast::days_from_civil(0, 1, 1) - 1);
+  CHECK((previous.year == -1 && previous.month == 12 && previous.day == 31));
+  for (std::int64_t days = fleetcast::days_from_civil(0, 1, 1); days <= 2932896; ++days) {
+    const fleetcast::CivilDate date = fleetcast::civil_from_days(days);
+    const bool next_day = date.day == previous.day + 1 && date.month == previous.month && date.year == previous.year;
+    const bool month_ended = date.day == 1 && previous.day == month_length(previous.year, previous.month);
+    const bool next_month = month_ended && date.month == previous.month + 1 && date.year == previous.year;
+    const bool next_year = month_ended && date.month == 1 && previous.month == 12 && date.year == previous.year + 1;
+    if (!(next_day || next_month || next_year) || fleetcast::days_from_civil(date.year, date.month, date.day) != days) {
+      FAIL("day " << days << " reads as " << date.year << "-" << date.month << "-" << date.day);
+    }
+    previous = date;
+  }
 }
