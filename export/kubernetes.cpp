@@ -302,8 +302,13 @@ void check_kubernetes_limits(const KubernetesGroup& group, const ExportOptions& 
   std::size_t triggers = 0;
   for (const CapacityPart& part : group.parts) triggers += part.schedule.windows.size();
   if (triggers > options.max_actions) {
+    const auto changing = static_cast<std::size_t>(std::count_if(
+        group.parts.begin(), group.parts.end(), [](const CapacityPart& part) { return !part.schedule.flat; }));
+    const std::string why = changing > options.max_actions ? "; each of its " + std::to_string(changing) +
+                                                                 " Deployments whose replicas change needs one at the least"
+                                                           : "";
     violations.add(subject, "ScaledObject spec.triggers", std::to_string(triggers) + " cron triggers in the group",
-                   "at most " + std::to_string(options.max_actions) + " per group (max actions)");
+                   "at most " + std::to_string(options.max_actions) + " per group (max actions)" + why);
   }
   for (const CapacityPart& part : group.parts) {
     const std::string name = deployment_name(planned, part);

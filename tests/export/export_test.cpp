@@ -341,8 +341,9 @@ TEST_CASE("kubernetes export shares max actions between a group's ScaledObjects 
   options.max_actions = 1;
   const Status refused = render_export(fixture_plan(), ExportFormat::kubernetes, options).status();
   CHECK(refused.message().find("the plan breaks 1 Kubernetes limit") != std::string::npos);
-  CHECK(refused.message().find("group '" + kEast + "': ScaledObject spec.triggers is 2 cron triggers in the group; at most 1") !=
-        std::string::npos);
+  CHECK(refused.message().find("group '" + kEast + "': ScaledObject spec.triggers is 2 cron triggers in the group; at most 1 "
+                              "per group (max actions); each of its 2 Deployments whose replicas change needs one at "
+                              "the least") != std::string::npos);
   options.max_actions = 2;
   auto rendered = render_export(fixture_plan(), ExportFormat::kubernetes, options);
   REQUIRE(rendered.ok());
