@@ -95,6 +95,106 @@ ordered_json group_json(const PlannedGroup& group) {
   return document;
 }
 
+ordered_json forecasts_json(const std::vector<WorkloadForecast>& forecasts) {
+  ordered_json entries = ordered_json::array();
+  for (const WorkloadForecast& forecast : forecasts) {
+    ordered_json entry = {{"workload", forecast.workload}, {"forecaster", forecast.forecaster}, {"backend", forecast.backend}};
+    if (!forecast.reason.empty()) entry["reason"] = forecast.reason;
+    entry.update(ordered_json{{"history_samples", forecast.history_samples},
+                              {"mean_p50", forecast.mean_p50},
+                              {"peak_planned", forecast.peak_planned},
+                              {"levels", forecast.levels},
+                              {"values", forecast.values}});
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+ordered_json commitments_json(const std::vector<CommitmentRecommendation>& commitments) {
+  ordered_json entries = ordered_json::array();
+  for (const CommitmentRecommendation& commitment : commitments) {
+    ordered_json entry = {{"instance_type", commitment.instance_type},
+                          {"region", commitment.region},
+                          {"count", commitment.count},
+                          {"term", reservation_term_name(commitment.terms.term)},
+                          {"offering_class", reservation_class_name(commitment.terms.reservation_class)},
+                          {"payment", upfront_payment_name(commitment.terms.payment)},
+                          {"start", format_instant(commitment.start)},
+                          {"hourly_cost_usd", commitment.hourly_cost.usd()},
+                          {"upfront_per_instance_usd", commitment.upfront_per_instance.usd()},
+                          {"expected_utilisation", commitment.expected_utilisation},
+                          {"break_even_utilisation", commitment.break_even_utilisation},
+                          {"expected_saving_usd", commitment.expected_saving.usd()}};
+    if (!commitment.reason.empty()) entry["reason"] = commitment.reason;
+    if (commitment.term.months > 0) entry["term_valuation"] = term_valuation_json(commitment.term);
+    if (!commitment.term_choice.empty()) entry["term_choice"] = commitment.term_choice;
+    if (!commitment.renews.empty()) entry["renews"] = commitment.renews;
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+ordered_json savings_plans_json(const std::vector<SavingsPlanRecommendation>& savings_plans) {
+  ordered_json entries = ordered_json::array();
+  for (const SavingsPlanRecommendation& bought : savings_plans) {
+    ordered_json coverage = ordered_json::array();
+    for (const SavingsPlanCoverage& covered : bought.coverage) {
+      coverage.push_back({{"pool", covered.pool}, {"rate_usd", covered.rate.usd()}, {"estimated", covered.estimated}});
+    }
+    ordered_json entry = {{"plan", savings_plan_json(bought.plan)},
+                          {"coverage", coverage},
+                          {"upfront_usd", bought.upfront.usd()},
+                          {"expected_utilisation", bought.expected_utilisation},
+                          {"expected_saving_usd", bought.expected_saving.usd()},
+                          {"reason", bought.reason},
+                          {"term_valuation", term_valuation_json(bought.term)},
+                          {"term_choice", bought.term_choice}};
+    if (!bought.renews.empty()) entry["renews"] = bought.renews;
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+ordered_json expiring_json(const std::vector<ExpiringCommitment>& expiring) {
+  ordered_json entries = ordered_json::array();
+  for (const ExpiringCommitment& owned : expiring) {
+    entries.push_back({{"commitment", owned.commitment},
+                       {"expires", format_instant(owned.expires)},
+                       {"decision", expiry_decision_name(owned.decision)},
+                       {"reason", owned.reason}});
+  }
+  return entries;
+}
+
+// The pools with their instance counts per interval (`plan.instances`, one row per pool).
+ordered_json pools_json(const Plan& plan) {
+  ordered_json entries = ordered_json::array();
+  for (std::size_t p = 0; p < plan.pools.size(); ++p) {
+    const PlannedPool& pool = plan.pools[p];
+    entries.push_back({{"name", pool.name},
+                       {"provider", pool.provider},
+                       {"region", pool.region},
+                       {"instance_type", pool.instance_type},
+                       {"option", purchase_option_name(pool.option)},
+                       {"gpu_model", pool.gpu_model},
+                       {"gpus_per_instance", pool.gpus_per_instance},
+                       {"hourly_price_usd", pool.hourly_price.usd()},
+                       {"instances", p < plan.instances.size() ? plan.instances[p] : std::vector<int>{}}});
+  }
+  return entries;
+}
+
+ordered_json expected_json(const PlanOutcome& expected) {
+  return {{"replicas", expected.replicas},
+          {"cost_p50_usd", expected.cost_p50_usd},
+          {"cost_p95_usd", expected.cost_p95_usd},
+          {"cost_mean_usd", expected.cost_mean_usd},
+          {"served_fraction_mean", expected.served_fraction_mean},
+          {"served_fraction_p5", expected.served_fraction_p5},
+          {"slo_attainment", expected.slo_attainment},
+          {"planned_cost_usd", expected.planned_cost.usd()}};
+}
+
 ordered_json plan_document(const Plan& plan) {
   ordered_json document;
   document["format"] = kFormatName;
@@ -109,90 +209,16 @@ ordered_json plan_document(const Plan& plan) {
   document["risk_quantile"] = plan.risk_quantile;
   document["budget_usd"] = plan.budget ? json(plan.budget->usd()) : json(nullptr);
   if (!plan.budget_status.empty()) document["budget_status"] = plan.budget_status;
-  ordered_json forecasts = ordered_json::array();
-  for (const WorkloadForecast& forecast : plan.forecasts) {
-    ordered_json entry = {{"workload", forecast.workload}, {"forecaster", forecast.forecaster}, {"backend", forecast.backend}};
-    if (!forecast.reason.empty()) entry["reason"] = forecast.reason;
-    entry.update(ordered_json{{"history_samples", forecast.history_samples},
-                         {"mean_p50", forecast.mean_p50},
-                         {"peak_planned", forecast.peak_planned},
-                              {"levels", forecast.levels},
-                              {"values", forecast.values}});
-    forecasts.push_back(std::move(entry));
-  }
-  document["forecasts"] = forecasts;
-  ordered_json commitments = ordered_json::array();
-  for (const CommitmentRecommendation& commitment : plan.commitments) {
-    commitments.push_back({{"instance_type", commitment.instance_type},
-                           {"region", commitment.region},
-                           {"count", commitment.count},
-                           {"term", reservation_term_name(commitment.terms.term)},
-                           {"offering_class", reservation_class_name(commitment.terms.reservation_class)},
-                           {"payment", upfront_payment_name(commitment.terms.payment)},
-                           {"start", format_instant(commitment.start)},
-                           {"hourly_cost_usd", commitment.hourly_cost.usd()},
-                           {"upfront_per_instance_usd", commitment.upfront_per_instance.usd()},
-                           {"expected_utilisation", commitment.expected_utilisation},
-                           {"break_even_utilisation", commitment.break_even_utilisation},
-                           {"expected_saving_usd", commitment.expected_saving.usd()}});
-    if (!commitment.reason.empty()) commitments.back()["reason"] = commitment.reason;
-    if (commitment.term.months > 0) commitments.back()["term_valuation"] = term_valuation_json(commitment.term);
-    if (!commitment.term_choice.empty()) commitments.back()["term_choice"] = commitment.term_choice;
-    if (!commitment.renews.empty()) commitments.back()["renews"] = commitment.renews;
-  }
-  document["commitments"] = commitments;
-  ordered_json savings_plans = ordered_json::array();
-  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
-    ordered_json coverage = ordered_json::array();
-    for (const SavingsPlanCoverage& covered : bought.coverage) {
-      coverage.push_back({{"pool", covered.pool}, {"rate_usd", covered.rate.usd()}, {"estimated", covered.estimated}});
-    }
-    savings_plans.push_back({{"plan", savings_plan_json(bought.plan)},
-                             {"coverage", coverage},
-                             {"upfront_usd", bought.upfront.usd()},
-                             {"expected_utilisation", bought.expected_utilisation},
-                             {"expected_saving_usd", bought.expected_saving.usd()},
-                             {"reason", bought.reason},
-                             {"term_valuation", term_valuation_json(bought.term)},
-                             {"term_choice", bought.term_choice}});
-    if (!bought.renews.empty()) savings_plans.back()["renews"] = bought.renews;
-  }
-  document["savings_plans"] = savings_plans;
+  document["forecasts"] = forecasts_json(plan.forecasts);
+  document["commitments"] = commitments_json(plan.commitments);
+  document["savings_plans"] = savings_plans_json(plan.savings_plans);
   document["declined_commitments"] = plan.declined_commitments;
-  ordered_json expiring = ordered_json::array();
-  for (const ExpiringCommitment& owned : plan.expiring_commitments) {
-    expiring.push_back({{"commitment", owned.commitment},
-                        {"expires", format_instant(owned.expires)},
-                        {"decision", expiry_decision_name(owned.decision)},
-                        {"reason", owned.reason}});
-  }
-  document["expiring_commitments"] = expiring;
-  ordered_json pools = ordered_json::array();
-  for (std::size_t p = 0; p < plan.pools.size(); ++p) {
-    const PlannedPool& pool = plan.pools[p];
-    pools.push_back({{"name", pool.name},
-                     {"provider", pool.provider},
-                     {"region", pool.region},
-                     {"instance_type", pool.instance_type},
-                     {"option", purchase_option_name(pool.option)},
-                     {"gpu_model", pool.gpu_model},
-                     {"gpus_per_instance", pool.gpus_per_instance},
-                     {"hourly_price_usd", pool.hourly_price.usd()},
-                     {"instances", p < plan.instances.size() ? plan.instances[p] : std::vector<int>{}}});
-  }
-  document["pools"] = pools;
+  document["expiring_commitments"] = expiring_json(plan.expiring_commitments);
+  document["pools"] = pools_json(plan);
   ordered_json groups = ordered_json::array();
   for (const PlannedGroup& group : plan.groups) groups.push_back(group_json(group));
   document["groups"] = groups;
-  const PlanOutcome& expected = plan.expected;
-  document["expected"] = {{"replicas", expected.replicas},
-                          {"cost_p50_usd", expected.cost_p50_usd},
-                          {"cost_p95_usd", expected.cost_p95_usd},
-                          {"cost_mean_usd", expected.cost_mean_usd},
-                          {"served_fraction_mean", expected.served_fraction_mean},
-                          {"served_fraction_p5", expected.served_fraction_p5},
-                          {"slo_attainment", expected.slo_attainment},
-                          {"planned_cost_usd", expected.planned_cost.usd()}};
+  document["expected"] = expected_json(plan.expected);
   document["notes"] = plan.notes;
   return document;
 }
