@@ -120,6 +120,13 @@ Status check_options(const Plan& plan, const ExportOptions& options) {
                                   ": expected a positive multiple of the plan's step (" +
                                   format_duration(plan.horizon.step) + ")");
   }
+  // A window past the horizon would export the horizon alone, and a team applying it on a timer
+  // would find the rest of its window without scheduled capacity.
+  if (options.window && *options.window > plan.horizon.duration) {
+    return invalid_argument_error("window " + format_duration(*options.window) + ": expected at most the plan's horizon (" +
+                                  format_duration(plan.horizon.duration) +
+                                  "); the plan holds no capacity past its end: plan a longer horizon or export less");
+  }
   return {};
 }
 

@@ -241,7 +241,8 @@ TEST_CASE("cloudformation export holds one template per region with the compress
   CHECK(fs::exists(out / "us-west-2.template.json"));
 }
 
-TEST_CASE("export refuses more than 125 actions per group and a window that is not whole intervals", "[export]") {
+TEST_CASE("export refuses more than 125 actions per group and a window that is not whole intervals or past the horizon",
+          "[export]") {
   ExportOptions options;
   options.max_actions = 126;
   CHECK(render_export(fixture_plan(), ExportFormat::aws, options).status().message().find("expected 1 to 125") != std::string::npos);
@@ -249,6 +250,13 @@ TEST_CASE("export refuses more than 125 actions per group and a window that is n
   options.window = Seconds{5400};
   CHECK(render_export(fixture_plan(), ExportFormat::aws, options).status().message().find("multiple of the plan's step") !=
         std::string::npos);
+  // The fixture plans 3 days: the whole of them exports, a step more does not.
+  options.window = 3 * kDay;
+  CHECK(render_export(fixture_plan(), ExportFormat::aws, options).ok());
+  options.window = 3 * kDay + kHour;
+  CHECK(render_export(fixture_plan(), ExportFormat::aws, options).status().message() ==
+        "window 3d1h: expected at most the plan's horizon (3d); the plan holds no capacity past its end: plan a longer "
+        "horizon or export less");
 }
 
 TEST_CASE("a rolling window exports only its intervals, as one-off actions", "[export]") {
