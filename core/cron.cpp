@@ -157,9 +157,7 @@ std::int64_t floor_divide(std::int64_t a, std::int64_t b) { return a / b - ((a %
 }  // namespace
 
 bool cron_matches(const CronSchedule& schedule, Instant minute) {
-  const std::int64_t seconds = minute.time_since_epoch().count();
-  const std::int64_t days = floor_divide(seconds, 86400);
-  const std::int64_t second_of_day = seconds - days * 86400;
+  const auto [days, second_of_day] = split_at_midnight(minute.time_since_epoch().count());
   return day_matches(schedule, days) && schedule.hours.test(static_cast<std::size_t>(second_of_day / 3600)) &&
          schedule.minutes.test(static_cast<std::size_t>(second_of_day / 60 % 60));
 }
@@ -167,8 +165,8 @@ bool cron_matches(const CronSchedule& schedule, Instant minute) {
 std::optional<Instant> next_cron_occurrence(const CronSchedule& schedule, Instant after, Seconds limit) {
   const std::int64_t start = floor_divide(after.time_since_epoch().count(), 60) * 60 + 60;
   const std::int64_t stop = after.time_since_epoch().count() + limit.count();
-  std::int64_t days = floor_divide(start, 86400);
-  std::int64_t minute_of_day = (start - days * 86400) / 60;
+  auto [days, second_of_day] = split_at_midnight(start);
+  std::int64_t minute_of_day = second_of_day / 60;
   // Day by day, and within a matching day only its matching hours, so a year is a few hundred steps.
   while (days * 86400 <= stop) {
     if (day_matches(schedule, days)) {

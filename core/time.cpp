@@ -77,13 +77,6 @@ std::string format_duration(Seconds duration) {
 
 namespace {
 
-constexpr bool is_leap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-constexpr unsigned days_in_month(std::int64_t y, unsigned m) {
-  constexpr std::array<unsigned, 12> kDays{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
-}
-
 Status instant_error(std::string_view text, std::string_view why) {
   return invalid_argument_error("'" + std::string(text) + "' is not a UTC time (" + std::string(why) +
                                 "); expected RFC 3339 such as \"2026-01-05T00:00:00Z\"");
@@ -142,13 +135,7 @@ Result<Instant> parse_instant(std::string_view text) {
 }
 
 std::string format_instant(Instant instant) {
-  const std::int64_t total = instant.time_since_epoch().count();
-  std::int64_t days = total / 86400;
-  std::int64_t second_of_day = total % 86400;
-  if (second_of_day < 0) {
-    second_of_day += 86400;
-    --days;
-  }
+  const auto [days, second_of_day] = split_at_midnight(instant.time_since_epoch().count());
   const CivilDate date = civil_from_days(days);
   char buffer[80];
   std::snprintf(buffer, sizeof buffer, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", static_cast<long long>(date.year), date.month, date.day,

@@ -100,6 +100,17 @@ TEST_CASE("core calendar: days since 1970-01-01 and back, with the day of the we
     CHECK((back.year == k.date.year && back.month == k.date.month && back.day == k.date.day));
     CHECK(fleetcast::weekday_from_days(k.days) == k.weekday);
   }
+  // Midnight splits: a second before the epoch is the last second of day -1.
+  const auto split = [](std::int64_t seconds) {
+    const fleetcast::DayAndSecond at = fleetcast::split_at_midnight(seconds);
+    return std::pair{at.days, at.second_of_day};
+  };
+  CHECK(split(0) == std::pair<std::int64_t, std::int64_t>{0, 0});
+  CHECK(split(86399) == std::pair<std::int64_t, std::int64_t>{0, 86399});
+  CHECK(split(86400) == std::pair<std::int64_t, std::int64_t>{1, 0});
+  CHECK(split(-1) == std::pair<std::int64_t, std::int64_t>{-1, 86399});
+  CHECK(split(-86400) == std::pair<std::int64_t, std::int64_t>{-1, 0});
+  CHECK(split(-86401) == std::pair<std::int64_t, std::int64_t>{-2, 86399});
   // Every day of years 0000-9999 reads back, each one day after the one before, months of the
   // Gregorian lengths (February 29 days in years divisible by 4, except centuries not by 400).
   const auto month_length = [](std::int64_t year, unsigned month) -> unsigned {
