@@ -145,6 +145,57 @@ class EpochTrainer {
   std::vector<Eigen::MatrixXd> output_gradient_;
 };
 
+// The origins of a series' windows, in time order: the latest share validates, and training
+// origins stop a horizon before the first validation origin so no training target is a validation target.
+struct OriginSplit {
+  std::vector<std::size_t> training;
+  std::vector<std::size_t> validation;
+};
+
+OriginSplit split_origins(std::size_t samples, int season, const LstmOptions& options) {
+  const std::size_t first_origin = static_cast<std::size_t>(season + options.context);
+  const std::size_t origin_count = samples - first_origin - static_cast<std::size_t>(options.horizon) + 1;
+  const auto validation_count =
+      std::max<std::size_t>(1, static_cast<std::size_t>(options.validation_fraction * static_cast<double>(origin_count)));
+  OriginSplit split;
+  split.validation.resize(validation_count);
+  std::iota(split.validation.begin(), split.validation.end(), first_origin + origin_count - validation_count);
+  split.training.resize(origin_count - validation_count - static_cast<std::size_t>(options.horizon));
+  std::iota(split.training.begin(), split.training.end(), first_origin);
+  return split;
+}
+
+// Trains from the seed's initial parameters until the validation loss has not improved for
+// `patience` epochs, and returns the best epoch's parameters; records its losses and the epochs
+// run in `model`, and reports each epoch to options.on_epoch. Shuffles origins.training in place.
+Eigen::VectorXd fit_parameters(const WindowSet& windows, OriginSplit& origins, const LstmOptions& options,
+                               LstmModel& model) {
+  const LstmShape shape = shape_of(options);
+  Eigen::VectorXd parameters = initial_parameters(shape, options.seed);
+  Eigen::VectorXd best = parameters;
+  double best_validation = std::numeric_limits<double>::infinity();
+  int best_epoch = 0;
+  EpochTrainer trainer(shape, parameters.size(), options);
+  const auto [validation_inputs, validation_targets] = windows.batch(origins.validation);
+  for (int epoch = 1; epoch <= options.max_epochs && epoch - best_epoch <= options.patience; ++epoch) {
+    const double train_loss = trainer.run_epoch(parameters, windows, origins.training);
+    const double validation_loss = models::pinball_loss(
+        options.quantiles, models::lstm_forward(shape, parameters, validation_inputs, options.context, nullptr),
+        validation_targets, nullptr);
+    const bool improved = validation_loss < best_validation;
+    if (improved) {
+      best_validation = validation_loss;
+      best = parameters;
+      best_epoch = epoch;
+      model.train_loss = train_loss;
+    }
+    model.epochs_run = epoch;
+    if (options.on_epoch) options.on_epoch({epoch, options.max_epochs, train_loss, validation_loss, improved});
+  }
+  model.validation_loss = best_validation;
+  return best;
+}
+
 }  // namespace
 
 std::vector<double> calibration_factors(std::span<const double> levels, const std::vector<Eigen::MatrixXd>& outputs,
@@ -235,53 +286,20 @@ Result<LstmModel> train_lstm(const TimeSeries& series, const LstmOptions& option
   model.training_data_hash = series_hash(series);
   model.trained_until_seconds = series.time_of(series.values.size());
   const WindowSet windows{&series, model.scaler, season, options.context, options.horizon};
-
-  // Origins in time order; the latest share validates, and training origins stop a horizon
-  // before the first validation origin so no training target is a validation target.
-  const std::size_t first_origin = static_cast<std::size_t>(season + options.context);
-  const std::size_t origin_count = series.values.size() - first_origin - static_cast<std::size_t>(options.horizon) + 1;
-  const auto validation_count =
-      std::max<std::size_t>(1, static_cast<std::size_t>(options.validation_fraction * static_cast<double>(origin_count)));
-  std::vector<std::size_t> validation_origins(validation_count);
-  std::iota(validation_origins.begin(), validation_origins.end(), first_origin + origin_count - validation_count);
-  std::vector<std::size_t> training_origins(origin_count - validation_count - static_cast<std::size_t>(options.horizon));
-  std::iota(training_origins.begin(), training_origins.end(), first_origin);
-
-  const LstmShape shape = shape_of(options);
-  Eigen::VectorXd parameters = initial_parameters(shape, options.seed);
-  Eigen::VectorXd best = parameters;
-  double best_validation = std::numeric_limits<double>::infinity();
-  int best_epoch = 0;
-  EpochTrainer trainer(shape, parameters.size(), options);
-  const auto [validation_inputs, validation_targets] = windows.batch(validation_origins);
-  for (int epoch = 1; epoch <= options.max_epochs && epoch - best_epoch <= options.patience; ++epoch) {
-    const double train_loss = trainer.run_epoch(parameters, windows, training_origins);
-    const double validation_loss = models::pinball_loss(
-        options.quantiles, models::lstm_forward(shape, parameters, validation_inputs, options.context, nullptr),
-        validation_targets, nullptr);
-    const bool improved = validation_loss < best_validation;
-    if (improved) {
-      best_validation = validation_loss;
-      best = parameters;
-      best_epoch = epoch;
-      model.train_loss = train_loss;
-    }
-    model.epochs_run = epoch;
-    if (options.on_epoch) options.on_epoch({epoch, options.max_epochs, train_loss, validation_loss, improved});
-  }
-  model.validation_loss = best_validation;
+  OriginSplit origins = split_origins(series.values.size(), season, options);
+  const Eigen::VectorXd best = fit_parameters(windows, origins, options, model);
   // The interval calibration scores every window of the training span, training and validation,
   // so that it sees more than the latest days' regime; the spreads make windows of calm and of
   // volatile stretches comparable. (The training windows' errors are in-sample, so somewhat
   // optimistic; on the validation windows alone the factor varied several-fold with the seed.)
-  std::vector<std::size_t> calibration_origins = training_origins;
-  calibration_origins.insert(calibration_origins.end(), validation_origins.begin(), validation_origins.end());
+  std::vector<std::size_t> calibration_origins = origins.training;
+  calibration_origins.insert(calibration_origins.end(), origins.validation.begin(), origins.validation.end());
   const auto [calibration_inputs, calibration_targets] = windows.batch(calibration_origins);
   model.calibration = calibration_factors(
-      options.quantiles, models::lstm_forward(shape, best, calibration_inputs, options.context, nullptr),
+      options.quantiles, models::lstm_forward(shape_of(options), best, calibration_inputs, options.context, nullptr),
       calibration_targets, windows.spreads(calibration_origins));
 
-  model.training_samples = training_origins.size();
+  model.training_samples = origins.training.size();
   model.parameters.resize(static_cast<std::size_t>(best.size()));
   for (Eigen::Index i = 0; i < best.size(); ++i) model.parameters[static_cast<std::size_t>(i)] = static_cast<float>(best[i]);
   model.training_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

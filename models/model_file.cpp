@@ -93,6 +93,53 @@ json training_json(const LstmModel& model) {
   return training;
 }
 
+// The training options of /options, as written (the caller checks them).
+LstmOptions options_of(const json& o) {
+  LstmOptions options;
+  options.layers = integer_member<int>(o, "layers", "/options");
+  options.hidden = integer_member<int>(o, "hidden", "/options");
+  options.context = integer_member<int>(o, "context", "/options");
+  options.horizon = integer_member<int>(o, "horizon", "/options");
+  options.quantiles = o.at("quantiles").get<std::vector<double>>();
+  options.max_epochs = integer_member<int>(o, "max_epochs", "/options");
+  options.patience = integer_member<int>(o, "patience", "/options");
+  options.batch_size = integer_member<int>(o, "batch_size", "/options");
+  options.learning_rate = o.at("learning_rate").get<double>();
+  options.gradient_clip = o.at("gradient_clip").get<double>();
+  options.validation_fraction = o.at("validation_fraction").get<double>();
+  options.seed = integer_member<std::uint64_t>(o, "seed", "/options");
+  return options;
+}
+
+// /series and /scaler into `model`, each a positive number.
+void read_series_and_scaler(const json& document, LstmModel& model) {
+  const json& scaler = document.at("scaler");
+  model.step_seconds = integer_member<std::int64_t>(document.at("series"), "step_seconds", "/series");
+  model.season = integer_member<int>(document.at("series"), "season_steps", "/series");
+  model.scaler.scale = scaler.at("scale").get<double>();
+  model.scaler.level_steps = integer_member<int>(scaler, "level_steps", "/scaler");
+  model.scaler.step_change = scaler.at("step_change").get<double>();
+  model.scaler.change_steps = integer_member<int>(scaler, "change_steps", "/scaler");
+  if (model.step_seconds <= 0 || model.season < 1 || !(model.scaler.scale > 0) || model.scaler.level_steps < 1 ||
+      !(model.scaler.step_change > 0) || model.scaler.change_steps < 1) {
+    throw BadMember{"/series or /scaler: expected a positive step, season, scale, level_steps, step_change and change_steps"};
+  }
+}
+
+// /training (what the model was trained on, and how long) and /metrics into `model`.
+void read_provenance(const json& document, LstmModel& model) {
+  const json& training = document.at("training");
+  model.training_data_hash = training.at("data_hash").get<std::string>();
+  model.training_samples = integer_member<std::size_t>(training, "samples", "/training");
+  if (training.contains("until_seconds")) {
+    model.trained_until_seconds = integer_member<std::int64_t>(training, "until_seconds", "/training");
+  }
+  model.epochs_run = integer_member<int>(training, "epochs_run", "/training");
+  model.training_seconds = training.at("seconds").get<double>();
+  model.train_loss = document.at("metrics").at("train_pinball").get<double>();
+  model.validation_loss = document.at("metrics").at("validation_pinball").get<double>();
+}
+
 }  // namespace
 
 std::string model_to_json(const LstmModel& model) {
@@ -135,46 +182,15 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
                                     (version < 2 ? " (retrain the model: version 2 added the scaler's interval spread)" : ""));
     }
     LstmModel model;
-    const json& o = document.at("options");
-    LstmOptions& options = model.options;
-    options.layers = integer_member<int>(o, "layers", "/options");
-    options.hidden = integer_member<int>(o, "hidden", "/options");
-    options.context = integer_member<int>(o, "context", "/options");
-    options.horizon = integer_member<int>(o, "horizon", "/options");
-    options.quantiles = o.at("quantiles").get<std::vector<double>>();
-    options.max_epochs = integer_member<int>(o, "max_epochs", "/options");
-    options.patience = integer_member<int>(o, "patience", "/options");
-    options.batch_size = integer_member<int>(o, "batch_size", "/options");
-    options.learning_rate = o.at("learning_rate").get<double>();
-    options.gradient_clip = o.at("gradient_clip").get<double>();
-    options.validation_fraction = o.at("validation_fraction").get<double>();
-    options.seed = integer_member<std::uint64_t>(o, "seed", "/options");
+    model.options = options_of(document.at("options"));
+    const LstmOptions& options = model.options;
     if (Status status = check_lstm_options(options); !status.ok()) return status.with_context(where + ": /options");
     if (document.at("layout") != layout_json(shape_of(options))) {
       return invalid_argument_error(where + ": /layout " + document.at("layout").dump() +
                                     " does not match this build's contract " + layout_json(shape_of(options)).dump());
     }
-    model.step_seconds = integer_member<std::int64_t>(document.at("series"), "step_seconds", "/series");
-    model.season = integer_member<int>(document.at("series"), "season_steps", "/series");
-    model.scaler.scale = document.at("scaler").at("scale").get<double>();
-    model.scaler.level_steps = integer_member<int>(document.at("scaler"), "level_steps", "/scaler");
-    model.scaler.step_change = document.at("scaler").at("step_change").get<double>();
-    model.scaler.change_steps = integer_member<int>(document.at("scaler"), "change_steps", "/scaler");
-    if (model.step_seconds <= 0 || model.season < 1 || !(model.scaler.scale > 0) || model.scaler.level_steps < 1 ||
-        !(model.scaler.step_change > 0) || model.scaler.change_steps < 1) {
-      return invalid_argument_error(
-          where + ": /series or /scaler: expected a positive step, season, scale, level_steps, step_change and change_steps");
-    }
-    const json& training = document.at("training");
-    model.training_data_hash = training.at("data_hash").get<std::string>();
-    model.training_samples = integer_member<std::size_t>(training, "samples", "/training");
-    if (training.contains("until_seconds")) {
-      model.trained_until_seconds = integer_member<std::int64_t>(training, "until_seconds", "/training");
-    }
-    model.epochs_run = integer_member<int>(training, "epochs_run", "/training");
-    model.training_seconds = training.at("seconds").get<double>();
-    model.train_loss = document.at("metrics").at("train_pinball").get<double>();
-    model.validation_loss = document.at("metrics").at("validation_pinball").get<double>();
+    read_series_and_scaler(document, model);
+    read_provenance(document, model);
     model.calibration = document.at("calibration").get<std::vector<double>>();
     if (model.calibration.size() != options.quantiles.size()) {
       return invalid_argument_error(where + ": /calibration has " + std::to_string(model.calibration.size()) +

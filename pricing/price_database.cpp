@@ -216,6 +216,7 @@ struct PriceDatabase::Impl {
   }
 
   class IdCache;
+  class CatalogWriter;
 
   // Runs an INSERT ... RETURNING id with the parameters `bind` sets; the caller holds the mutex.
   template <typename Bind>
@@ -243,8 +244,6 @@ struct PriceDatabase::Impl {
     }
   }
 
-  // Writes a catalog; the caller holds the mutex and a transaction.
-  Result<std::int64_t> write_catalog(const PriceCatalog& catalog, const ImportOptions& options);
   // Writes a catalog and logs it, unless the log shows the same file imported before; the caller
   // holds the mutex and a transaction.
   Result<ImportSummary> record_import(const PriceCatalog& catalog, std::string_view format_name, std::string source,
@@ -328,41 +327,44 @@ class PriceDatabase::Impl::IdCache {
   std::map<std::string, std::int64_t> providers_, regions_, instance_types_, pools_;
 };
 
-Result<std::int64_t> PriceDatabase::Impl::write_catalog(const PriceCatalog& catalog, const ImportOptions& options) {
-  IdCache ids(*this);
-  std::int64_t rows = 0;
-  const auto written = [&]() {
-    ++rows;
-    if (options.on_row) options.on_row(rows);
-  };
-  // Runs `sql` once per item, with the parameters `bind` sets (it may fail: a pool lookup).
-  const auto write_each = [&](std::string_view sql, const auto& items, const std::string& what,
-                              auto bind) -> Status {
-    Result<Statement*> insert = statement(sql);
-    if (!insert.ok()) return insert.status();
-    for (const auto& item : items) {
-      if (Status status = bind(**insert, item); !status.ok()) {
-        (*insert)->reset();
+// Writes one catalog's rows, each kind with its prepared statement, counting the rows written.
+// Thread-safety: used by one write, under the database mutex and in its transaction.
+class PriceDatabase::Impl::CatalogWriter {
+ public:
+  CatalogWriter(Impl& impl, const ImportOptions& options) : impl_(impl), ids_(impl), options_(options) {}
+
+  Result<std::int64_t> write(const PriceCatalog& catalog) {
+    for (const InstanceType& type : catalog.instance_types) {
+      if (Result<std::int64_t> id = ids_.instance_type(type); !id.ok()) return id.status();
+      written();
+    }
+    Status status = write_each(kUpsertOffer, catalog.offers, "writing an offer");
+    if (status.ok()) status = write_each(kUpsertSpotPrice, catalog.spot_prices, "writing a spot price");
+    if (status.ok()) status = write_each(kUpsertSpotRisk, catalog.spot_risks, "writing a spot risk");
+    if (status.ok()) status = write_each(kSetBillingRule, catalog.billing_rules, "writing a billing rule");
+    if (status.ok()) status = write_each(kUpsertSavingsPlanRate, catalog.savings_plan_rates, "writing a Savings Plan rate");
+    if (!status.ok()) return status;
+    return rows_;
+  }
+
+ private:
+  // Runs `sql` once per item with the parameters bind() sets for it (which may fail: a pool lookup).
+  template <typename Item>
+  Status write_each(std::string_view sql, const std::vector<Item>& items, std::string_view what) {
+    Result<Statement*> statement = impl_.statement(sql);
+    if (!statement.ok()) return statement.status();
+    for (const Item& item : items) {
+      if (Status status = bind(**statement, item); !status.ok()) {
+        (*statement)->reset();
         return status;
       }
-      if (Status status = (*insert)->run(what); !status.ok()) return status;
+      if (Status status = (*statement)->run(what); !status.ok()) return status;
       written();
     }
     return {};
-  };
-  // Binds the pool's id as parameter 1.
-  const auto bind_pool_id = [&](Statement& insert, const PoolKey& pool) -> Status {
-    Result<std::int64_t> pool_id = ids.pool(pool);
-    if (!pool_id.ok()) return pool_id.status();
-    insert.bind(1, *pool_id);
-    return {};
-  };
-
-  for (const InstanceType& type : catalog.instance_types) {
-    if (Result<std::int64_t> id = ids.instance_type(type); !id.ok()) return id.status();
-    written();
   }
-  Status status = write_each(kUpsertOffer, catalog.offers, "writing an offer", [&](Statement& insert, const Offer& offer) {
+
+  Status bind(Statement& insert, const Offer& offer) {
     const auto& terms = offer.reservation;
     insert.bind(2, terms ? reservation_term_name(terms->term) : "");
     insert.bind(3, terms ? reservation_class_name(terms->reservation_class) : "");
@@ -370,52 +372,60 @@ Result<std::int64_t> PriceDatabase::Impl::write_catalog(const PriceCatalog& cata
     insert.bind(5, seconds_of(offer.valid_from)).bind(6, offer.hourly.micro_usd()).bind(7, offer.upfront.micro_usd());
     insert.bind(8, std::int64_t{offer.hourly_is_effective ? 1 : 0});
     return bind_pool_id(insert, offer.pool);
-  });
-  if (status.ok()) {
-    status = write_each(kUpsertSpotPrice, catalog.spot_prices, "writing a spot price",
-                        [&](Statement& insert, const SpotPricePoint& point) {
-                          insert.bind(2, seconds_of(point.at)).bind(3, point.price.micro_usd());
-                          return bind_pool_id(insert, point.pool);
-                        });
   }
-  if (status.ok()) {
-    status = write_each(kUpsertSpotRisk, catalog.spot_risks, "writing a spot risk",
-                        [&](Statement& insert, const SpotRisk& risk) {
-                          insert.bind(2, seconds_of(risk.valid_from)).bind(3, interruption_bucket_name(risk.bucket));
-                          if (risk.savings_percent) {
-                            insert.bind(4, std::int64_t{*risk.savings_percent});
-                          } else {
-                            insert.bind_null(4);
-                          }
-                          return bind_pool_id(insert, risk.pool);
-                        });
+
+  Status bind(Statement& insert, const SpotPricePoint& point) {
+    insert.bind(2, seconds_of(point.at)).bind(3, point.price.micro_usd());
+    return bind_pool_id(insert, point.pool);
   }
-  if (status.ok()) {
-    status = write_each(kSetBillingRule, catalog.billing_rules, "writing a billing rule",
-                        [&](Statement& update, const BillingRule& rule) -> Status {
-                          Result<std::int64_t> provider_id = ids.provider(rule.provider);
-                          if (!provider_id.ok()) return provider_id.status();
-                          update.bind(1, *provider_id).bind(2, rule.granularity.count()).bind(3, rule.minimum.count());
-                          return {};
-                        });
+
+  Status bind(Statement& insert, const SpotRisk& risk) {
+    insert.bind(2, seconds_of(risk.valid_from)).bind(3, interruption_bucket_name(risk.bucket));
+    if (risk.savings_percent) {
+      insert.bind(4, std::int64_t{*risk.savings_percent});
+    } else {
+      insert.bind_null(4);
+    }
+    return bind_pool_id(insert, risk.pool);
   }
-  if (status.ok()) {
-    status = write_each(kUpsertSavingsPlanRate, catalog.savings_plan_rates, "writing a Savings Plan rate",
-                        [&](Statement& insert, const SavingsPlanRate& rate) -> Status {
-                          Result<std::int64_t> provider_id = ids.provider(rate.provider);
-                          if (!provider_id.ok()) return provider_id.status();
-                          Result<std::int64_t> region_id = ids.region(rate.provider, rate.region);
-                          if (!region_id.ok()) return region_id.status();
-                          insert.bind(1, *provider_id).bind(2, savings_plan_type_name(rate.type));
-                          insert.bind(3, reservation_term_name(rate.term)).bind(4, upfront_payment_name(rate.payment));
-                          insert.bind(5, *region_id).bind(6, rate.instance_type).bind(7, seconds_of(rate.valid_from));
-                          insert.bind(8, rate.hourly.micro_usd());
-                          return {};
-                        });
+
+  Status bind(Statement& update, const BillingRule& rule) {
+    Result<std::int64_t> provider_id = ids_.provider(rule.provider);
+    if (!provider_id.ok()) return provider_id.status();
+    update.bind(1, *provider_id).bind(2, rule.granularity.count()).bind(3, rule.minimum.count());
+    return {};
   }
-  if (!status.ok()) return status;
-  return rows;
-}
+
+  Status bind(Statement& insert, const SavingsPlanRate& rate) {
+    Result<std::int64_t> provider_id = ids_.provider(rate.provider);
+    if (!provider_id.ok()) return provider_id.status();
+    Result<std::int64_t> region_id = ids_.region(rate.provider, rate.region);
+    if (!region_id.ok()) return region_id.status();
+    insert.bind(1, *provider_id).bind(2, savings_plan_type_name(rate.type));
+    insert.bind(3, reservation_term_name(rate.term)).bind(4, upfront_payment_name(rate.payment));
+    insert.bind(5, *region_id).bind(6, rate.instance_type).bind(7, seconds_of(rate.valid_from));
+    insert.bind(8, rate.hourly.micro_usd());
+    return {};
+  }
+
+  // Binds the pool's id as parameter 1.
+  Status bind_pool_id(Statement& insert, const PoolKey& pool) {
+    Result<std::int64_t> pool_id = ids_.pool(pool);
+    if (!pool_id.ok()) return pool_id.status();
+    insert.bind(1, *pool_id);
+    return {};
+  }
+
+  void written() {
+    ++rows_;
+    if (options_.on_row) options_.on_row(rows_);
+  }
+
+  Impl& impl_;
+  IdCache ids_;
+  const ImportOptions& options_;
+  std::int64_t rows_ = 0;
+};
 
 Result<ImportSummary> PriceDatabase::Impl::record_import(const PriceCatalog& catalog, std::string_view format_name,
                                                          std::string source, std::string file_hash,
@@ -433,7 +443,7 @@ Result<ImportSummary> PriceDatabase::Impl::record_import(const PriceCatalog& cat
       return summary;
     }
   }
-  Result<std::int64_t> rows = write_catalog(catalog, options);
+  Result<std::int64_t> rows = CatalogWriter(*this, options).write(catalog);
   if (!rows.ok()) return rows.status();
   summary.rows = *rows;
   Result<Statement*> log = statement(kLogImport);

@@ -334,6 +334,31 @@ ScheduledAction parse_scheduled_action(const json& value, const std::string& poi
   return action;
 }
 
+// One "static" entry: a fixed count of one pool.
+StaticCapacity parse_static_capacity(const json& entry, const std::string& pointer, DiagnosticSink& sink) {
+  ObjectReader reader(sink, entry, pointer, {"instance_type", "region", "option", "count"});
+  StaticCapacity capacity;
+  assign(capacity.instance_type, reader.string("instance_type", Presence::required));
+  assign(capacity.region, reader.string("region", Presence::required));
+  if (auto option = reader.choice("option", Presence::required, {"on_demand", "reserved", "spot"})) {
+    capacity.option = *parse_purchase_option(*option);
+  }
+  assign_int(capacity.count, reader.integer("count", Presence::required, 0, kCapacityMax));
+  return capacity;
+}
+
+// The "predictive" settings into `policy`: the forecaster, its risk quantile, and the target
+// tracking that runs beside the forecast.
+void parse_predictive(const json& settings, const std::string& pointer, DiagnosticSink& sink, Policy& policy) {
+  ObjectReader reader(sink, settings, pointer, {"forecaster", "risk_quantile", "target_tracking"});
+  assign(policy.forecaster,
+         reader.choice("forecaster", Presence::optional, {"validated", "lstm", "seasonal_naive", "holt_winters"}));
+  if (auto risk = reader.number("risk_quantile", Presence::optional, 0.5, 0.999)) policy.risk_quantile = *risk;
+  if (const json* tracking = reader.field("target_tracking", Presence::optional)) {
+    policy.target_tracking = parse_target_tracking(*tracking, child_pointer(pointer, "target_tracking"), sink);
+  }
+}
+
 Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
   Policy policy;
   const json* value = root.field("policy", Presence::required);
@@ -370,15 +395,7 @@ Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
   };
   if (const json* settings = settings_for("static", policy.kind == PolicyKind::static_capacity)) {
     reader.array("static", Presence::optional, [&](const json& entry, const std::string& entry_pointer) {
-      ObjectReader entry_reader(sink, entry, entry_pointer, {"instance_type", "region", "option", "count"});
-      StaticCapacity capacity;
-      assign(capacity.instance_type, entry_reader.string("instance_type", Presence::required));
-      assign(capacity.region, entry_reader.string("region", Presence::required));
-      if (auto option = entry_reader.choice("option", Presence::required, {"on_demand", "reserved", "spot"})) {
-        capacity.option = *parse_purchase_option(*option);
-      }
-      assign_int(capacity.count, entry_reader.integer("count", Presence::required, 0, kCapacityMax));
-      policy.static_capacity.push_back(capacity);
+      policy.static_capacity.push_back(parse_static_capacity(entry, entry_pointer, sink));
     });
     if (settings->is_array() && settings->empty()) reader.error("static", "expected at least one entry");
   }
@@ -395,15 +412,7 @@ Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
     policy.step_scaling = parse_step_scaling(*settings, child_pointer(pointer, "step_scaling"), sink);
   }
   if (const json* settings = settings_for("predictive", policy.kind == PolicyKind::predictive)) {
-    const std::string predictive_pointer = child_pointer(pointer, "predictive");
-    ObjectReader predictive(sink, *settings, predictive_pointer, {"forecaster", "risk_quantile", "target_tracking"});
-    assign(policy.forecaster, predictive.choice("forecaster", Presence::optional,
-                                                {"validated", "lstm", "seasonal_naive", "holt_winters"}));
-    if (auto risk = predictive.number("risk_quantile", Presence::optional, 0.5, 0.999)) policy.risk_quantile = *risk;
-    if (const json* tracking = predictive.field("target_tracking", Presence::optional)) {
-      policy.target_tracking =
-          parse_target_tracking(*tracking, child_pointer(predictive_pointer, "target_tracking"), sink);
-    }
+    parse_predictive(*settings, child_pointer(pointer, "predictive"), sink, policy);
   }
   return policy;
 }
