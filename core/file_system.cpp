@@ -159,9 +159,45 @@ Status PosixFileSystem::remove_all(const fs::path& path) {
   return error ? errno_error(path, "cannot remove", error.value()) : Status{};
 }
 
-Status write_file_atomically(const fs::path& path, std::string_view contents, FileSystem* file_system) {
+namespace {
+
+// Where a chain of symbolic links at `path` that ends in no file points (`path` itself when it is
+// no link), so that writing through a dangling link creates the file it names and keeps the link.
+// A link's relative target is read from the link's folder; a loop is cut after 40 links, as the
+// kernel's ELOOP is.
+fs::path through_links(fs::path path) {
+  std::error_code error;
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(path, error)); ++hops) {
+    const fs::path target = fs::read_symlink(path, error);
+    if (error) break;
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  return path;
+}
+
+// Writes `contents` into a device, pipe or socket that is already there (/dev/null, a FIFO, a
+// terminal): such a file cannot be replaced by a rename, nor synced, and replacing it would
+// destroy it.
+Status write_into(FileSystem& files, const fs::path& path, std::string_view contents) {
+  auto file = files.create_file(path);
+  if (!file.ok()) return file.status();
+  if (Status status = (*file)->append(contents); !status.ok()) return status;
+  return (*file)->close();
+}
+
+}  // namespace
+
+Status write_file_atomically(const fs::path& requested, std::string_view contents, FileSystem* file_system) {
   PosixFileSystem posix;
   FileSystem& files = file_system != nullptr ? *file_system : posix;
+  std::error_code error;
+  const fs::file_status existing = fs::status(requested, error);  // through any links
+  if (fs::exists(existing) && !fs::is_regular_file(existing) && !fs::is_directory(existing)) {
+    return write_into(files, requested, contents);  // opened through the links, /proc's included
+  }
+  std::error_code unresolved;
+  fs::path path = fs::exists(existing) ? fs::canonical(requested, unresolved) : through_links(requested);
+  if (unresolved) path = requested;
   const fs::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
   Status status = files.write_synced_file(temporary, contents);
   if (status.ok()) status = files.rename(temporary, path);

@@ -28,6 +28,20 @@ Status write_files(FileSystem& disk, const std::vector<ExportFile>& files, const
   return {};
 }
 
+// Refuses a file whose path would leave the export folder: the exporters name files and folders
+// after the plan's groups and regions, which a plan file may hold anything in.
+Status check_inside_folder(const std::vector<ExportFile>& files) {
+  for (const ExportFile& file : files) {
+    const fs::path normal = file.path.lexically_normal();
+    if (file.path.empty() || file.path.has_root_path() || normal == "." || *normal.begin() == "..") {
+      return invalid_argument_error("export file '" + file.path.string() +
+                                    "' would lie outside --out; expected the plan's group names and regions to "
+                                    "make paths inside it (no leading '/', no '..' reaching above it)");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<ExportFormat> parse_export_format(std::string_view name) {
@@ -55,6 +69,7 @@ std::string readme_heading(const Plan& plan, std::string_view what) {
 }
 
 Status write_export(const std::vector<ExportFile>& files, const fs::path& out, FileSystem* file_system) {
+  if (Status status = check_inside_folder(files); !status.ok()) return status;
   PosixFileSystem posix;
   FileSystem& disk = file_system != nullptr ? *file_system : posix;
   std::error_code error;

@@ -85,7 +85,9 @@ class PosixFileSystem final : public FileSystem {
 /// Writes `contents` to `path` so that `path` holds either its previous content or all of the new
 /// one, even across a crash: a temporary file beside it is written, synced and renamed over it,
 /// then the folder is synced. On failure the temporary file is removed and the error names `path`.
-/// nullptr `file_system`: the real one.
+/// A symbolic link is written through: the file it names is replaced and the link stays. A device,
+/// pipe or socket already at `path` (/dev/null, a FIFO, a terminal) is written into as a stream,
+/// neither replaced nor synced. nullptr `file_system`: the real one.
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents,
                              FileSystem* file_system = nullptr);
 

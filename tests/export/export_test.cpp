@@ -371,6 +371,37 @@ TEST_CASE("write_export refuses a folder that is not empty and leaves it as it w
   fs::remove_all(out);
 }
 
+TEST_CASE("no format writes outside --out, whatever group names and regions a plan file holds", "[export]") {
+  // The planner names groups safely; a plan file edited by hand may name them anything.
+  const fs::path out = fresh_out("escape");
+  const fs::path outside = out.parent_path().parent_path() / "escaped";
+  fs::remove_all(outside);
+  Plan by_name = fixture_plan();
+  by_name.groups.front().name = "../../escaped";
+  Plan by_region = fixture_plan();
+  for (PlannedGroup& group : by_region.groups) group.region = "../../escaped";
+  for (PlannedPool& pool : by_region.pools) pool.region = "../../escaped";
+  for (const Plan* plan : {&by_name, &by_region}) {
+    for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {
+      // Refused, or written inside `out` (CloudFormation names no file after a group).
+      const Status status = export_plan(*plan, format, out);
+      INFO(export_format_name(format) << ": " << status.message());
+      CHECK_FALSE(fs::exists(outside));
+      if (!status.ok()) {
+        CHECK(status.code() == StatusCode::invalid_argument);
+        CHECK_FALSE(fs::exists(out));
+      }
+      fs::remove_all(out);
+      CHECK(fs::is_empty(out.parent_path()));
+    }
+  }
+  CHECK_THAT(export_plan(by_name, ExportFormat::aws, out).message(),
+             Catch::Contains("export file '../../escaped/01-create-launch-template.json' would lie outside --out"));
+  CHECK_THAT(export_plan(by_region, ExportFormat::cloudformation, out).message(),
+             Catch::Contains("export file '../../escaped.template.json' would lie outside --out"));
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("every format of an AWS plan writes the requests buying its reservations, in order", "[export]") {
   Plan plan = fixture_plan();
   plan.commitments = two_reservations();

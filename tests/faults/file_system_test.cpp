@@ -7,6 +7,9 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "fleetcast/export.h"
 #include "fleetcast/file_system.h"
@@ -124,6 +127,47 @@ TEST_CASE("faults: an atomic write failed at any step keeps the previous file or
   }
   CHECK(kept == static_cast<int>(plans.size()) - 1);
   CHECK(replaced == 1);
+}
+
+TEST_CASE("faults: the atomic writer writes through a link and into a device or pipe, replacing neither",
+          "[faults]") {
+  const fs::path folder = fresh_folder("write_through");
+  const std::string next = "{\"plan\": 2}\n";
+  SECTION("a chain of two links: the file they name is replaced, both links stay") {
+    fs::create_directories(folder / "real");
+    {
+      std::ofstream(folder / "real" / "plan.json") << "old\n";
+    }
+    fs::create_symlink("real/plan.json", folder / "first.json");  // relative, read from the link's folder
+    fs::create_symlink(fs::absolute(folder / "first.json"), folder / "second.json");
+    REQUIRE(write_file_atomically(folder / "second.json", next).ok());
+    CHECK(fs::is_symlink(fs::symlink_status(folder / "second.json")));
+    CHECK(fs::is_symlink(fs::symlink_status(folder / "first.json")));
+    CHECK(read_bytes(folder / "real" / "plan.json") == next);
+    CHECK(entries_in(folder / "real") == 1);  // no temporary file left beside it
+  }
+  SECTION("a link to a file not yet there: the file is created where it points") {
+    fs::create_symlink("later.json", folder / "link.json");
+    REQUIRE(write_file_atomically(folder / "link.json", next).ok());
+    CHECK(fs::is_symlink(fs::symlink_status(folder / "link.json")));
+    CHECK(read_bytes(folder / "later.json") == next);
+  }
+  SECTION("/dev/null stays the device") {
+    REQUIRE(write_file_atomically("/dev/null", next).ok());
+    CHECK(fs::is_character_file("/dev/null"));
+  }
+  SECTION("a FIFO: a reader gets the bytes, and the FIFO stays") {
+    const fs::path fifo = folder / "plan.fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::string received;
+    std::thread reader([&] { received = read_bytes(fifo); });
+    const Status status = write_file_atomically(fifo, next);
+    if (!status.ok()) std::ofstream{fifo};  // opens the FIFO's other end, so the reader is not left waiting
+    reader.join();
+    REQUIRE(status.ok());
+    CHECK(received == next);
+    CHECK(fs::is_fifo(fifo));
+  }
 }
 
 TEST_CASE("faults: an export failed at any step leaves no folder, or the whole export", "[faults]") {

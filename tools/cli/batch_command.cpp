@@ -69,13 +69,9 @@ int report(const BatchArguments& arguments, const batch::BatchPlan& plan, batch:
   std::cout << "Batch of " << outcome.total << " runs into " << arguments.out.string() << ": " << outcome.executed
             << " executed now, " << outcome.already_done << " already recorded\n"
             << batch::summary_table(summary);
-  if (!arguments.summary_csv.empty()) {
-    if (Status status =
-            write_file_atomically(arguments.summary_csv, batch::summary_csv(summary), arguments.file_system);
-        !status.ok()) {
-      std::cerr << status.message() << '\n';
-      return kExitFailure;
-    }
+  if (int code = write_output_file(arguments.summary_csv, batch::summary_csv(summary), arguments.file_system);
+      code != kExitOk) {
+    return code;
   }
   const std::size_t failed = std::accumulate(summary.begin(), summary.end(), std::size_t{0},
                                              [](std::size_t sum, const auto& set) { return sum + set.failed; });
@@ -205,10 +201,7 @@ int export_results(const ExportArguments& arguments) {
     return kExitFailure;
   }
   const std::string contents = arguments.format == "csv" ? batch::runs_csv(*records) : batch::runs_json(*records);
-  if (Status status = write_file_atomically(arguments.out, contents, arguments.file_system); !status.ok()) {
-    std::cerr << status.message() << '\n';
-    return kExitFailure;
-  }
+  if (int code = write_output_file(arguments.out, contents, arguments.file_system); code != kExitOk) return code;
   std::cout << "exported " << records->size() << " runs to " << arguments.out.string() << '\n';
   return kExitOk;
 }
@@ -232,6 +225,7 @@ void add_batch_command(CLI::App& app, int& exit_code, FileSystem* files) {
   command->add_flag("--mpi", arguments->mpi,
                     "Run across the ranks of an MPI job (mpirun -np N): rank 0 writes, the others run");
   command->add_flag("--quiet", arguments->quiet, "No progress display");
+  guard_file_options(command, {"FILES", "--sweep"}, {"--out", "--summary"});
   command->footer(
       "Runs already in the database are skipped, so running a batch again resumes it.\n"
       "Exit status: 0 every run recorded, 1 a failure (database, I/O) or runs that could not run, 2 invalid input.");
@@ -246,6 +240,7 @@ void add_batch_command(CLI::App& app, int& exit_code, FileSystem* files) {
   export_command->add_option("--out", export_arguments->out, "The file to write")->required();
   export_command->add_flag("--time-series", export_arguments->time_series,
                            "JSON: include each run's recorded time series");
+  guard_file_options(export_command, {"--db"}, {"--out"});
   export_command->callback([export_arguments, &exit_code] { exit_code = export_results(*export_arguments); });
 
   command->callback([arguments, export_command, &exit_code] {

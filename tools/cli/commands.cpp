@@ -1,6 +1,64 @@
 #include "tools/cli/commands.h"
 
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+
 namespace fleetcast::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whether two paths name one file: the same inode where both exist (a link, "./x", "../dir/x"),
+// else the same path once ".", ".." and the links above it are resolved (an output not yet there).
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  if (fs::equivalent(a, b, error)) return true;
+  std::error_code error_a, error_b;
+  const fs::path resolved_a = fs::weakly_canonical(fs::absolute(a), error_a);
+  const fs::path resolved_b = fs::weakly_canonical(fs::absolute(b), error_b);
+  return !error_a && !error_b && resolved_a == resolved_b;
+}
+
+}  // namespace
+
+int write_output_file(const std::string& path, std::string_view contents, FileSystem* files) {
+  if (path.empty()) return kExitOk;
+  if (path == "/dev/stdout") {
+    std::cout << contents << std::flush;
+    return std::cout ? kExitOk : kExitFailure;
+  }
+  if (Status status = write_file_atomically(path, contents, files); !status.ok()) {
+    std::cerr << status.message() << '\n';
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+void guard_file_options(CLI::App* command, std::vector<std::string> inputs, std::vector<std::string> outputs) {
+  for (const std::string& output : outputs) {
+    command->get_option(output)->check(
+        [](const std::string& path) { return path.empty() ? std::string("expected a file path, found an empty one") : std::string(); },
+        "FILE");
+  }
+  command->parse_complete_callback([command, inputs = std::move(inputs), outputs = std::move(outputs)] {
+    std::vector<std::pair<std::string, std::string>> seen;  // (option, path) of the inputs, then the outputs so far
+    for (const std::string& input : inputs) {
+      for (const std::string& path : command->get_option(input)->results()) seen.emplace_back(input, path);
+    }
+    for (const std::string& output : outputs) {
+      for (const std::string& path : command->get_option(output)->results()) {
+        for (const auto& [option, earlier] : seen) {
+          if (!same_file(path, earlier)) continue;
+          throw CLI::ValidationError(output, "'" + path + "' names the same file as " + option + " ('" + earlier +
+                                                 "'), which writing it would destroy; choose another file");
+        }
+        seen.emplace_back(output, path);
+      }
+    }
+  });
+}
 
 int exit_code_for(const Status& status) {
   switch (status.code()) {

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "fleetcast/file_system.h"
 #include "fleetcast/status.h"
@@ -35,6 +36,19 @@ void add_export_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_batch_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_report_command(CLI::App& app, int& exit_code, FileSystem* files);
 void add_serve_command(CLI::App& app, int& exit_code);
+
+/// Guards a command's file options (named as added: "--out", "SCENARIO"): each of `outputs` must
+/// not be given an empty path (which would write nothing, silently), nor name the same file as one
+/// of `inputs` or an earlier output (the write would destroy the input, or one output the other);
+/// the same file is the same inode where both exist, else the same path once resolved. A refusal is
+/// a CLI::ValidationError naming both options: exit code 2 before anything runs.
+void guard_file_options(CLI::App* command, std::vector<std::string> inputs, std::vector<std::string> outputs);
+
+/// Writes an output file a command's option names: nothing when `path` is empty; "/dev/stdout" is
+/// written to std::cout (the descriptor the shell opened, at its offset, so that what the command
+/// prints next follows it, even into a file); any other path through write_file_atomically (and
+/// `files`). Prints why it could not and returns kExitFailure, else kExitOk.
+int write_output_file(const std::string& path, std::string_view contents, FileSystem* files);
 
 /// The `--html FILE` option of plan, run and backtest: writes `render()` to `path` atomically when
 /// `path` is not empty, through `files`; prints why not and returns kExitFailure when it cannot,

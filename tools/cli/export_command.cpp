@@ -131,6 +131,7 @@ void add_export_command(CLI::App& app, int& exit_code, FileSystem* files) {
   command->add_option("--replicas", arguments->replicas, "Replicas of the re-simulation")->check(CLI::Range(1, 10000));
   command->add_option("--threads", arguments->threads, "Threads for the replicas (0: one per core)")->check(CLI::Range(0, 1024));
   command->add_flag("--json", arguments->json, "Print the summary (and the re-simulation) as JSON");
+  guard_file_options(command, {"plan", "--scenario"}, {"--out"});
   command->footer(
       "Exit status: 0 exported, 1 the files could not be written, 2 invalid input: an unreadable plan or scenario, a "
       "plan that breaks an AWS, CloudFormation or Kubernetes limit (each violation named), or an --out folder that "

@@ -98,6 +98,7 @@ void add_train(CLI::App& forecast_app, int& exit_code, FileSystem* files) {
   auto quiet = std::make_shared<bool>(false);
   command->add_option("--series", *series, "timestamp,value CSV of the load history")->required();
   location->add_to(command, "Model file to write (JSON)");
+  guard_file_options(command, {"--series"}, {"--model", "--db"});
   add_lstm_options(command, *options);
   command->add_flag("--quiet", *quiet, "Do not print the progress of each epoch");
   command->callback([=, &exit_code] {

@@ -259,12 +259,7 @@ int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
   const PlanningInputs& inputs = *std::get<PlannedScenario>(planned).inputs;
   const Plan& plan = std::get<PlannedScenario>(planned).plan;
   const std::string document = plan_to_json(plan);
-  if (!out_file.empty()) {
-    if (Status status = write_file_atomically(out_file, document, arguments.file_system); !status.ok()) {
-      std::cerr << status.message() << '\n';
-      return kExitFailure;
-    }
-  }
+  if (int code = write_output_file(out_file, document, arguments.file_system); code != kExitOk) return code;
   if (int code = write_html_report(arguments.html_file, [&] {
         return plan_report_html(plan, &inputs.scenario, {.generated_by = report_generated_by("plan")});
       }, arguments.file_system);
@@ -307,9 +302,8 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
     return exit_code_for(result.status());
   }
   if (!plan_file.empty()) {
-    if (Status status = write_file_atomically(plan_file, plan_to_json(result->plan), arguments.file_system); !status.ok()) {
-      std::cerr << status.message() << '\n';
-      return kExitFailure;
+    if (int code = write_output_file(plan_file, plan_to_json(result->plan), arguments.file_system); code != kExitOk) {
+      return code;
     }
   }
   if (int code = write_html_report(arguments.html_file, [&] {
@@ -355,6 +349,7 @@ void add_plan_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto* command = app.add_subcommand("plan", "Plan a scenario: reservations to buy, capacity per pool and hour, groups to export");
   add_planning_options(command, *arguments);
   command->add_option("--out", *out_file, "Write the plan document (JSON) to this file");
+  guard_file_options(command, {"SCENARIO", "--model"}, {"--out", "--html"});
   command->footer("Exit status: 0 planned, 2 the scenario or an option is invalid or cannot be planned, 1 another failure.");
   command->callback([arguments, out_file, &exit_code] { exit_code = run_plan(*arguments, *out_file); });
 }
@@ -382,6 +377,7 @@ void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files) {
   arguments->replicas = 0;
   command->add_option("--train-until", *train_until, "The cut: an instant inside the scenario's horizon (RFC 3339 UTC)")->required();
   command->add_option("--plan-out", *plan_file, "Write the plan made at the cut to this file");
+  guard_file_options(command, {"SCENARIO", "--model"}, {"--plan-out", "--html"});
   command->add_option("--optimum-time-limit", backtest->optimum_time_limit_seconds,
                       "Seconds the hindsight optimum's MILP may search; past them its gap is reported")
       ->check(CLI::PositiveNumber)

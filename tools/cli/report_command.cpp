@@ -16,12 +16,7 @@
 namespace fleetcast::cli {
 
 int write_html_report(const std::string& path, const std::function<std::string()>& render, FileSystem* files) {
-  if (path.empty()) return kExitOk;
-  if (Status status = write_file_atomically(path, render(), files); !status.ok()) {
-    std::cerr << status.message() << '\n';
-    return kExitFailure;
-  }
-  return kExitOk;
+  return path.empty() ? kExitOk : write_output_file(path, render(), files);
 }
 
 std::string report_generated_by(const std::string& command) {
@@ -88,6 +83,7 @@ void add_report_command(CLI::App& app, int& exit_code, FileSystem* files) {
   command->add_option("--html", arguments->html_file, "The HTML file to write (self-contained: opens offline)")->required();
   command->add_option("--scenario", arguments->scenario,
                       "The plan's scenario file: adds its demand history and the reservations it owns");
+  guard_file_options(command, {"PLAN|RESULTS.db", "--scenario"}, {"--html"});
   command->footer("Exit status: 0 written, 2 the plan, scenario or database is invalid, 1 another failure.");
   command->callback([arguments, &exit_code] { exit_code = run_report(*arguments); });
 }

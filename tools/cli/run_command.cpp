@@ -123,10 +123,7 @@ int run(const RunArguments& arguments) {
   };
   for (const auto& [path, contents] : outputs) {
     if (path.empty()) continue;
-    if (Status status = write_file_atomically(path, contents(), arguments.file_system); !status.ok()) {
-      std::cerr << status.message() << '\n';
-      return kExitFailure;
-    }
+    if (int code = write_output_file(path, contents(), arguments.file_system); code != kExitOk) return code;
   }
   if (int code = write_html_report(arguments.html_file, [&] {
         return simulation_report_html(report, &*scenario, run->plan ? &*run->plan : nullptr,
@@ -159,6 +156,7 @@ void add_run_command(CLI::App& app, int& exit_code, FileSystem* files) {
   command->add_option("--ledger", arguments->ledger_csv, "Write replica 0's cost by hour, pool and purchase option to this CSV");
   command->add_option("--trace", arguments->trace_file, "Write replica 0's event trace to this file");
   command->add_option("--html", arguments->html_file, "Write a self-contained HTML report (charts, opens offline) to this file");
+  guard_file_options(command, {"SCENARIO"}, {"--intervals", "--ledger", "--trace", "--html"});
   command->footer("Exit status: 0 simulated, 2 the scenario is invalid or cannot run, 1 another failure.");
   command->callback([arguments, &exit_code] { exit_code = run(*arguments); });
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Where the CLI's output files go: an output that names one of the command's inputs, or another of
+# its outputs, is refused with exit 2 before anything runs (the input is left as it was); an empty
+# output path is refused; a symbolic link is written through (the file it names is replaced, the
+# link stays); /dev/stdout (to a file) and a FIFO are written into, not replaced.
+# Usage: output_files.sh FLEETCAST SOURCE_DIR OUTPUT_DIR
+set -euo pipefail
+fleetcast=$1 source=$(realpath "$2") out=$3
+rm -rf "$out" && mkdir -p "$out/real" && cd "$out"
+cp "$source/scenarios/examples/quickstart.json" scenario.json
+cp scenario.json before.json
+ln -s scenario.json link-to-scenario.json
+export FLEETCAST_PRICING_DB=$out/pricing.db
+
+# expect_refused MESSAGE ARGS...: exit 2, MESSAGE on stderr, the scenario unchanged.
+expect_refused() {
+  local message=$1 code=0
+  shift
+  "$fleetcast" "$@" > stdout.txt 2> stderr.txt || code=$?
+  [[ $code == 2 ]] || { echo "fleetcast $*: exit $code, expected 2"; cat stderr.txt; exit 1; }
+  grep -qF -- "$message" stderr.txt || { echo "fleetcast $*: expected '$message' in:"; cat stderr.txt; exit 1; }
+  cmp -s scenario.json before.json || { echo "fleetcast $*: the scenario was overwritten"; exit 1; }
+}
+expect_refused "--out: 'scenario.json' names the same file as SCENARIO ('scenario.json')" \
+  plan scenario.json --quiet --replicas 0 --out scenario.json
+expect_refused "--html: '../$(basename "$out")/scenario.json' names the same file as SCENARIO" \
+  run scenario.json --html "../$(basename "$out")/scenario.json"
+expect_refused "--out: 'link-to-scenario.json' names the same file as SCENARIO" \
+  plan scenario.json --quiet --replicas 0 --out link-to-scenario.json
+expect_refused "--ledger: './intervals.csv' names the same file as --intervals ('intervals.csv')" \
+  run scenario.json --intervals intervals.csv --ledger ./intervals.csv
+[[ ! -e intervals.csv ]] || { echo "run wrote intervals.csv although it was refused"; exit 1; }
+expect_refused "--out: expected a file path, found an empty one" plan scenario.json --quiet --out ""
+
+# A link to a plan file: the plan replaces the file, the link stays.
+echo stale > real/plan.json
+ln -s real/plan.json plan-link.json
+"$fleetcast" plan scenario.json --quiet --replicas 0 --out plan-link.json > /dev/null
+[[ -L plan-link.json ]] || { echo "plan replaced the link plan-link.json"; exit 1; }
+grep -q '"format": "fleetcast-plan"' real/plan.json || { echo "the plan did not reach real/plan.json"; exit 1; }
+
+# A FIFO is written into: its reader gets the CSV, and it stays a FIFO.
+mkfifo ledger.fifo
+cat ledger.fifo > from-fifo.csv &
+"$fleetcast" run scenario.json --ledger ledger.fifo > /dev/null
+wait
+[[ -p ledger.fifo ]] || { echo "run replaced the FIFO"; exit 1; }
+head -n 1 from-fifo.csv | grep -q '^hour_start,pool,' || { echo "the FIFO's reader got:"; head -n 2 from-fifo.csv; exit 1; }
+# /dev/stdout redirected to a file: the CSV and then the summary both reach it.
+"$fleetcast" run scenario.json --intervals /dev/stdout > stdout.txt
+head -n 1 stdout.txt | grep -q '^interval_start,demand:' || { echo "run --intervals /dev/stdout printed no CSV"; exit 1; }
+grep -q '^Simulated quickstart' stdout.txt || { echo "the summary after the CSV on /dev/stdout was lost"; exit 1; }
+echo "outputs naming inputs or each other refused; links, FIFOs and /dev/stdout written through"
