@@ -246,8 +246,9 @@ Status check_lstm_options(const LstmOptions& options) {
   if (options.max_epochs < 1 || options.patience < 1 || options.batch_size < 1) {
     return bad("max_epochs, patience and batch_size must be >= 1");
   }
-  if (!(options.learning_rate > 0) || !(options.gradient_clip > 0)) {
-    return bad("learning_rate and gradient_clip must be positive");
+  if (!(options.learning_rate > 0 && std::isfinite(options.learning_rate)) ||
+      !(options.gradient_clip > 0 && std::isfinite(options.gradient_clip))) {
+    return bad("learning_rate and gradient_clip must be positive and finite");
   }
   if (!(options.validation_fraction > 0 && options.validation_fraction < 0.5)) {
     return bad("validation_fraction must be in (0, 0.5)");

@@ -10,6 +10,7 @@
 #include "core/csv.h"
 #include "core/json_text.h"
 #include "core/sqlite.h"
+#include "fleetcast/time_series.h"
 #include "models/lstm_training.h"
 
 namespace fleetcast::forecast {
@@ -111,19 +112,46 @@ LstmOptions options_of(const json& o) {
   return options;
 }
 
+// The scaler's member `key`, in the series' units: positive, and at most a load series' largest
+// magnitude (kMaxSeriesMagnitude), as a scaler fitted to one is; a larger one would make every
+// forecast infinite.
+double series_magnitude(const json& scaler, const char* key) {
+  const json& value = scaler.at(key);
+  if (!value.is_number() || !(value.get<double>() > 0 && value.get<double>() <= kMaxSeriesMagnitude)) {
+    throw BadMember{std::string("/scaler/") + key + ": expected a positive number at most 1e15 (the series' units), found " +
+                    value.dump()};
+  }
+  return value.get<double>();
+}
+
 // /series and /scaler into `model`, each a positive number.
 void read_series_and_scaler(const json& document, LstmModel& model) {
   const json& scaler = document.at("scaler");
   model.step_seconds = integer_member<std::int64_t>(document.at("series"), "step_seconds", "/series");
   model.season = integer_member<int>(document.at("series"), "season_steps", "/series");
-  model.scaler.scale = scaler.at("scale").get<double>();
+  model.scaler.scale = series_magnitude(scaler, "scale");
   model.scaler.level_steps = integer_member<int>(scaler, "level_steps", "/scaler");
-  model.scaler.step_change = scaler.at("step_change").get<double>();
+  model.scaler.step_change = series_magnitude(scaler, "step_change");
   model.scaler.change_steps = integer_member<int>(scaler, "change_steps", "/scaler");
-  if (model.step_seconds <= 0 || model.season < 1 || !(model.scaler.scale > 0) || model.scaler.level_steps < 1 ||
-      !(model.scaler.step_change > 0) || model.scaler.change_steps < 1) {
-    throw BadMember{"/series or /scaler: expected a positive step, season, scale, level_steps, step_change and change_steps"};
+  if (model.step_seconds <= 0 || model.season < 1 || model.scaler.level_steps < 1 || model.scaler.change_steps < 1) {
+    throw BadMember{"/series or /scaler: expected a positive step_seconds, season_steps, level_steps and change_steps"};
   }
+}
+
+// /calibration: one factor per quantile, each from 0 to kMaxCalibrationFactor as training makes it.
+std::vector<double> calibration_factors(const json& array, std::size_t quantiles) {
+  std::vector<double> factors = array.get<std::vector<double>>();
+  if (factors.size() != quantiles) {
+    throw BadMember{"/calibration has " + std::to_string(factors.size()) + " values, expected one per quantile (" +
+                    std::to_string(quantiles) + ")"};
+  }
+  for (std::size_t q = 0; q < factors.size(); ++q) {
+    if (!(factors[q] >= 0 && factors[q] <= kMaxCalibrationFactor)) {
+      throw BadMember{"/calibration/" + std::to_string(q) + ": expected a factor from 0 to " +
+                      json(kMaxCalibrationFactor).dump() + ", found " + array[q].dump()};
+    }
+  }
+  return factors;
 }
 
 // /training (what the model was trained on, and how long) and /metrics into `model`.
@@ -191,11 +219,7 @@ Result<LstmModel> model_from_json(std::string_view text, std::string_view source
     }
     read_series_and_scaler(document, model);
     read_provenance(document, model);
-    model.calibration = document.at("calibration").get<std::vector<double>>();
-    if (model.calibration.size() != options.quantiles.size()) {
-      return invalid_argument_error(where + ": /calibration has " + std::to_string(model.calibration.size()) +
-                                    " values, expected one per quantile (" + std::to_string(options.quantiles.size()) + ")");
-    }
+    model.calibration = calibration_factors(document.at("calibration"), options.quantiles.size());
     model.parameters = float_parameters(document.at("parameters"));
     if (model.parameters.size() != shape_of(options).parameter_count()) {
       return invalid_argument_error(where + ": /parameters has " + std::to_string(model.parameters.size()) +

@@ -213,6 +213,16 @@ TEST_CASE("forecast::train_lstm refuses NaN values and bad options", "[models]")
   options = {};
   options.quantiles = {0.9, 0.1};
   CHECK_THAT(fc::train_lstm(series, options).status().message(), Catch::Contains("strictly ascending"));
+  // An infinite rate would train to NaN weights and write a model file no reader takes back.
+  for (const double rate : {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(), 0.0}) {
+    options = {};
+    options.learning_rate = rate;
+    CHECK_THAT(fc::train_lstm(series, options).status().message(),
+               Catch::Contains("learning_rate and gradient_clip must be positive and finite"));
+  }
+  options = {};
+  options.gradient_clip = std::numeric_limits<double>::infinity();
+  CHECK_THAT(fc::train_lstm(series, options).status().message(), Catch::Contains("positive and finite"));
 }
 
 TEST_CASE("forecast::BackendRegistry says which backend runs and why not CUDA", "[models]") {

@@ -84,10 +84,25 @@ TEST_CASE("forecast::model_from_json refuses another version, layout or paramete
     CHECK(fc::model_from_json(document.dump(), "m.json").status().message() ==
           "m.json: model file version 3, this build reads version 2");
   }
-  SECTION("a scaler without a positive step change") {
+  SECTION("a scaler without a positive step change, or one that makes every forecast infinite") {
     document["scaler"]["step_change"] = 0.0;
     CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
-               Catch::Contains("/scaler: expected a positive step, season, scale, level_steps, step_change"));
+               Catch::Contains("/scaler/step_change: expected a positive number at most 1e15 (the series' units), found 0.0"));
+    document["scaler"]["step_change"] = 1.0;
+    document["scaler"]["scale"] = 1e308;
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("/scaler/scale: expected a positive number at most 1e15 (the series' units), found 1e+308"));
+  }
+  SECTION("calibration factors past what training makes") {
+    document["calibration"][0] = 1e308;
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("m.json: invalid model file: /calibration/0: expected a factor from 0 to 5.0, found 1e+308"));
+    document["calibration"][0] = -1.0;
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("/calibration/0: expected a factor from 0 to 5.0, found -1.0"));
+    document["calibration"].erase(0);
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("/calibration has 2 values, expected one per quantile (3)"));
   }
   SECTION("another gate order") {
     document["layout"]["gate_order"] = "i,g,f,o";
