@@ -730,7 +730,7 @@ std::string backtest_report_html(const BacktestResult& result, const Scenario* s
   const Instant cut = result.plan.horizon.start;
   page.paragraph("Planned from the history before " + format_instant(cut) + ", then each strategy replayed against the " +
                  format_duration(result.plan.horizon.duration) + " of demand that followed. fleetcast costs " +
-                 fixed(result.cost_ratio, 3) + " x the hindsight optimum and captured " + report::percent(result.captured_saving, 1) +
+                 cost_against_optimum(result) + " and captured " + report::percent(result.captured_saving, 1) +
                  " of the hindsight reservation baseline's saving over all on-demand.");
   std::vector<std::vector<std::string>> rows;
   Json costs = Json::array();

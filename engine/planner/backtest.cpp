@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <sstream>
 
@@ -423,6 +424,19 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
       peak_cost > reservation_baseline ? (peak_cost - fleetcast_cost) / (peak_cost - reservation_baseline) : 0;
   result.cost_ratio = result.optimum.cost_usd > 0 ? fleetcast_cost / result.optimum.cost_usd : 0;
   return result;
+}
+
+std::string cost_against_optimum(const BacktestResult& result) {
+  char text[96];
+  const double cost = result.strategies.empty() ? 0 : result.strategies.front().cost_usd;
+  if (result.optimum.cost_usd > 0) {
+    std::snprintf(text, sizeof text, "%.3f x the hindsight optimum", result.cost_ratio);
+  } else if (cost > 0) {
+    std::snprintf(text, sizeof text, "$%.2f where the hindsight optimum costs nothing", cost);
+  } else {
+    std::snprintf(text, sizeof text, "nothing, as the hindsight optimum");
+  }
+  return text;
 }
 
 std::string backtest_json(const BacktestResult& result) {

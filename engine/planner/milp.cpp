@@ -1,6 +1,7 @@
 #include "engine/planner/milp.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <string>
@@ -61,6 +62,19 @@ struct ClpDeleter {
 // CoinBigIndex is int in Debian's build; the static_assert keeps the casts below honest.
 static_assert(sizeof(CoinBigIndex) == sizeof(int), "COIN-OR built with 64-bit matrix indices");
 
+// The best whole solution CBC found, or nullptr. When the initial LP solve settles the program
+// (its presolve removes every row and column: no demand at all), CBC reports it optimal without
+// branching and keeps no "best" solution; the LP's solution is taken then if it is whole.
+const double* whole_solution(const LinearProgram& program, Cbc_Model* model) {
+  if (const double* best = Cbc_bestSolution(model); best != nullptr) return best;
+  const double* lp = Cbc_isProvenOptimal(model) != 0 ? Cbc_getColSolution(model) : nullptr;
+  if (lp == nullptr) return nullptr;
+  for (int c = 0; c < program.columns(); ++c) {
+    if (program.integer(c) && std::abs(lp[c] - std::round(lp[c])) > 1e-9) return nullptr;
+  }
+  return lp;
+}
+
 Result<MilpSolution> run_cbc(const LinearProgram& program, double time_limit_seconds) {
   const LinearProgram::ColumnMajor matrix = program.column_major();
   std::unique_ptr<Cbc_Model, CbcDeleter> model(Cbc_newModel());
@@ -72,6 +86,7 @@ Result<MilpSolution> run_cbc(const LinearProgram& program, double time_limit_sec
   }
   // Silent (the library never prints), one thread (the machines are shared), exact: no relative
   // gap allowed, and an absolute one far below a micro-USD.
+  Cbc_setLogLevel(model.get(), 0);
   Cbc_setParameter(model.get(), "log", "0");
   Cbc_setParameter(model.get(), "slog", "0");
   Cbc_setParameter(model.get(), "threads", "0");
@@ -81,7 +96,7 @@ Result<MilpSolution> run_cbc(const LinearProgram& program, double time_limit_sec
   Cbc_solve(model.get());
   if (Cbc_isProvenInfeasible(model.get()) != 0) return failed_precondition_error("the integer program is infeasible");
   if (Cbc_isAbandoned(model.get()) != 0) return internal_error("CBC abandoned the integer program (numerical difficulties)");
-  const double* solution = Cbc_bestSolution(model.get());
+  const double* solution = whole_solution(program, model.get());
   if (solution == nullptr) {
     return failed_precondition_error("CBC found no whole-instance solution within " + std::to_string(time_limit_seconds) + " s");
   }

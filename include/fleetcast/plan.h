@@ -363,6 +363,11 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
 /// "captured_saving", "hindsight_optimum": {"cost_usd", "lp_bound_usd", ...}, "cost_ratio", ...}.
 std::string backtest_json(const BacktestResult& result);
 
+/// The plan's cost against the optimum, for a reader: "1.234 x the hindsight optimum", or, where
+/// the optimum costs nothing (no demand) and the ratio means nothing, "$12.00 where the hindsight
+/// optimum costs nothing" ("nothing, as the hindsight optimum" when the plan costs nothing too).
+std::string cost_against_optimum(const BacktestResult& result);
+
 /// The plan as its JSON document (two-space indented, keys in a fixed order), and back. Reading
 /// checks the format name and version and every field; errors name `source` and the JSON pointer.
 std::string plan_to_json(const Plan& plan);

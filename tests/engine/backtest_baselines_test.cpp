@@ -183,3 +183,18 @@ TEST_CASE("forecast::train_lstm records where its training data ends, and model 
   REQUIRE(old.ok());
   CHECK_FALSE(old->trained_until_seconds.has_value());
 }
+
+TEST_CASE("cost_against_optimum gives the ratio, and the plan's cost where the optimum costs nothing", "[engine][planner]") {
+  BacktestResult result;
+  StrategyOutcome fleetcast;
+  fleetcast.cost_usd = 123.4;
+  result.strategies.push_back(fleetcast);
+  result.optimum.cost_usd = 100;
+  result.cost_ratio = 1.234;
+  CHECK(cost_against_optimum(result) == "1.234 x the hindsight optimum");
+  result.optimum.cost_usd = 0;  // no demand after the cut
+  result.cost_ratio = 0;
+  CHECK(cost_against_optimum(result) == "$123.40 where the hindsight optimum costs nothing");
+  result.strategies.front().cost_usd = 0;
+  CHECK(cost_against_optimum(result) == "nothing, as the hindsight optimum");
+}

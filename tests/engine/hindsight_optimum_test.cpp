@@ -129,6 +129,22 @@ TEST_CASE("engine::planner::solve_hindsight_optimum without reservations or spot
   CHECK(optimum->reservations.empty());
 }
 
+TEST_CASE("engine::planner::solve_hindsight_optimum of no demand is nothing bought, at no cost", "[engine][planner]") {
+  // CBC's presolve removes every row and column of this program; the optimum is still an answer.
+  const InMemoryPriceSource prices = fleetcast::testing::two_region_catalog();
+  for (const char* options : {R"(["on_demand"])", R"(["on_demand", "spot", "reserved"])"}) {
+    INFO(options);
+    const Scenario scenario = load(two_region_json(options), prices);
+    auto model = engine::build_fleet_model(scenario, prices);
+    REQUIRE(model.ok());
+    auto optimum = engine::planner::solve_hindsight_optimum(scenario, prices, *model, {{0, 0, 0, 0, 0, 0}});
+    INFO(optimum.status().message());
+    REQUIRE(optimum.ok());
+    CHECK(optimum->solve.cost_usd == 0);
+    CHECK(optimum->reservations.empty());
+  }
+}
+
 TEST_CASE("engine::planner::solve_hindsight_optimum refuses demand of the wrong shape", "[engine][planner]") {
   const InMemoryPriceSource prices = fleetcast::testing::two_region_catalog();
   const Scenario scenario = load(two_region_json(R"(["on_demand"])"), prices);

@@ -330,8 +330,7 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
                 optimum.proven_optimal ? "proven optimal" : ("stopped at the time limit, gap " + std::to_string(optimum.gap * 100) + "%").c_str(),
                 optimum.solve_seconds, optimum.variables, optimum.constraints);
   std::cout << line;
-  std::snprintf(line, sizeof line, "  fleetcast costs %.3f x the hindsight optimum\n", result->cost_ratio);
-  std::cout << line;
+  std::cout << "  fleetcast costs " << cost_against_optimum(*result) << '\n';
   std::snprintf(line, sizeof line,
                 "  captured %.1f%% of hindsight_reservation's saving over all on-demand (a baseline, not a bound); "
                 "planning took %.2f s\n",
