@@ -1204,6 +1204,20 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   return *plan;
 }
 
+Status check_plan_of_scenario(const Plan& plan, const Scenario& scenario) {
+  if (plan.scenario != scenario.name) {
+    return invalid_argument_error("the plan is of scenario '" + plan.scenario + "', not of scenario '" + scenario.name + "'");
+  }
+  for (const PlannedGroup& group : plan.groups) {
+    if (std::none_of(scenario.workloads.begin(), scenario.workloads.end(),
+                     [&](const Workload& w) { return w.name == group.workload; })) {
+      return invalid_argument_error("plan group '" + group.name + "': workload '" + group.workload + "' is not in scenario '" +
+                                    scenario.name + "'");
+    }
+  }
+  return {};
+}
+
 Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& plan, const PriceSource& prices,
                                        const SimulationOptions& options, PlanDemand demand) {
   Scenario planned = scenario;

@@ -288,6 +288,11 @@ enum class PlanDemand {
   scenario,  // the scenario's own demand source over the plan's horizon (a backtest's actual demand)
 };
 
+/// ok when `plan` is a plan of `scenario`: made from a scenario of its name, every group a workload
+/// of it. invalid_argument naming the first difference otherwise: a report or simulation would mix
+/// one scenario's plan with another's demand and reservations.
+Status check_plan_of_scenario(const Plan& plan, const Scenario& scenario);
+
 /// Simulates the plan: each group runs its planned instances per interval, replaces interrupted
 /// spot capacity, and adds on-demand capacity reactively when demand exceeds the plan at the
 /// target utilisation. invalid_argument when the plan does not fit the scenario (a pool or

@@ -64,6 +64,10 @@ int run_report(const ReportArguments& arguments) {
       std::cerr << loaded.status().message() << '\n';
       return kExitInvalidInput;
     }
+    if (Status status = check_plan_of_scenario(*plan, *loaded); !status.ok()) {
+      std::cerr << arguments.input << ": " << status.message() << "; pass --scenario with the plan's own scenario\n";
+      return kExitInvalidInput;
+    }
     scenario = std::move(*loaded);
   }
   return write_html_report(arguments.html_file, [&] {
