@@ -37,6 +37,7 @@
 #include "fleetcast/scenario.h"
 #include "fleetcast/status.h"
 #include "fleetcast/time.h"
+#include "scenarios/availability_trace.h"
 
 namespace fleetcast::engine {
 
@@ -54,20 +55,8 @@ double interruption_hazard_per_hour(InterruptionBucket bucket) noexcept;
 /// and "azure", and 30 s for any other provider (the shorter, safer assumption).
 Seconds interruption_notice(std::string_view provider) noexcept;
 
-/// A replayed spot availability trace. Tick i holds `available[i]` over
-/// [tick_seconds[i], tick_seconds[i + 1]); the last tick holds for the gap before it, so the trace
-/// covers [0, length).
-struct AvailabilityTrace {
-  std::string source;                      // the file, for messages
-  std::vector<std::int64_t> tick_seconds;  // strictly increasing, the first one 0
-  std::vector<int> available;              // >= 0, one per tick
-  Seconds length{0};
-};
-
-/// Reads a `t_seconds,available` CSV (integer seconds since the trace start, strictly increasing,
-/// possibly irregular; non-negative integer counts), at least two rows. Times are shifted so that
-/// the first tick is 0. Errors (invalid_argument, not_found) name file:line and what was expected.
-Result<AvailabilityTrace> read_availability_trace(const std::filesystem::path& file);
+using scenarios::AvailabilityTrace;
+using scenarios::read_availability_trace;
 
 /// A spot pool's prices, interruptions and capacity over one simulation horizon. Times are
 /// simulation seconds since the horizon start; kNever means "not within the model's reach".

@@ -8,6 +8,7 @@
 #include "core/cron.h"
 #include "core/csv.h"
 #include "core/text.h"
+#include "scenarios/availability_trace.h"
 
 namespace fleetcast::scenarios {
 
@@ -236,14 +237,8 @@ void check_spot(const Scenario& scenario, ScenarioFiles& files, DiagnosticSink& 
   }
   if (scenario.spot.interruption_model != InterruptionModel::trace) return;
   const Result<csv::CsvTable>& table = files.table(scenario.spot.interruption_trace);
-  if (!table.ok()) {
-    sink.error("/spot/interruption/trace", table.status().message());
-  } else if (!table->column("t_seconds") || !table->column("available")) {
-    sink.error("/spot/interruption/trace", scenario.spot.interruption_trace.string() +
-                                               ": expected an availability trace with columns 't_seconds' and 'available'");
-  } else if (table->rows.empty()) {
-    sink.error("/spot/interruption/trace", scenario.spot.interruption_trace.string() + ": the trace has no rows");
-  }
+  const Status parsed = table.ok() ? parse_availability_trace(*table).status() : table.status();
+  if (!parsed.ok()) sink.error("/spot/interruption/trace", parsed.message());
 }
 
 void check_policy(const Scenario& scenario, DiagnosticSink& sink) {

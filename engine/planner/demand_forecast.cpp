@@ -267,7 +267,7 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
       }
     } else {
       auto bands = stated_demand(workload, horizon, scenario.seed, demand.summary.reason);
-      if (!bands.ok()) return bands.status().with_context("workload '" + workload.name + "'");
+      if (!bands.ok()) return bands.status();  // demand_per_interval's errors name the workload
       demand.bands = std::move(*bands);
       demand.summary.forecaster = "scenario";
       demand.summary.history_samples = static_cast<std::int64_t>(history.values.size());
