@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/text.h"
+#include "fleetcast/time_series.h"
 
 namespace fleetcast::scenarios {
 
@@ -113,7 +114,9 @@ DemandGenerator parse_generator(const json& value, const std::string& pointer, D
   DemandGenerator generator;
   ObjectReader reader(sink, value, pointer,
                       {"base", "daily_amplitude", "peak_hour_utc", "weekend_factor", "trend_per_day", "noise", "spikes"});
-  assign(generator.base, reader.positive_number("base", Presence::required, kNoMax));
+  // At most a load series' largest magnitude, as a demand CSV's values are: spikes, weekends and
+  // trend multiply it, and a larger base overflows the demand to infinity.
+  assign(generator.base, reader.positive_number("base", Presence::required, kMaxSeriesMagnitude));
   assign(generator.daily_amplitude, reader.number("daily_amplitude", Presence::optional, 0, 1));
   assign_int(generator.peak_hour_utc, reader.integer("peak_hour_utc", Presence::optional, 0, 23));
   assign(generator.weekend_factor, reader.positive_number("weekend_factor", Presence::optional, 10));
