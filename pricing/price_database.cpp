@@ -460,6 +460,32 @@ PriceDatabase::~PriceDatabase() = default;
 
 int PriceDatabase::schema_version() noexcept { return pricing::schema::latest_version(); }
 
+namespace {
+
+// A database without a pricing schema (version 0) is new, and becomes one, only when it holds no
+// table: one with tables is another database (a batch results database, a model store), which a
+// pricing command must not turn into a price catalog. Read-only, an empty one is no catalog either.
+Status refuse_other_database(sqlite3* db, const std::filesystem::path& file, bool read_only) {
+  Result<sqlite::Statement> tables =
+      sqlite::prepare(db, file, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 3");
+  if (!tables.ok()) return tables.status();
+  std::string names;
+  for (;;) {
+    Result<bool> row = tables->step("reading the database's tables");
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    names += (names.empty() ? "" : ", ") + tables->text(0);
+  }
+  if (!names.empty()) {
+    return failed_precondition_error(file.string() + ": not a pricing database (it holds tables " + names +
+                                     " and no pricing schema); choose another database file");
+  }
+  if (read_only) return not_found_error(file.string() + ": an empty database, no pricing database (import a price file to create one)");
+  return {};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<PriceDatabase>> PriceDatabase::open(const std::filesystem::path& file, Options options) {
   auto impl = std::make_unique<Impl>(file, options);
   const bool read_only = options.mode == Mode::read_only;
@@ -488,6 +514,9 @@ Result<std::unique_ptr<PriceDatabase>> PriceDatabase::open(const std::filesystem
   if (!version.ok()) return version.status();
   const int latest = pricing::schema::latest_version();
   if (*version > latest) return pricing::schema::newer_version_error(file, *version);
+  if (*version == 0) {
+    if (Status status = refuse_other_database(raw, file, read_only); !status.ok()) return status;
+  }
   if (read_only) {
     if (*version < latest) {
       return failed_precondition_error(file.string() + ": the pricing database has schema version " +

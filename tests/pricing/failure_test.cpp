@@ -102,6 +102,25 @@ TEST_CASE("pricing::PriceDatabase refuses a file that is not SQLite and leaves i
   CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == content);
 }
 
+TEST_CASE("pricing::PriceDatabase refuses another program's database, read-write or read-only, and leaves it alone",
+          "[pricing]") {
+  const auto file = fresh_database("results_database");
+  REQUIRE(raw_exec(file, "CREATE TABLE runs (id INTEGER); CREATE TABLE parameter_sets (id INTEGER)") == SQLITE_OK);
+  const std::string before = database_digest(file);
+  for (const PriceDatabase::Mode mode : {PriceDatabase::Mode::read_write, PriceDatabase::Mode::read_only}) {
+    PriceDatabase::Options options;
+    options.mode = mode;
+    const auto db = PriceDatabase::open(file, options);
+    REQUIRE_FALSE(db.ok());
+    CHECK(db.status().code() == StatusCode::failed_precondition);
+    CHECK_THAT(db.status().message(),
+               Catch::Contains("results_database.db: not a pricing database (it holds tables parameter_sets, runs and "
+                               "no pricing schema); choose another database file"));
+    CHECK(database_digest(file) == before);
+    CHECK(schema_version_of(file) == 0);
+  }
+}
+
 TEST_CASE("pricing::PriceDatabase refuses a newer schema version", "[pricing]") {
   const auto file = fresh_database("newer_schema");
   REQUIRE(raw_exec(file, "PRAGMA user_version = 99") == SQLITE_OK);
