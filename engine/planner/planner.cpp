@@ -909,6 +909,10 @@ Status check_plan_options(const PlanOptions& options, double risk) {
     return invalid_argument_error("forecaster: expected auto, lstm, validated, holt_winters or seasonal_naive, found '" +
                                   options.forecaster + "'");
   }
+  if (options.lstm_model != nullptr && options.forecaster != "auto" && options.forecaster != "lstm") {
+    return invalid_argument_error("a trained LSTM model is given, which forecaster '" + options.forecaster +
+                                  "' does not use: plan with forecaster auto or lstm, or without the model");
+  }
   if (options.validate_risk && !options.risk_quantile && !options.supplied_forecasts.empty()) {
     return invalid_argument_error("a validated risk quantile replans from the history weeks before the cut, where a supplied "
                                   "forecast says nothing: give a risk quantile with supplied forecasts");

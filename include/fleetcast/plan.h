@@ -245,7 +245,8 @@ struct PlanOptions {
   /// "lstm", "validated" (chosen per workload by a rolling-origin backtest of its history, see
   /// forecast::select_forecaster), "holt_winters" or "seasonal_naive".
   std::string forecaster = "auto";
-  /// A trained LSTM to forecast every workload with, instead of training one per workload.
+  /// A trained LSTM to forecast every workload with, instead of training one per workload; only
+  /// with forecaster "auto" or "lstm" (invalid_argument otherwise: the others would ignore it).
   const forecast::LstmModel* lstm_model = nullptr;
   /// Forecasts made elsewhere, by service workload name (forecast::load_quantile_forecast reads
   /// them): each is planned from as it is, in place of the forecaster. Timestamps are in the clock

@@ -82,7 +82,14 @@ void add_lstm_options(CLI::App* command, forecast::LstmOptions& options) {
   command->add_option("--validation-fraction", options.validation_fraction,
                       "Latest share of training windows held out for early stopping")
       ->capture_default_str();
-  command->add_option("--seed", options.seed, "Random seed (same seed, same weights)")->capture_default_str();
+  command->add_option("--seed", options.seed, "Random seed (same seed, same weights)")
+      ->check([](const std::string& seed) {
+        // CLI11 would take -1 and 2^64 as 2^64 - 1: only a whole number that fits is a seed.
+        const bool whole = !seed.empty() && seed.find_first_not_of("0123456789") == std::string::npos;
+        const bool fits = seed.size() < 20 || (seed.size() == 20 && seed <= "18446744073709551615");
+        return whole && fits ? std::string() : "expected a whole number from 0 to 18446744073709551615, found '" + seed + "'";
+      })
+      ->capture_default_str();
 }
 
 void print_progress(const forecast::EpochProgress& progress) {

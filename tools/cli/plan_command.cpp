@@ -120,7 +120,10 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
       std::cerr << "--forecast: " << supplied.status().message() << '\n';
       return kExitInvalidInput;
     }
-    options.supplied_forecasts[entry.substr(0, equals)] = std::move(*supplied);
+    if (!options.supplied_forecasts.emplace(entry.substr(0, equals), std::move(*supplied)).second) {
+      std::cerr << "--forecast: workload '" << entry.substr(0, equals) << "' is given two forecasts; give one\n";
+      return kExitInvalidInput;
+    }
   }
   options.registry = &inputs->registry;
   options.replicas = arguments.replicas;
