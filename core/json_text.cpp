@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace fleetcast::json_text {
@@ -45,6 +46,11 @@ class BoundedBuilder {
   bool binary(json::binary_t& x) { return value() && builder_.binary(x); }
   bool key(json::string_t& x) {
     frames_.back().key = x;
+    if (!frames_.back().keys.insert(x).second) {
+      error_ = JsonTextError{pointer(/*pending=*/true), "member \"" + x + "\" appears twice in one object; expected each "
+                                                        "member once (a later one would silently replace the first)"};
+      return false;
+    }
     return builder_.key(x);
   }
   bool start_object(std::size_t elements) { return open(false) && builder_.start_object(elements); }
@@ -71,6 +77,7 @@ class BoundedBuilder {
     bool is_array = false;
     std::size_t elements = 0;  // array elements begun so far
     std::string key;           // the member being read, in an object
+    std::set<std::string> keys;  // the members read so far, in an object
   };
 
   /// Counts a value begun in the enclosing array.
@@ -87,7 +94,7 @@ class BoundedBuilder {
                                                              std::to_string(kMaxDepth) + " levels of arrays and objects"};
       return false;
     }
-    frames_.push_back(Frame{is_array, 0, {}});
+    frames_.push_back(Frame{is_array, 0, {}, {}});
     return true;
   }
 
