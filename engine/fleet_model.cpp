@@ -1,13 +1,12 @@
 #include "engine/fleet_model.h"
 
-#include "engine/savings_plans.h"
-
 #include <algorithm>
 #include <map>
 
 #include "core/cron.h"
 #include "engine/launch_latency.h"
 #include "engine/savings_plans.h"
+#include "scenarios/reserved_offer.h"
 
 namespace fleetcast::engine {
 
@@ -72,29 +71,15 @@ Result<std::optional<SpotMarket>> spot_market(const Scenario& scenario, const Pr
 // else the same term with other terms (noted), else an error.
 Result<Money> reservation_rate(const PriceSource& prices, const std::string& provider, const Commitment& commitment,
                                std::vector<std::string>& notes) {
-  auto rows = prices.offers(
-      OfferQuery::for_pool(PoolKey{provider, commitment.region, "", commitment.instance_type}, PurchaseOption::reserved));
-  if (!rows.ok()) return rows.status();
-  const ReservationTerms wanted{commitment.term, commitment.offering_class, commitment.payment};
-  const OfferRow* same_term = nullptr;
-  for (const OfferRow& row : *rows) {
-    if (!row.offer.reservation) continue;
-    if (*row.offer.reservation == wanted) return effective_hourly_cost(row.offer);
-    if (row.offer.reservation->term == commitment.term && same_term == nullptr) same_term = &row;
+  auto found = scenarios::reserved_offer_for(prices, provider, commitment);
+  if (!found.ok()) return found.status();
+  if (!found->exact) {
+    const ReservationTerms& used = *found->offer.reservation;
+    notes.push_back("reservation " + scenarios::describe_commitment(commitment) + " is priced at the catalog's " +
+                    std::string(reservation_class_name(used.reservation_class)) + " " +
+                    std::string(upfront_payment_name(used.payment)) + " rate, the closest offer it has");
   }
-  const std::string label = std::to_string(commitment.count) + " x " + commitment.instance_type + " in " +
-                            commitment.region + " (" + std::string(reservation_term_name(commitment.term)) + " " +
-                            std::string(reservation_class_name(commitment.offering_class)) + " " +
-                            std::string(upfront_payment_name(commitment.payment)) + ")";
-  if (same_term == nullptr) {
-    return failed_precondition_error("reservation " + label + ": the price catalog has no " +
-                                     std::string(reservation_term_name(commitment.term)) + " reserved offer for " +
-                                     commitment.instance_type + " in " + commitment.region);
-  }
-  const ReservationTerms& used = *same_term->offer.reservation;
-  notes.push_back("reservation " + label + " is priced at the catalog's " + std::string(reservation_class_name(used.reservation_class)) +
-                  " " + std::string(upfront_payment_name(used.payment)) + " rate, the closest offer it has");
-  return effective_hourly_cost(same_term->offer);
+  return effective_hourly_cost(found->offer);
 }
 
 // The interruption hazard the allocation strategies compare pools by: the Spot Advisor bucket's

@@ -9,6 +9,7 @@
 #include "core/csv.h"
 #include "core/text.h"
 #include "scenarios/availability_trace.h"
+#include "scenarios/reserved_offer.h"
 
 namespace fleetcast::scenarios {
 
@@ -217,13 +218,23 @@ void check_savings_plan(const Scenario& scenario, const SavingsPlan& plan, const
   }
 }
 
-void check_commitments(const Scenario& scenario, const CommitmentPointers& pointers, const CatalogView& view,
-                       DiagnosticSink& sink) {
+// A reservation the catalog knows the type and region of must also have a reserved offer of its
+// term there, or the engine cannot price it.
+void check_reserved_offer(const Scenario& scenario, const Commitment& commitment, const PriceSource& catalog,
+                          const CatalogView& view, const std::string& pointer, DiagnosticSink& sink) {
+  if (!contains(view.instance_type_names, commitment.instance_type) || !contains(view.regions, commitment.region)) return;
+  auto offer = reserved_offer_for(catalog, scenario.pricing.provider, commitment);
+  if (!offer.ok()) sink.error(pointer + "/term", offer.status().message());
+}
+
+void check_commitments(const Scenario& scenario, const CommitmentPointers& pointers, const PriceSource& catalog,
+                       const CatalogView& view, DiagnosticSink& sink) {
   for (std::size_t i = 0; i < scenario.commitments.size() && i < pointers.reservations.size(); ++i) {
     const Commitment& commitment = scenario.commitments[i];
     const std::string& pointer = pointers.reservations[i];
     check_instance_type(view, scenario.pricing.provider, commitment.instance_type, pointer + "/instance_type", sink);
     check_region(view, scenario.pricing.provider, commitment.region, pointer + "/region", sink);
+    check_reserved_offer(scenario, commitment, catalog, view, pointer, sink);
     check_term_overlaps_horizon(scenario, commitment.start, commitment.end(), "reservation", pointer, sink);
   }
   for (std::size_t i = 0; i < scenario.savings_plans.size() && i < pointers.savings_plans.size(); ++i) {
@@ -317,7 +328,7 @@ void check_scenario(Scenario& scenario, const CommitmentPointers& commitment_poi
   const CatalogView view = view_catalog(scenario, catalog, sink);
   check_pricing(scenario, view, sink);
   check_workloads(scenario, view, files, sink);
-  check_commitments(scenario, commitment_pointers, view, sink);
+  check_commitments(scenario, commitment_pointers, catalog, view, sink);
   check_spot(scenario, files, sink);
   check_policy(scenario, sink);
 }
