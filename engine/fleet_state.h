@@ -83,7 +83,9 @@ struct GroupRuntime {
     accrue(now);
     running_gpus += instance_delta * gpus;
     capacity_units += instance_delta * gpus * (batch ? 1.0 : units_per_gpu);
-    if (capacity_units < 1e-9) capacity_units = 0;  // no drift below zero from sums
+    // Sums of unequal rates drift by rounding: no GPUs is exactly no capacity, never a trace below
+    // zero (an absolute floor would erase a whole group that serves tiny units per GPU).
+    capacity_units = running_gpus == 0 ? 0.0 : std::max(0.0, capacity_units);
   }
 };
 

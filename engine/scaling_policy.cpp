@@ -13,7 +13,9 @@ ScalingDecision track_target(const TargetTracking& tracking, const ScalingState&
                                                         : metrics.preferred_units_per_gpu;
   const double per_gpu = tracking.metric == "gpu_utilisation" ? units_per_gpu * tracking.target_value / 100.0
                                                                : tracking.target_value;
-  const int wanted = static_cast<int>(std::ceil(metrics.demand / per_gpu - 1e-9));
+  // At most a group's GPUs: a demand the validated scenario allows never needs more, and a larger
+  // quotient would not fit an int.
+  const int wanted = static_cast<int>(std::min(std::ceil(metrics.demand / per_gpu - 1e-9), double{kMaxGroupGpus}));
   int sustained = std::max(0, wanted);
   for (const WantedSample& sample : state.recent_wanted) {
     if (now - sample.at <= tracking.scale_in_cooldown) sustained = std::max(sustained, sample.gpus);

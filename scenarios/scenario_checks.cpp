@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "core/cron.h"
@@ -99,7 +101,45 @@ bool offers_option(const Scenario& scenario, PurchaseOption option) {
          scenario.purchase_options.end();
 }
 
-void check_demand(Workload& workload, ServiceWorkload& service, const std::string& pointer,
+// The highest demand the workload's source gives over the horizon, noise aside: a trace's largest
+// (scaled) value; a generator's base at its strongest trend, daily peak, weekend and spike.
+double peak_demand(const Demand& demand, const Horizon& horizon) {
+  if (const auto* trace = std::get_if<DemandTrace>(&demand.source)) {
+    const std::vector<double>& values = trace->series.values;
+    return values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+  }
+  const auto& generator = std::get<DemandGenerator>(demand.source);
+  const double days = static_cast<double>(horizon.duration.count()) / 86400.0;
+  return generator.base * std::max(1.0, 1 + generator.trend_per_day * days) * (1 + generator.daily_amplitude) *
+         std::max(1.0, generator.weekend_factor) * generator.spike_magnitude;
+}
+
+// The GPUs the workload's peak needs on its slowest GPU model must fit one group (kMaxGroupGpus):
+// a throughput of 1e-10 requests/s per GPU is a unit mistake, not a fleet to simulate.
+void check_fleet_size(const ServiceWorkload& service, const std::vector<std::string>& models, const Horizon& horizon,
+                      const std::string& pointer, DiagnosticSink& sink) {
+  const bool in_requests = service.demand.unit == DemandUnit::requests_per_second;
+  double slowest_rate = 0;
+  std::string slowest;
+  for (const std::string& model : models) {
+    const auto entry = service.throughput_per_gpu.find(model);
+    if (entry == service.throughput_per_gpu.end() && in_requests) continue;  // reported as missing
+    const double rate = entry == service.throughput_per_gpu.end() ? 1.0 : entry->second;
+    if (slowest.empty() || rate < slowest_rate) slowest_rate = rate, slowest = model;
+  }
+  if (slowest.empty()) return;
+  const double peak = peak_demand(service.demand, horizon), gpus = peak / slowest_rate;
+  if (gpus <= kMaxGroupGpus) return;
+  const bool rated = service.throughput_per_gpu.contains(slowest);
+  sink.error(rated ? child_pointer(pointer + "/throughput_per_gpu", slowest) : pointer + "/demand",
+             "demand peaks at " + nlohmann::json(peak).dump() + (in_requests ? " requests/s" : " GPUs") +
+                 (rated ? " and a GPU of '" + slowest + "' serves " + nlohmann::json(slowest_rate).dump() : "") +
+                 ", which needs " + (std::ostringstream() << std::setprecision(3) << gpus).str() +
+                 " GPUs; expected at most " +
+                 std::to_string(kMaxGroupGpus) + " (check the demand's and the throughput's units)");
+}
+
+void check_demand(Workload& workload, ServiceWorkload& service, const Horizon& horizon, const std::string& pointer,
                   const CatalogView& view, ScenarioFiles& files, DiagnosticSink& sink) {
   // Which GPU models the workload may run on: its own list, or every candidate's model.
   std::vector<std::string> models = workload.gpu.gpu_models;
@@ -133,8 +173,10 @@ void check_demand(Workload& workload, ServiceWorkload& service, const std::strin
     }
     for (std::size_t i = 0; i < series->values.size(); ++i) {
       if (series->values[i] < 0) {
-        sink.error(csv_pointer, trace->file.string() + ": negative demand " + nlohmann::json(series->values[i]).dump() +
-                                    " at timestamp " + std::to_string(series->time_of(i)) + "; expected values >= 0");
+        // The series' row i is the table's row i: the series reader refuses a file otherwise.
+        const Result<csv::CsvTable>& table = files.table(trace->file);
+        sink.error(csv_pointer, (table.ok() ? table->where(i) : trace->file.string()) + ": negative demand " +
+                                    nlohmann::json(series->values[i]).dump() + "; expected values >= 0");
         return;
       }
       const double value = series->values[i];
@@ -151,6 +193,7 @@ void check_demand(Workload& workload, ServiceWorkload& service, const std::strin
     }
     trace->series = std::move(*series);
   }
+  check_fleet_size(service, models, horizon, pointer, sink);
 }
 
 void check_workloads(Scenario& scenario, const CatalogView& view, ScenarioFiles& files, DiagnosticSink& sink) {
@@ -177,7 +220,7 @@ void check_workloads(Scenario& scenario, const CatalogView& view, ScenarioFiles&
       }
     }
     if (auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
-      check_demand(workload, *service, pointer, view, files, sink);
+      check_demand(workload, *service, scenario.horizon, pointer, view, files, sink);
     }
   }
 }

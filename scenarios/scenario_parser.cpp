@@ -14,7 +14,7 @@ namespace {
 
 constexpr double kNoMax = std::numeric_limits<double>::max();
 constexpr std::int64_t kIntMax = std::numeric_limits<std::int64_t>::max();
-constexpr std::int64_t kCapacityMax = 1'000'000;  // GPUs; far above any real group
+constexpr std::int64_t kCapacityMax = kMaxGroupGpus;
 
 template <typename T>
 void assign(T& target, std::optional<T> value) {

@@ -44,6 +44,10 @@ inline constexpr std::int64_t kMaxWorkloadIntervals = 50'000'000;
 /// A lower bound of the memory per workload-interval: the demand, the forecast's three quantiles
 /// and the planned GPUs, 8 bytes each.
 inline constexpr std::int64_t kBytesPerWorkloadInterval = 40;
+/// The most GPUs one workload's group may hold or need: policy capacities are bounded by it, and a
+/// workload whose demand needs more (its peak over its least throughput per GPU) is refused; far
+/// above any real group, and within what the simulator's whole-GPU counts hold.
+inline constexpr int kMaxGroupGpus = 1'000'000;
 
 struct Horizon {
   Instant start;

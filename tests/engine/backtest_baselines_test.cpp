@@ -98,11 +98,12 @@ TEST_CASE("run_plan_backtest refuses held-out demand no fleet holds, naming its 
   // A broken trace: 63 GPUs throughout but 4,000,000 in the fourth held-out hour. At the 90%
   // target that is 4,444,444.4 GPUs, 1,111,112 four.gpu instances, more than the 1,000,000 a plan
   // may hold; the baselines sized to it overflowed their counts and the simulation of them ran
-  // out of memory (24 GB) before.
-  std::vector<double> values(kHistoryHours + kTestHours, 63);
-  values[kHistoryHours + 3] = 4e6;
+  // out of memory (24 GB) before. A scenario file with it is refused when it loads (a workload
+  // needs at most kMaxGroupGpus); an embedder's Scenario value reaches the backtest unchecked.
   const InMemoryPriceSource prices = test_catalog();
-  const Scenario scenario = four_gpu_scenario(prices, fleetcast::testing::demand_csv("backtest_broken_spike", values));
+  Scenario scenario = constant_scenario(prices);
+  auto& service = std::get<ServiceWorkload>(scenario.workloads.front().spec);
+  std::get<DemandTrace>(service.demand.source).series.values[kHistoryHours + 3] = 4e6;
   auto result = run_plan_backtest(scenario, prices, hours_after_start(kHistoryHours), quick());
   REQUIRE_FALSE(result.ok());
   CHECK(result.status().code() == StatusCode::invalid_argument);

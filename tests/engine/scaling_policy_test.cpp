@@ -62,6 +62,15 @@ TEST_CASE("engine::decide_scaling tracks requests per GPU at its target value", 
   CHECK(decision.change == ScalingChange::scale_out);
 }
 
+TEST_CASE("engine::decide_scaling wants at most a group's GPUs, however little a GPU serves", "[engine]") {
+  // 8 GPUs serving 1e-10 each face 1e4 units: 1.3e14 GPUs at 75%, past an int; kMaxGroupGpus instead.
+  ScalingState state = desired(8);
+  state.max_capacity = kMaxGroupGpus;
+  const ScalingDecision decision = decide_scaling(tracking(75), state, GroupMetrics{1e4, 8e-10, 8, 1e-10}, Seconds{0});
+  CHECK(decision.wanted_gpus == kMaxGroupGpus);
+  CHECK(decision.desired_gpus == kMaxGroupGpus);
+}
+
 TEST_CASE("engine::decide_scaling waits for the scale-out cooldown", "[engine]") {
   const Policy policy = tracking(100);  // one unit per GPU: wanted = demand rounded up
   ScalingState state = desired(10);

@@ -163,6 +163,21 @@ TEST_CASE("engine: target tracking capped by max capacity serves max / demand", 
   CHECK(report->replicas.front().served_fraction >= 0.75 * (1 - 600.0 / (2 * 86400)));
 }
 
+TEST_CASE("engine: GPUs that serve a tiny rate each keep their capacity and are measured busy", "[engine]") {
+  // The capped case above in requests/s at 1e-10 per GPU: 4e-9 requests/s need 40 GPUs, 30 serve
+  // 3e-9 of them, every running GPU busy. (An absolute floor on the group's capacity once rounded
+  // 30 such GPUs to none: 0% served, 0% utilisation, no scale-out.)
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(scenario_json("2d", R"(["on_demand"])",
+      R"({"kind": "target_tracking", "max_capacity": 30, "target_tracking": {"target_value": 100}})", "",
+      R"({"unit": "requests_per_second", "generator": {"base": 4e-9}}, "throughput_per_gpu": {"G1": 1e-10})"), prices);
+  auto report = simulate(scenario, prices);
+  REQUIRE(report.ok());
+  CHECK(report->replicas.front().served_fraction <= 0.75);
+  CHECK(report->replicas.front().served_fraction >= 0.75 * (1 - 600.0 / (2 * 86400)));
+  CHECK(report->replicas.front().utilisation == Approx(1.0).epsilon(1e-6));
+}
+
 TEST_CASE("engine: a scenario no pool can serve is refused before it runs", "[engine]") {
   const InMemoryPriceSource prices = test_catalog();
   std::string json = scenario_json("2d", R"(["on_demand"])", R"({"kind": "target_tracking", "target_tracking": {"target_value": 70}})");
