@@ -1,5 +1,6 @@
 #include "pricing/catalog_builder.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <charconv>
@@ -83,6 +84,51 @@ Instant default_valid_from(std::string_view file_name, Instant today) {
   return Instant{today.time_since_epoch() - today.time_since_epoch() % kDay};
 }
 
+namespace {
+
+// A name as messages show it: control bytes as \xNN, so a message never carries a line break or
+// a terminal escape from a file.
+std::string shown(std::string_view name) {
+  std::string text;
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      text += c;
+      continue;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    text += {'\\', 'x', kHex[byte >> 4], kHex[byte & 15]};
+  }
+  return text;
+}
+
+// Provider, region, zone and instance-type names are keys that scenarios, plans and exports quote:
+// printable, and present where the key needs them (a zone may be empty: the offer is regional).
+Status check_name(std::string_view name, std::string_view field, bool may_be_empty, std::string_view where) {
+  if (name.empty() && !may_be_empty) {
+    return invalid_argument_error(std::string(where) + ": empty " + std::string(field) + ", expected a name");
+  }
+  const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 && byte != 0x7f;
+  });
+  if (printable) return {};
+  return invalid_argument_error(std::string(where) + ": " + std::string(field) + " '" + shown(name) +
+                                "' holds a control character; expected a name of printable characters");
+}
+
+Status check_pool_names(const PoolKey& pool, std::string_view where) {
+  for (const Status& status : {check_name(pool.provider, "provider", false, where),
+                               check_name(pool.region, "region", false, where),
+                               check_name(pool.zone, "availability zone", true, where),
+                               check_name(pool.instance_type, "instance type", false, where)}) {
+    if (!status.ok()) return status;
+  }
+  return {};
+}
+
+}  // namespace
+
 template <typename Key, typename Value>
 Status CatalogBuilder::add_unique(Seen<Key>& seen, std::vector<Value>& values, Key key, Value value,
                                   std::string where, std::string_view what) {
@@ -97,6 +143,11 @@ Status CatalogBuilder::add_unique(Seen<Key>& seen, std::vector<Value>& values, K
 }
 
 Status CatalogBuilder::add_instance_type(InstanceType type, std::string where) {
+  for (const Status& status : {check_name(type.provider, "provider", false, where),
+                               check_name(type.name, "instance type", false, where),
+                               check_name(type.gpu_model, "GPU model", true, where)}) {
+    if (!status.ok()) return status;
+  }
   std::string what = "instance type '" + type.name + "'";
   auto key = std::make_pair(type.provider, type.name);
   return add_unique(instance_types_, catalog_.instance_types, std::move(key), std::move(type), std::move(where),
@@ -104,24 +155,32 @@ Status CatalogBuilder::add_instance_type(InstanceType type, std::string where) {
 }
 
 Status CatalogBuilder::add_offer(Offer offer, std::string where) {
+  if (Status status = check_pool_names(offer.pool, where); !status.ok()) return status;
   std::string what = "offer for " + offer.pool.instance_type + " in " + offer.pool.region;
   auto key = std::make_tuple(offer.pool, offer.reservation, offer.valid_from);
   return add_unique(offers_, catalog_.offers, std::move(key), std::move(offer), std::move(where), what);
 }
 
 Status CatalogBuilder::add_spot_price(SpotPricePoint point, std::string where) {
+  if (Status status = check_pool_names(point.pool, where); !status.ok()) return status;
   std::string what = "spot price for " + point.pool.instance_type + " in " + point.pool.region;
   auto key = std::make_pair(point.pool, point.at);
   return add_unique(spot_prices_, catalog_.spot_prices, std::move(key), std::move(point), std::move(where), what);
 }
 
 Status CatalogBuilder::add_spot_risk(SpotRisk risk, std::string where) {
+  if (Status status = check_pool_names(risk.pool, where); !status.ok()) return status;
   std::string what = "spot risk for " + risk.pool.instance_type + " in " + risk.pool.region;
   auto key = std::make_pair(risk.pool, risk.valid_from);
   return add_unique(spot_risks_, catalog_.spot_risks, std::move(key), std::move(risk), std::move(where), what);
 }
 
 Status CatalogBuilder::add_savings_plan_rate(SavingsPlanRate rate, std::string where) {
+  for (const Status& status : {check_name(rate.provider, "provider", false, where),
+                               check_name(rate.region, "region", false, where),
+                               check_name(rate.instance_type, "instance type", false, where)}) {
+    if (!status.ok()) return status;
+  }
   std::string what = "Savings Plan rate for " + rate.instance_type + " in " + rate.region;
   auto key = std::make_tuple(rate.provider, savings_plan_rate_key(rate), rate.valid_from);
   return add_unique(savings_plan_rates_, catalog_.savings_plan_rates, std::move(key), std::move(rate),

@@ -303,3 +303,21 @@ TEST_CASE("pricing::parse_price_file reads 20 KB fields without std::regex's rec
   const std::string fraction = error_of_text(ImportFormat::aws_spot_history, "long_fraction.json", history);
   CHECK(fraction == "no error");
 }
+
+TEST_CASE("pricing::parse_price_file refuses empty and unprintable names, showing the bytes", "[pricing]") {
+  const auto spot_row = [](const std::string& zone, const std::string& type) {
+    return R"({"SpotPriceHistory": [{"AvailabilityZone": ")" + zone + R"(", "InstanceType": ")" + type +
+           R"(", "ProductDescription": "Linux/UNIX", "SpotPrice": "0.5", "Timestamp": "2025-11-29T18:01:40+00:00"}]})";
+  };
+  // An empty zone has no region: the offer would key a pool no scenario can name.
+  CHECK_THAT(error_of_text(ImportFormat::aws_spot_history, "no_zone.json", spot_row("", "g5.xlarge")),
+             Catch::Contains("no_zone.json: /SpotPriceHistory/0: empty region, expected a name"));
+  CHECK_THAT(error_of_text(ImportFormat::aws_spot_history, "newline.json", spot_row("us-east-1a", "g5.x\\nlarge")),
+             Catch::Contains("newline.json: /SpotPriceHistory/0: instance type 'g5.x\\x0alarge' holds a control character"));
+  const std::string header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,Price,Region\n";
+  CHECK_THAT(error_of_text(ImportFormat::skypilot, "escape.csv", header + "p5.48xlarge,H100,8,192,98.32,us-east-1\x1b[31m\n"),
+             Catch::Contains("escape.csv:2: region 'us-east-1\\x1b[31m' holds a control character; expected a name of "
+                             "printable characters"));
+  CHECK_THAT(error_of_text(ImportFormat::skypilot, "tab.csv", header + "p5.48\txlarge,H100,8,192,98.32,us-east-1\n"),
+             Catch::Contains("tab.csv:2: instance type 'p5.48\\x09xlarge' holds a control character"));
+}
