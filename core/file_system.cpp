@@ -112,11 +112,13 @@ std::string_view file_operation_name(FileOperation operation) noexcept {
 
 Status FileSystem::admit_database_io(FileOperation, const fs::path&, std::size_t) { return {}; }
 
-Status FileSystem::write_synced_file(const fs::path& path, std::string_view contents) {
+Status FileSystem::write_whole_file(const fs::path& path, std::string_view contents, Sync sync) {
   auto file = create_file(path);
   if (!file.ok()) return file.status();
   if (Status status = (*file)->append(contents); !status.ok()) return status;
-  if (Status status = (*file)->sync(); !status.ok()) return status;
+  if (sync == Sync::before_close) {
+    if (Status status = (*file)->sync(); !status.ok()) return status;
+  }
   return (*file)->close();
 }
 
@@ -175,16 +177,6 @@ fs::path through_links(fs::path path) {
   return path;
 }
 
-// Writes `contents` into a device, pipe or socket that is already there (/dev/null, a FIFO, a
-// terminal): such a file cannot be replaced by a rename, nor synced, and replacing it would
-// destroy it.
-Status write_into(FileSystem& files, const fs::path& path, std::string_view contents) {
-  auto file = files.create_file(path);
-  if (!file.ok()) return file.status();
-  if (Status status = (*file)->append(contents); !status.ok()) return status;
-  return (*file)->close();
-}
-
 }  // namespace
 
 Status write_file_atomically(const fs::path& requested, std::string_view contents, FileSystem* file_system) {
@@ -193,13 +185,15 @@ Status write_file_atomically(const fs::path& requested, std::string_view content
   std::error_code error;
   const fs::file_status existing = fs::status(requested, error);  // through any links
   if (fs::exists(existing) && !fs::is_regular_file(existing) && !fs::is_directory(existing)) {
-    return write_into(files, requested, contents);  // opened through the links, /proc's included
+    // A device, pipe or socket already there (/dev/null, a FIFO, a terminal) cannot be replaced
+    // by a rename, nor synced, and replacing it would destroy it: written into, through any links.
+    return files.write_whole_file(requested, contents, FileSystem::Sync::never);
   }
   std::error_code unresolved;
   fs::path path = fs::exists(existing) ? fs::canonical(requested, unresolved) : through_links(requested);
   if (unresolved) path = requested;
   const fs::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
-  Status status = files.write_synced_file(temporary, contents);
+  Status status = files.write_whole_file(temporary, contents);
   if (status.ok()) status = files.rename(temporary, path);
   if (!status.ok()) {
     (void)files.remove_all(temporary);

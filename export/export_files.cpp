@@ -20,7 +20,7 @@ Status write_files(FileSystem& disk, const std::vector<ExportFile>& files, const
     const fs::path path = folder / file.path;
     if (Status status = disk.create_folders(path.parent_path()); !status.ok()) return status;
     for (fs::path sub = file.path.parent_path(); !sub.empty(); sub = sub.parent_path()) folders.insert(folder / sub);
-    if (Status status = disk.write_synced_file(path, file.contents); !status.ok()) return status;
+    if (Status status = disk.write_whole_file(path, file.contents); !status.ok()) return status;
   }
   for (auto deepest = folders.rbegin(); deepest != folders.rend(); ++deepest) {
     if (Status status = disk.sync_folder(*deepest); !status.ok()) return status;

@@ -1,11 +1,10 @@
 // The plan's JSON document (format "fleetcast-plan", version 1): writing, and reading with every
 // field checked, so that an exporter never works from a plan it misread.
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "core/csv.h"
 #include "core/json_text.h"
 #include "core/hash.h"
 #include "fleetcast/plan.h"
@@ -633,12 +632,11 @@ Result<Plan> plan_from_json(std::string_view text, std::string_view source) {
 }
 
 Result<Plan> load_plan(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return not_found_error(file.string() + ": cannot open the plan file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return unavailable_error(file.string() + ": cannot read the plan file");
-  return plan_from_json(text.str(), file.string());
+  // A regular file within the input size limit: a directory or a device is refused by name, and
+  // /dev/zero is never read without end.
+  auto text = csv::read_text_file(file);
+  if (!text.ok()) return text.status();
+  return plan_from_json(*text, file.string());
 }
 
 std::string plan_hash(const Plan& plan) { return fnv1a64_label(Fnv1a64().add(plan_to_json(plan)).value()); }

@@ -1208,16 +1208,28 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   return *plan;
 }
 
+namespace {
+
+// The index in `scenario` of the workload a plan group serves; invalid_argument naming the group
+// when the scenario has no such workload.
+Result<std::size_t> workload_of(const PlannedGroup& group, const Scenario& scenario) {
+  const auto workload = std::find_if(scenario.workloads.begin(), scenario.workloads.end(),
+                                     [&](const Workload& w) { return w.name == group.workload; });
+  if (workload == scenario.workloads.end()) {
+    return invalid_argument_error("plan group '" + group.name + "': workload '" + group.workload + "' is not in scenario '" +
+                                  scenario.name + "'");
+  }
+  return static_cast<std::size_t>(workload - scenario.workloads.begin());
+}
+
+}  // namespace
+
 Status check_plan_of_scenario(const Plan& plan, const Scenario& scenario) {
   if (plan.scenario != scenario.name) {
     return invalid_argument_error("the plan is of scenario '" + plan.scenario + "', not of scenario '" + scenario.name + "'");
   }
   for (const PlannedGroup& group : plan.groups) {
-    if (std::none_of(scenario.workloads.begin(), scenario.workloads.end(),
-                     [&](const Workload& w) { return w.name == group.workload; })) {
-      return invalid_argument_error("plan group '" + group.name + "': workload '" + group.workload + "' is not in scenario '" +
-                                    scenario.name + "'");
-    }
+    if (auto workload = workload_of(group, scenario); !workload.ok()) return workload.status();
   }
   return {};
 }
@@ -1247,16 +1259,12 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
   capacity.launch_lead.assign(scenario.workloads.size(), Seconds{0});
   capacity.plan_pools.assign(scenario.workloads.size(), std::vector<bool>(model->pools.size(), false));
   for (const PlannedGroup& group : plan.groups) {
-    const auto workload = std::find_if(scenario.workloads.begin(), scenario.workloads.end(),
-                                       [&](const Workload& w) { return w.name == group.workload; });
-    if (workload == scenario.workloads.end()) {
-      return invalid_argument_error("plan group '" + group.name + "': workload '" + group.workload + "' is not in scenario '" +
-                                    scenario.name + "'");
-    }
+    const auto workload = workload_of(group, scenario);
+    if (!workload.ok()) return workload.status();
     if (group.instances.size() != group.pools.size()) {
       return invalid_argument_error("plan group '" + group.name + "' has no instance counts per pool: it cannot be simulated");
     }
-    const auto w = static_cast<std::size_t>(workload - scenario.workloads.begin());
+    const std::size_t w = *workload;
     capacity.launch_lead[w] = std::max(capacity.launch_lead[w], group.launch_lead);
     for (std::size_t i = 0; i < group.pools.size(); ++i) {
       const std::string& name = plan.pools.at(group.pools[i]).name;

@@ -67,8 +67,12 @@ class FileSystem {
   /// the disk would (resource_exhausted: the disk is full). The real file system admits all.
   virtual Status admit_database_io(FileOperation operation, const std::filesystem::path& file, std::size_t bytes);
 
-  /// Creates `path` with `contents`, synced and closed: the building block of every writer.
-  Status write_synced_file(const std::filesystem::path& path, std::string_view contents);
+  /// Whether write_whole_file syncs the file before closing it: every file a writer replaces is
+  /// synced; a device, pipe or terminal written into cannot be.
+  enum class Sync { before_close, never };
+  /// Creates (or truncates) `path` with `contents`, closed, and synced as asked: the building block
+  /// of every writer.
+  Status write_whole_file(const std::filesystem::path& path, std::string_view contents, Sync sync = Sync::before_close);
 };
 
 /// The real file system: POSIX open/write/fsync/rename/unlink. Stateless.

@@ -2,7 +2,7 @@
 # Where the CLI's output files go: an output that names one of the command's inputs, or another of
 # its outputs, is refused with exit 2 before anything runs (the input is left as it was); an empty
 # output path is refused; a symbolic link is written through (the file it names is replaced, the
-# link stays); /dev/stdout (to a file) and a FIFO are written into, not replaced.
+# link stays); /dev/stdout and /dev/stderr (to a file) and a FIFO are written into, not replaced.
 # Usage: output_files.sh FLEETCAST SOURCE_DIR OUTPUT_DIR
 set -euo pipefail
 fleetcast=$1 source=$(realpath "$2") out=$3
@@ -50,4 +50,9 @@ head -n 1 from-fifo.csv | grep -q '^hour_start,pool,' || { echo "the FIFO's read
 "$fleetcast" run scenario.json --intervals /dev/stdout > stdout.txt
 head -n 1 stdout.txt | grep -q '^interval_start,demand:' || { echo "run --intervals /dev/stdout printed no CSV"; exit 1; }
 grep -q '^Simulated quickstart' stdout.txt || { echo "the summary after the CSV on /dev/stdout was lost"; exit 1; }
-echo "outputs naming inputs or each other refused; links, FIFOs and /dev/stdout written through"
+# /dev/stderr redirected to a file: the trace follows what was written there before (a replacing
+# write would unlink the file the shell opened, losing the line before it).
+{ echo "before the trace" >&2; "$fleetcast" run scenario.json --trace /dev/stderr > /dev/null; } 2> stderr-all.txt
+head -n 1 stderr-all.txt | grep -qx 'before the trace' || { echo "run --trace /dev/stderr replaced the file"; exit 1; }
+grep -q ' launch ' stderr-all.txt || { echo "run --trace /dev/stderr wrote no trace"; exit 1; }
+echo "outputs naming inputs or each other refused; links, FIFOs, /dev/stdout and /dev/stderr written through"

@@ -25,9 +25,11 @@ bool same_file(const std::string& a, const std::string& b) {
 
 int write_output_file(const std::string& path, std::string_view contents, FileSystem* files) {
   if (path.empty()) return kExitOk;
-  if (path == "/dev/stdout") {
-    std::cout << contents << std::flush;
-    return std::cout ? kExitOk : kExitFailure;
+  for (std::ostream* stream : {&std::cout, &std::cerr}) {
+    const bool is_stdout = stream == &std::cout;
+    if (path != (is_stdout ? "/dev/stdout" : "/dev/stderr") && path != (is_stdout ? "/dev/fd/1" : "/dev/fd/2")) continue;
+    *stream << contents << std::flush;
+    return *stream ? kExitOk : kExitFailure;
   }
   if (Status status = write_file_atomically(path, contents, files); !status.ok()) {
     std::cerr << status.message() << '\n';

@@ -44,10 +44,11 @@ void add_serve_command(CLI::App& app, int& exit_code);
 /// a CLI::ValidationError naming both options: exit code 2 before anything runs.
 void guard_file_options(CLI::App* command, std::vector<std::string> inputs, std::vector<std::string> outputs);
 
-/// Writes an output file a command's option names: nothing when `path` is empty; "/dev/stdout" is
-/// written to std::cout (the descriptor the shell opened, at its offset, so that what the command
-/// prints next follows it, even into a file); any other path through write_file_atomically (and
-/// `files`). Prints why it could not and returns kExitFailure, else kExitOk.
+/// Writes an output file a command's option names: nothing when `path` is empty; "/dev/stdout"
+/// (or /dev/fd/1) is written to std::cout, "/dev/stderr" (or /dev/fd/2) to std::cerr (the
+/// descriptor the shell opened, at its offset, so that what the command prints next follows it,
+/// even into a file, which a replacing write would have unlinked); any other path through
+/// write_file_atomically (and `files`). Prints why it could not and returns kExitFailure, else kExitOk.
 int write_output_file(const std::string& path, std::string_view contents, FileSystem* files);
 
 /// The `--html FILE` option of plan, run and backtest: writes `render()` to `path` atomically when
