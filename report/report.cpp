@@ -274,62 +274,57 @@ void savings_plan_table(Page& page, const Plan& plan) {
              rows, {2, 3, 4, 5, 7});
 }
 
-void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario, const ReportOptions& options) {
-  page.section("commitments", "Commitments");
+void reservation_table(Page& page, const Plan& plan) {
   page.subheading("Recommended: reservations to buy, at the horizon's start, the expiry of one they renew, or a ladder's later date");
   if (plan.commitments.empty()) {
     page.paragraph("None: no reservation passes the break-even rule for this horizon and pays over its term.");
-  } else {
-    std::vector<std::vector<std::string>> rows;
-    for (const CommitmentRecommendation& c : plan.commitments) {
-      rows.push_back({c.instance_type, c.region, std::to_string(c.count), format_instant(c.start),
-                      std::string(reservation_term_name(c.terms.term)) + " " + std::string(reservation_class_name(c.terms.reservation_class)) +
-                          " " + std::string(upfront_payment_name(c.terms.payment)),
-                      "$" + fixed(c.hourly_cost.usd(), 4), report::usd(c.upfront_per_instance.usd()),
-                      report::percent(c.expected_utilisation, 1), report::percent(c.break_even_utilisation, 1),
-                      report::usd(c.expected_saving.usd()), report::usd(c.term.expected_net_saving.usd()),
-                      report::usd(c.term.net_saving_p5.usd()) + " to " + report::usd(c.term.net_saving_p95.usd()),
-                      c.term.break_even_month > 0 ? std::to_string(c.term.break_even_month) : "never",
-                      c.reason + (c.term_choice.empty() ? "" : ". " + c.term_choice)});
-    }
-    page.table({"instance type", "region", "count", "buy at", "terms", "effective $/h each", "upfront each", "expected use",
-                "break-even use", "saving over the horizon", "expected saving over the term", "p5 to p95",
-                "break-even month", "why"},
-               rows, {2, 5, 6, 7, 8, 9, 10, 12});
+    return;
   }
-  savings_plan_table(page, plan);
-  if (!plan.declined_commitments.empty()) {
-    page.subheading("Declined: commitments the horizon favours that do not pay over their term, or that Savings Plans beat");
-    page.bullets(plan.declined_commitments);
+  std::vector<std::vector<std::string>> rows;
+  for (const CommitmentRecommendation& c : plan.commitments) {
+    rows.push_back({c.instance_type, c.region, std::to_string(c.count), format_instant(c.start),
+                    std::string(reservation_term_name(c.terms.term)) + " " + std::string(reservation_class_name(c.terms.reservation_class)) +
+                        " " + std::string(upfront_payment_name(c.terms.payment)),
+                    "$" + fixed(c.hourly_cost.usd(), 4), report::usd(c.upfront_per_instance.usd()),
+                    report::percent(c.expected_utilisation, 1), report::percent(c.break_even_utilisation, 1),
+                    report::usd(c.expected_saving.usd()), report::usd(c.term.expected_net_saving.usd()),
+                    report::usd(c.term.net_saving_p5.usd()) + " to " + report::usd(c.term.net_saving_p95.usd()),
+                    c.term.break_even_month > 0 ? std::to_string(c.term.break_even_month) : "never",
+                    c.reason + (c.term_choice.empty() ? "" : ". " + c.term_choice)});
   }
-  if (!plan.expiring_commitments.empty()) {
-    page.subheading("Expiring: owned reservations and Savings Plans that end inside the horizon");
-    std::vector<std::string> decisions;
-    for (const ExpiringCommitment& owned : plan.expiring_commitments) {
-      decisions.push_back(owned.commitment + ", expires " + format_instant(owned.expires) + ": " +
-                          std::string(expiry_decision_name(owned.decision)) + ". " + owned.reason);
-    }
-    page.bullets(decisions);
-  }
+  page.table({"instance type", "region", "count", "buy at", "terms", "effective $/h each", "upfront each", "expected use",
+              "break-even use", "saving over the horizon", "expected saving over the term", "p5 to p95",
+              "break-even month", "why"},
+             rows, {2, 5, 6, 7, 8, 9, 10, 12});
+}
+
+// The reservations and Savings Plans the scenario already holds (unknown without the scenario).
+void owned_commitments(Page& page, const Scenario* scenario) {
   page.subheading("Owned: reservations and Savings Plans the scenario already holds");
   if (scenario == nullptr) {
     page.paragraph("Not known: the report was made from the plan document alone.");
-  } else if (scenario->commitments.empty() && scenario->savings_plans.empty()) {
-    page.paragraph("None.");
-  } else {
-    std::vector<std::vector<std::string>> rows;
-    for (const Commitment& c : scenario->commitments) {
-      rows.push_back({c.instance_type, c.region, std::to_string(c.count), std::string(reservation_term_name(c.term)),
-                      std::string(reservation_class_name(c.offering_class)), std::string(upfront_payment_name(c.payment)),
-                      format_instant(c.start), format_instant(c.end())});
-    }
-    if (!rows.empty()) page.table({"instance type", "region", "count", "term", "class", "payment", "from", "until"}, rows, {2});
-    std::vector<std::string> plans;
-    for (const SavingsPlan& owned : scenario->savings_plans) {
-      plans.push_back(savings_plan_label(owned) + ", " + format_instant(owned.start) + " to " + format_instant(owned.end()));
-    }
-    if (!plans.empty()) page.bullets(plans);
+    return;
   }
+  if (scenario->commitments.empty() && scenario->savings_plans.empty()) {
+    page.paragraph("None.");
+    return;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const Commitment& c : scenario->commitments) {
+    rows.push_back({c.instance_type, c.region, std::to_string(c.count), std::string(reservation_term_name(c.term)),
+                    std::string(reservation_class_name(c.offering_class)), std::string(upfront_payment_name(c.payment)),
+                    format_instant(c.start), format_instant(c.end())});
+  }
+  if (!rows.empty()) page.table({"instance type", "region", "count", "term", "class", "payment", "from", "until"}, rows, {2});
+  std::vector<std::string> plans;
+  for (const SavingsPlan& owned : scenario->savings_plans) {
+    plans.push_back(savings_plan_label(owned) + ", " + format_instant(owned.start) + " to " + format_instant(owned.end()));
+  }
+  if (!plans.empty()) page.bullets(plans);
+}
+
+// The share of each reservation line (recommended and owned) the plan keeps busy, per interval.
+void reservation_utilisation_chart(Page& page, const Plan& plan, const Scenario* scenario, const ReportOptions& options) {
   const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, plan.horizon.intervals()));
   const std::size_t bucket = report::bucket_size(intervals, options.max_points);
   Json rows = Json::array();
@@ -349,16 +344,36 @@ void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario,
     append_series(rows, label, use, plan.horizon.start, plan.horizon.step, bucket);
     if (line.break_even) rules.push_back({{"v", *line.break_even}, {"label", "break-even " + label}});
   }
+  if (rows.empty()) return;
   for (Json& row : rows) {  // the band of a utilisation is not drawn: only its mean
     row.erase("lo");
     row.erase("hi");
   }
-  if (!rows.empty()) {
-    std::string subtitle = "share of the reserved instances (recommended and owned) the plan keeps busy";
-    if (const std::string note = report::downsampling_note(bucket, plan.horizon.step, false); !note.empty()) subtitle += "; " + note;
-    page.chart(report::time_lines("Reservation utilisation over the horizon", subtitle, "utilisation", std::move(rows), true,
-                                  std::move(rules)));
+  std::string subtitle = "share of the reserved instances (recommended and owned) the plan keeps busy";
+  if (const std::string note = report::downsampling_note(bucket, plan.horizon.step, false); !note.empty()) subtitle += "; " + note;
+  page.chart(report::time_lines("Reservation utilisation over the horizon", subtitle, "utilisation", std::move(rows), true,
+                                std::move(rules)));
+}
+
+void commitment_sections(Page& page, const Plan& plan, const Scenario* scenario, const ReportOptions& options) {
+  page.section("commitments", "Commitments");
+  reservation_table(page, plan);
+  savings_plan_table(page, plan);
+  if (!plan.declined_commitments.empty()) {
+    page.subheading("Declined: commitments the horizon favours that do not pay over their term, or that Savings Plans beat");
+    page.bullets(plan.declined_commitments);
   }
+  if (!plan.expiring_commitments.empty()) {
+    page.subheading("Expiring: owned reservations and Savings Plans that end inside the horizon");
+    std::vector<std::string> decisions;
+    for (const ExpiringCommitment& owned : plan.expiring_commitments) {
+      decisions.push_back(owned.commitment + ", expires " + format_instant(owned.expires) + ": " +
+                          std::string(expiry_decision_name(owned.decision)) + ". " + owned.reason);
+    }
+    page.bullets(decisions);
+  }
+  owned_commitments(page, scenario);
+  reservation_utilisation_chart(page, plan, scenario, options);
 }
 
 std::string option_label(PurchaseOption option) { return std::string(purchase_option_name(option)); }

@@ -63,19 +63,11 @@ void add_rules(Json& layers, const Json& rules, const std::string& channel) {
 
 }  // namespace
 
-Json timeline_chart(const Timeline& timeline) {
-  Json spec = base(timeline.title, timeline.subtitle);
-  spec["height"] = 260;
-  spec["datasets"] = {{"demand", timeline.demand}, {"band", timeline.band}, {"capacity", timeline.capacity}};
-  Json demand_layers = Json::array();
-  const Json demand_y = {{"type", "quantitative"}, {"title", timeline.demand_title}};
-  const auto y_field = [&](const char* field) {
-    Json y = demand_y;
-    y["field"] = field;
-    return y;
-  };
-  // One colour scale for the demand side, fixed so that it never repeats the pools' pastel areas:
-  // the forecast in blues, the measured series in dark and warm colours.
+namespace {
+
+// One colour scale for the demand side, fixed so that it never repeats the pools' pastel areas:
+// the forecast in blues, the measured series in dark and warm colours.
+Json demand_color_scale(const Timeline& timeline) {
   Json domain = Json::array();
   Json range = Json::array();
   if (!timeline.band.empty()) {
@@ -91,34 +83,50 @@ Json timeline_chart(const Timeline& timeline) {
     domain.push_back(row["series"]);
     range.push_back(measured[next++ % std::size(measured)]);
   }
+  return {{"domain", domain}, {"range", range}};
+}
+
+// The demand side's layers: the forecast's p10-p90 band and median, then the measured series (with
+// their within-bucket ranges when downsampled).
+Json demand_layers(const Timeline& timeline) {
+  Json layers = Json::array();
+  const auto y_field = [&](const char* field) {
+    return Json{{"type", "quantitative"}, {"title", timeline.demand_title}, {"field", field}};
+  };
   const Json legend = {{"title", "demand"}};
-  const Json demand_scale = {{"domain", domain}, {"range", range}};
+  const Json scale = demand_color_scale(timeline);
   if (!timeline.band.empty()) {
-    demand_layers.push_back({{"data", {{"name", "band"}}},
-                             {"mark", {{"type", "area"}, {"opacity", 0.3}}},
-                             {"encoding",
-                              {{"x", time_x()}, {"y", y_field("p10")}, {"y2", {{"field", "p90"}}},
-                               {"color", {{"datum", "forecast p10-p90"}, {"type", "nominal"}, {"legend", legend}, {"scale", demand_scale}}}}}});
-    demand_layers.push_back({{"data", {{"name", "band"}}},
-                             {"mark", {{"type", "line"}, {"strokeDash", {5, 3}}, {"strokeWidth", 1.5}}},
-                             {"encoding",
-                              {{"x", time_x()}, {"y", y_field("p50")},
-                               {"color", {{"datum", "forecast p50"}, {"type", "nominal"}, {"legend", legend}, {"scale", demand_scale}}}}}});
+    layers.push_back({{"data", {{"name", "band"}}},
+                      {"mark", {{"type", "area"}, {"opacity", 0.3}}},
+                      {"encoding",
+                       {{"x", time_x()}, {"y", y_field("p10")}, {"y2", {{"field", "p90"}}},
+                        {"color", {{"datum", "forecast p10-p90"}, {"type", "nominal"}, {"legend", legend}, {"scale", scale}}}}}});
+    layers.push_back({{"data", {{"name", "band"}}},
+                      {"mark", {{"type", "line"}, {"strokeDash", {5, 3}}, {"strokeWidth", 1.5}}},
+                      {"encoding",
+                       {{"x", time_x()}, {"y", y_field("p50")},
+                        {"color", {{"datum", "forecast p50"}, {"type", "nominal"}, {"legend", legend}, {"scale", scale}}}}}});
   }
-  if (!timeline.demand.empty()) {
-    if (timeline.ranges) {
-      demand_layers.push_back({{"data", {{"name", "demand"}}},
-                               {"mark", {{"type", "area"}, {"opacity", 0.18}}},
-                               {"encoding",
-                                {{"x", time_x()}, {"y", y_field("lo")}, {"y2", {{"field", "hi"}}},
-                                 {"color", {{"field", "series"}, {"type", "nominal"}, {"legend", legend}, {"scale", demand_scale}}}}}});
-    }
-    demand_layers.push_back({{"data", {{"name", "demand"}}},
-                             {"mark", {{"type", "line"}, {"strokeWidth", 1.2}}},
-                             {"encoding",
-                              {{"x", time_x()}, {"y", y_field("v")},
-                               {"color", {{"field", "series"}, {"type", "nominal"}, {"legend", legend}, {"scale", demand_scale}}}}}});
+  if (timeline.demand.empty()) return layers;
+  const Json by_series = {{"field", "series"}, {"type", "nominal"}, {"legend", legend}, {"scale", scale}};
+  if (timeline.ranges) {
+    layers.push_back({{"data", {{"name", "demand"}}},
+                      {"mark", {{"type", "area"}, {"opacity", 0.18}}},
+                      {"encoding", {{"x", time_x()}, {"y", y_field("lo")}, {"y2", {{"field", "hi"}}}, {"color", by_series}}}});
   }
+  layers.push_back({{"data", {{"name", "demand"}}},
+                    {"mark", {{"type", "line"}, {"strokeWidth", 1.2}}},
+                    {"encoding", {{"x", time_x()}, {"y", y_field("v")}, {"color", by_series}}}});
+  return layers;
+}
+
+}  // namespace
+
+Json timeline_chart(const Timeline& timeline) {
+  Json spec = base(timeline.title, timeline.subtitle);
+  spec["height"] = 260;
+  spec["datasets"] = {{"demand", timeline.demand}, {"band", timeline.band}, {"capacity", timeline.capacity}};
+  const Json demand = demand_layers(timeline);
   Json layers = Json::array();
   if (!timeline.capacity.empty()) {
     layers.push_back({{"data", {{"name", "capacity"}}},
@@ -129,11 +137,11 @@ Json timeline_chart(const Timeline& timeline) {
                                {"axis", {{"orient", "right"}}}}},
                         {"color", {{"field", "pool"}, {"type", "nominal"}, {"title", "GPUs by pool"}, {"scale", {{"scheme", "pastel1"}}}}}}}});
   }
-  if (!demand_layers.empty()) layers.push_back({{"layer", demand_layers}});
+  if (!demand.empty()) layers.push_back({{"layer", demand}});
   // The zoom lives on one unit view; the layers share its x scale.
   if (!timeline.capacity.empty()) {
     layers[0]["params"] = zoom();
-  } else if (!demand_layers.empty()) {
+  } else if (!demand.empty()) {
     layers[0]["layer"][0]["params"] = zoom();
   }
   spec["layer"] = layers;
