@@ -211,6 +211,9 @@ Status add_groups(FleetModel& model, const Scenario& scenario) {
           std::to_string(workload.gpu.min_gpus_per_instance) + "+ GPUs per instance, " +
           std::to_string(workload.gpu.min_gpu_memory_gib) + " GiB per GPU) in its regions with a price");
     }
+    if (workload.kind() == WorkloadKind::service) {
+      group.fastest_units_per_gpu = *std::max_element(group.units_per_gpu.begin(), group.units_per_gpu.end());
+    }
     order_pools(group, model.pools, scenario.policy.distribution.spot_allocation_strategy);
     model.groups.push_back(std::move(group));
   }

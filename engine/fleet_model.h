@@ -60,6 +60,11 @@ struct GroupModel {
   std::vector<std::size_t> on_demand_pools;  // cheapest first
   std::vector<std::size_t> spot_pools;       // in the allocation strategy's preference order
   std::vector<double> units_per_gpu;         // per pool (all pools), 0 where not eligible
+  /// What a GPU of the group's fastest eligible model delivers (batch groups: 1, their demand being
+  /// GPUs): the unit the planner, the hindsight optimum and the plan's reconciliation count
+  /// capacity in (GPU-equivalents), so that their absolute tolerances and flow quanta mean the
+  /// same whatever unit the demand is stated in (1e-9 requests/s a GPU, or 1e6 tokens/s).
+  double fastest_units_per_gpu = 1;
 };
 
 /// A scheduled action's firing: at `at` (horizon-relative, 0 for the last firing before the

@@ -108,7 +108,7 @@ void GroupReconciler::planned_targets(std::size_t g) {
   }
   GroupRuntime& group = fleet_.groups[g];
   const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
-  const double needed = group.demand / utilisation;
+  const double needed = group.demand / utilisation / (group.batch ? 1.0 : model.groups[g].fastest_units_per_gpu);
   if (needed - planned_units > 1e-9) add_reactive(g, needed, needed - planned_units);
   group.scaling.desired_gpus = planned_gpus;
 }
@@ -152,7 +152,8 @@ void GroupReconciler::add_reactive(std::size_t g, double needed, double shortfal
 }
 
 double GroupReconciler::instance_units(std::size_t g, std::size_t p) const {
-  return context_.gpus_of(p) * (fleet_.groups[g].batch ? 1.0 : context_.units_per_gpu(g, p));
+  if (fleet_.groups[g].batch) return context_.gpus_of(p);
+  return context_.gpus_of(p) * context_.units_per_gpu(g, p) / context_.model.groups[g].fastest_units_per_gpu;
 }
 
 void GroupReconciler::count_plan_instances(std::size_t g) {

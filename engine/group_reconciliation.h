@@ -54,6 +54,8 @@ class GroupReconciler {
     std::vector<double> cover_units;  // per spot pool: units of on-demand instances standing in for it
     double serving_units = 0;         // every running instance's units
   };
+  /// What one instance of `pool` serves of `group`'s demand, in GPU-equivalents of the group's
+  /// fastest model (GPUs for batch), the unit every count and tolerance here is in.
   [[nodiscard]] double instance_units(std::size_t group, std::size_t pool) const;
   void count_plan_instances(std::size_t group);
   void follow_plan(std::size_t group, const std::vector<int>& target_instances);

@@ -13,9 +13,11 @@ namespace fleetcast::engine::placement {
 
 namespace {
 
-// Flow is carried in hundredths of a demand unit, costs in nano-USD per hundredth per hour: whole
-// numbers fine enough that rounding never changes which option is cheaper by a visible amount.
-constexpr double kQuantaPerUnit = 100;
+// Flow is carried in ten-thousandths of a demand unit (the planner's units are GPU-equivalents of
+// the workload's fastest model), costs in nano-USD per quantum per hour: whole numbers fine enough
+// that rounding never changes which option is cheaper by a visible amount, and small enough that
+// a million GPUs' flow times its cost stays far inside int64.
+constexpr double kQuantaPerUnit = 10000;
 constexpr double kCostScale = 1e9;
 constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max() / 4;
 
@@ -146,7 +148,7 @@ struct ReservationNetwork {
   std::vector<std::vector<std::pair<int, int>>> capped_arcs;
 };
 
-// Cost per unit of an option, in the flow's integer units (nano-USD per hour per hundredth of a unit).
+// Cost per unit of an option, in the flow's integer units (nano-USD per hour per quantum).
 std::int64_t flow_cost(const PlacementPool& pool, const PlacementOption& option) {
   return static_cast<std::int64_t>(std::llround(price_per_unit(pool, option) / kQuantaPerUnit * kCostScale));
 }

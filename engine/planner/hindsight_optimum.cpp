@@ -68,8 +68,10 @@ struct Formulation {
   std::vector<std::vector<std::vector<int>>> assigned;   // [workload][pool][interval] -> S or X column
   std::vector<std::vector<int>> owned;                   // [pool][interval]: owned reservations in force
   std::vector<std::vector<std::size_t>> users;           // [pool]: workloads that may run there
+  // In GPU-equivalents of each workload's fastest model (GroupModel::fastest_units_per_gpu), so
+  // that the rows' coefficients and tolerances are of the same size whatever the demand's unit.
   std::vector<std::vector<double>> units;                // [workload][interval]: capacity needed
-  std::vector<std::vector<double>> per_instance;         // [workload][pool]: units one instance delivers
+  std::vector<std::vector<double>> per_instance;         // [workload][pool]: what one instance delivers
 };
 
 Status check_demand(const Scenario& scenario, const std::vector<std::vector<double>>& demand) {
@@ -306,8 +308,10 @@ Result<Formulation> formulate(const Scenario& scenario, const PriceSource& price
   f.users.resize(pools);
   f.per_instance.assign(demand.size(), std::vector<double>(pools, 0));
   for (std::size_t w = 0; w < demand.size(); ++w) {
+    const double equivalent = model.groups[w].fastest_units_per_gpu;
+    for (double& units : f.units[w]) units /= equivalent;
     for (std::size_t p = 0; p < pools; ++p) {
-      f.per_instance[w][p] = model.pools[p].type.gpu_count * model.groups[w].units_per_gpu[p];
+      f.per_instance[w][p] = model.pools[p].type.gpu_count * model.groups[w].units_per_gpu[p] / equivalent;
       if (f.per_instance[w][p] > 0) f.users[p].push_back(w);
     }
   }
@@ -384,7 +388,7 @@ Result<double> rounded_cost(const Formulation& f, const HindsightOptimum& optimu
       if (held < f.units[w][k] - 1e-6) {
         return internal_error("hindsight optimum: the solver's rounded solution leaves workload " + std::to_string(w) +
                               " short in interval " + std::to_string(k) + " (" + std::to_string(held) + " of " +
-                              std::to_string(f.units[w][k]) + " units)");
+                              std::to_string(f.units[w][k]) + " GPU-equivalents)");
       }
     }
   }

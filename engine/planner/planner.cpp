@@ -52,7 +52,10 @@ double replacement_hours(const PoolModel& pool, Seconds notice) {
 struct PlacementSetup {
   std::vector<placement::PlacementPool> pools;          // model pools, reserved_instances filled per interval
   std::vector<std::vector<placement::PlacementOption>> options;  // per workload
-  std::vector<std::vector<double>> units;               // [workload][interval]: capacity needed, in its unit
+  // [workload][interval]: capacity needed, in GPU-equivalents of the workload's fastest model
+  // (its unit over GroupModel::fastest_units_per_gpu), as the options' units_per_gpu are.
+  std::vector<std::vector<double>> units;
+  std::vector<double> units_per_equivalent;             // per workload: its unit per GPU-equivalent
   std::vector<std::vector<int>> owned_reserved;         // [pool][interval]: reservations owned in force
 };
 
@@ -76,19 +79,21 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
   for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
     const Workload& workload = scenario.workloads[w];
     const GroupModel& group = model.groups[w];
+    const double equivalent = group.fastest_units_per_gpu;
     const double utilisation = planned_utilisation(workload);
     std::vector<double> units;
-    for (std::size_t k = 0; k < intervals; ++k) units.push_back(band_quantile(demand[w].bands, k, risk) / utilisation);
+    for (std::size_t k = 0; k < intervals; ++k) units.push_back(band_quantile(demand[w].bands, k, risk) / utilisation / equivalent);
     std::vector<placement::PlacementOption> options;
     for (std::size_t p = 0; p < model.pools.size(); ++p) {
       if (group.units_per_gpu[p] <= 0) continue;
       placement::PlacementOption option;
       option.pool = p;
-      option.units_per_gpu = group.units_per_gpu[p];
+      option.units_per_gpu = group.units_per_gpu[p] / equivalent;
       options.push_back(option);
     }
     setup.options.push_back(std::move(options));
     setup.units.push_back(std::move(units));
+    setup.units_per_equivalent.push_back(equivalent);
   }
   setup.owned_reserved = owned_reservations_in_force(model, horizon);
   return setup;
@@ -862,6 +867,7 @@ Status check_plannable(const Scenario& scenario, const PlacementSetup& setup, co
     for (const placement::PlacementOption& option : setup.options[w]) {
       largest = std::max(largest, setup.pools[option.pool].gpus_per_instance * option.units_per_gpu);
     }
+    largest *= setup.units_per_equivalent[w];  // in the workload's unit, as its demand bands are
     const std::vector<std::vector<double>>& bands = demand[w].bands.values;
     if (bands.empty() || bands.back().empty()) continue;
     const Workload& workload = scenario.workloads[w];

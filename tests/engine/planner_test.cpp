@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -580,4 +581,58 @@ TEST_CASE("engine::make_plan with perfect foresight stays within a stated bound 
       CHECK(planned <= mix.bound * optimum->solve.cost_usd * (1 + 1e-9));
     }
   }
+}
+
+TEST_CASE("engine: the plan and its simulation and the hindsight optimum do not depend on the unit the demand is stated in",
+          "[engine][planner]") {
+  // One service three ways: 20 GPUs around a daily cycle; the same in requests/s at 1e-9 a GPU
+  // (a unit far below a GPU's, as a long video generation per request gives); and at 1e6 a GPU.
+  // The GPUs needed, and so every count and cost, are the same; the planner's flow quanta and
+  // every tolerance are in GPU-equivalents. (In the demand's own unit, at 1e-9 a GPU, one flow
+  // quantum of 0.01 request/s was 1e7 GPUs and the cover rows' tolerance 100 GPUs: the plan
+  // differed, its simulation cost 12% more, and the hindsight optimum was $0.)
+  const InMemoryPriceSource prices = test_catalog();
+  const auto scenario_in = [&](double units_per_gpu) {
+    char base[32], rate[32];
+    std::snprintf(base, sizeof base, "%.17g", 20 * units_per_gpu);
+    std::snprintf(rate, sizeof rate, "%.17g", units_per_gpu);
+    return load(planning_json(48, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "reserved", "spot"])",
+                              std::string(R"({"unit": "requests_per_second", "generator": {"base": )") + base +
+                                  R"(, "daily_amplitude": 0.3, "noise": 0.1}}, "throughput_per_gpu": {"G1": )" + rate + "}",
+                              R"(, "spot": {"max_share_per_pool_percent": 40})"),
+                prices);
+  };
+  const Scenario gpus = scenario_in(1), tiny = scenario_in(1e-9), large = scenario_in(1e6);
+  const Plan reference = plan_of(gpus, prices);
+  REQUIRE(reference.expected.planned_cost > Money{});
+  for (const Scenario* scenario : {&tiny, &large}) {
+    const Plan plan = plan_of(*scenario, prices);
+    CHECK(plan.expected.planned_cost == reference.expected.planned_cost);
+    REQUIRE(plan.groups.size() == reference.groups.size());
+    CHECK(plan.groups[0].pools == reference.groups[0].pools);
+    CHECK(plan.groups[0].instances == reference.groups[0].instances);
+    SimulationOptions options;
+    options.replicas = 2;
+    auto simulated = simulate_plan(*scenario, plan, prices, options, PlanDemand::scenario);
+    auto simulated_reference = simulate_plan(gpus, reference, prices, options, PlanDemand::scenario);
+    REQUIRE(simulated.ok());
+    REQUIRE(simulated_reference.ok());
+    CHECK(simulated->cost_usd.mean == Approx(simulated_reference->cost_usd.mean).epsilon(1e-12));
+    CHECK(simulated->served_fraction.mean == Approx(simulated_reference->served_fraction.mean).epsilon(1e-12));
+  }
+  // The optimum over the plan's own served demand, stated in each unit.
+  const std::vector<std::vector<double>> needs = served_demand(reference);
+  auto optimum_of = [&](const Scenario& scenario, double units_per_gpu) {
+    std::vector<std::vector<double>> demand = needs;
+    for (double& value : demand.front()) value *= units_per_gpu;
+    auto model = engine::build_fleet_model(scenario, prices);
+    REQUIRE(model.ok());
+    auto optimum = engine::planner::solve_hindsight_optimum(scenario, prices, *model, demand);
+    REQUIRE(optimum.ok());
+    REQUIRE(optimum->solve.proven_optimal);
+    return optimum->solve.cost_usd;
+  };
+  const double optimum = optimum_of(gpus, 1);
+  CHECK(optimum_of(tiny, 1e-9) == Approx(optimum).epsilon(1e-9));
+  CHECK(optimum_of(large, 1e6) == Approx(optimum).epsilon(1e-9));
 }

@@ -2,6 +2,7 @@
 // --train-until T`: the planner's answer for a scenario (written as the plan document, summarised
 // on the terminal), the reservations owned and bought judged over their terms, and the planner
 // checked against the demand that followed a cut, beside the baselines.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -18,6 +19,14 @@
 namespace fleetcast::cli {
 
 namespace {
+
+// A demand level in the workload's unit: one decimal, or three significant digits below one unit
+// (a demand stated in thousands of requests per second, say), where one decimal would print 0.0.
+std::string demand_level(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, value == 0 || std::abs(value) >= 1 ? "%.1f" : "%.3g", value);
+  return text;
+}
 
 // The options plan and backtest share.
 struct PlanningArguments {
@@ -193,7 +202,17 @@ void print_owned_commitments(std::ostream& out, const Scenario& scenario, const 
     out << "  owned     " << owned.count << " x " << owned.instance_type << " in " << owned.region << ", "
         << reservation_term_name(owned.term) << ' ' << reservation_class_name(owned.offering_class) << ' '
         << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to " << format_instant(owned.end())
-        << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'") << '\n';
+        << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'");
+    // The simulator applies a reservation to the scenario's on-demand pool of its type and region
+    // only: without one it is paid for and idle, which "in force" alone would hide.
+    const auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (!listed(scenario.instance_types, owned.instance_type) || !listed(scenario.pricing.regions, owned.region)) {
+      out << "; unused: " << owned.instance_type << " in " << owned.region
+          << " is not among the scenario's instance types and regions, so no instance it plans can use it";
+    }
+    out << '\n';
   }
   for (const SavingsPlan& owned : scenario.savings_plans) {
     out << "  owned     " << savings_plan_label(owned) << ", " << format_instant(owned.start) << " to "
@@ -208,8 +227,9 @@ void print_plan(std::ostream& out, const Plan& plan, const Scenario& scenario) {
       << plan.risk_quantile * 100 << " demand\n";
   for (const WorkloadForecast& forecast : plan.forecasts) {
     // The reason goes out on its own: auto's (every candidate's validation score) outgrows `line`.
-    std::snprintf(line, sizeof line, "  forecast  %-20s %-15s mean p50 %.1f, planned peak %.1f", forecast.workload.c_str(),
-                  forecast.forecaster.c_str(), forecast.mean_p50, forecast.peak_planned);
+    std::snprintf(line, sizeof line, "  forecast  %-20s %-15s mean p50 %s, planned peak %s", forecast.workload.c_str(),
+                  forecast.forecaster.c_str(), demand_level(forecast.mean_p50).c_str(),
+                  demand_level(forecast.peak_planned).c_str());
     out << line << (forecast.reason.empty() ? "" : "  - ") << forecast.reason << '\n';
   }
   print_owned_commitments(out, scenario, plan.horizon);
