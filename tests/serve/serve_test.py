@@ -207,6 +207,21 @@ def check_other_endpoints(server, expected):
     written = {os.path.relpath(os.path.join(d, n), expected["export_dir"]): read_file(os.path.join(d, n))
                for d, _, names in os.walk(expected["export_dir"]) for n in names}
     check(files == written and files, "export's files equal those `fleetcast export` writes")
+    # curl --data-binary sends a form-encoded type; a plan document is tens of KiB, past the 8 KiB
+    # httplib allows a form when it reads the body itself.
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    check(len(expected["quickstart"]) > 8192, "the plan document is over 8 KiB")
+    status, _, form_data = server.request("POST", "/v1/export?format=kubernetes", expected["quickstart"], form)
+    check(status == 200 and form_data == data, f"a plan sent as curl --data-binary sends it: 200, got {status} {form_data[:200]}")
+    multipart = {"Content-Type": "multipart/form-data; boundary=b"}
+    upload = b'--b\r\nContent-Disposition: form-data; name="f"\r\n\r\n{}\r\n--b--\r\n'
+    status, _, raw = server.request("POST", "/v1/plan", upload, multipart)
+    error = json.loads(raw)["error"] if raw.startswith(b"{") else {}
+    check(status == 415 and "send the JSON document itself as the body" in error.get("message", ""),
+          f"a multipart upload: 415 saying what to send, got {status} {raw[:200]}")
+    taken = subprocess.run([FLEETCAST, "serve", "--port", str(server.port)], capture_output=True, timeout=30)
+    check(taken.returncode == 1 and b"cannot listen on 127.0.0.1:" in taken.stderr,
+          f"a second server on a port in use: exit 1, cannot listen; got {taken.returncode} {taken.stderr[-300:]}")
     status, _, data = server.request("GET", "/v1/offers?gpu=H100&option=on_demand")
     check(status == 200 and data == expected["offers"], "offers equal `fleetcast pricing list --json`")
     status, _, data = server.request("GET", "/healthz")

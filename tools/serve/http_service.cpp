@@ -94,6 +94,13 @@ HttpService::HttpService(const ServeOptions& options, std::ostream& log)
   // A reply goes out in two writes (headers, then body): with Nagle's algorithm the body waits for
   // the client's delayed ACK of the headers, about 40 ms on Linux, longer than a plan takes.
   server_->set_tcp_nodelay(true);
+  // httplib's default options add SO_REUSEPORT, with which a second server binds the same port and
+  // the kernel splits the connections between the two: SO_REUSEADDR alone (a restart may bind
+  // while the old connections sit in TIME_WAIT), so that a port in use is an error.
+  server_->set_socket_options([](socket_t socket) {
+    const int yes = 1;
+    ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   add_routes();
 }
 
@@ -104,9 +111,26 @@ void HttpService::add_routes() {
   const std::pair<const char*, Endpoint> work_routes[] = {
       {"/v1/plan", plan_endpoint}, {"/v1/simulate", simulate_endpoint},
       {"/v1/backtest", backtest_endpoint}, {"/v1/export", export_endpoint}};
+  // The body is read through a content reader: httplib's own reading refuses a form-encoded body
+  // (curl --data-binary's default type) over 8 KiB with 413, whatever --max-body says. The reader
+  // is held to --max-body by httplib (set_payload_max_length) as the body would have been.
   for (const auto& [path, endpoint] : work_routes) {
-    server_->Post(path, [this, endpoint = endpoint](const httplib::Request& request, httplib::Response& response) {
-      work_route(request, response, endpoint);
+    server_->Post(path, [this, endpoint = endpoint](const httplib::Request& request, httplib::Response& response,
+                                                    const httplib::ContentReader& read) {
+      if (request.is_multipart_form_data()) {
+        send(response, error_reply(415, "unsupported_media_type",
+                                   "a multipart form upload: send the JSON document itself as the body "
+                                   "(curl --data-binary @FILE), not as a form field"));
+        return;
+      }
+      std::string body;
+      if (!read([&body](const char* data, std::size_t length) {
+            body.append(data, length);
+            return true;
+          })) {
+        return;  // httplib answers: the body was cut short or is over the limit
+      }
+      work_route(request, body, response, endpoint);
     });
   }
   server_->Get("/v1/offers", [this](const httplib::Request& request, httplib::Response& response) {
@@ -135,7 +159,7 @@ void HttpService::add_routes() {
   });
 }
 
-void HttpService::work_route(const httplib::Request& request, httplib::Response& response,
+void HttpService::work_route(const httplib::Request& request, std::string_view body, httplib::Response& response,
                              Reply (*endpoint)(const EndpointContext&, const EndpointRequest&)) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(options_.time_limit_seconds));
@@ -145,7 +169,7 @@ void HttpService::work_route(const httplib::Request& request, httplib::Response&
   const WorkQueue::Outcome outcome = work_->run(
       [&](const CancellationToken& token) {
         const double seconds_left = std::chrono::duration<double>(deadline - Clock::now()).count();
-        reply = endpoint(context_, EndpointRequest{request.body, query, html, &token, seconds_left});
+        reply = endpoint(context_, EndpointRequest{body, query, html, &token, seconds_left});
       },
       deadline);
   switch (outcome) {

@@ -63,7 +63,7 @@ class HttpService {
  private:
   HttpService(const ServeOptions& options, std::ostream& log);
   void add_routes();
-  void work_route(const httplib::Request& request, httplib::Response& response,
+  void work_route(const httplib::Request& request, std::string_view body, httplib::Response& response,
                   Reply (*endpoint)(const EndpointContext&, const EndpointRequest&));
   void on_error(const httplib::Request& request, httplib::Response& response);
   void on_start(const httplib::Request& request, httplib::Response& response);
