@@ -55,4 +55,9 @@ grep -q '^Simulated quickstart' stdout.txt || { echo "the summary after the CSV 
 { echo "before the trace" >&2; "$fleetcast" run scenario.json --trace /dev/stderr > /dev/null; } 2> stderr-all.txt
 head -n 1 stderr-all.txt | grep -qx 'before the trace' || { echo "run --trace /dev/stderr replaced the file"; exit 1; }
 grep -q ' launch ' stderr-all.txt || { echo "run --trace /dev/stderr wrote no trace"; exit 1; }
+# Standard output that cannot be written (a full disk): exit 1, saying so, not 0 with nothing shown.
+code=0
+"$fleetcast" validate --summary scenario.json > /dev/full 2> full.txt || code=$?
+[[ $code == 1 ]] || { echo "validate > /dev/full: exit $code, expected 1"; exit 1; }
+grep -q "did not all reach standard output" full.txt || { echo "validate > /dev/full said:"; cat full.txt; exit 1; }
 echo "outputs naming inputs or each other refused; links, FIFOs, /dev/stdout and /dev/stderr written through"

@@ -73,5 +73,11 @@ int main(int argc, char** argv) {
     return fleetcast::cli::kExitInvalidInput;
   }
   if (faulty) report_injection(std::getenv("FLEETCAST_INJECT_FAULT"), *faulty);
+  // What a command printed may not have reached standard output (a full disk, /dev/full, a closed
+  // pipe): a result the user never got is a failure, not exit 0.
+  if (!(std::cout << std::flush)) {
+    std::cerr << "fleetcast: what the command printed did not all reach standard output (is the disk full?)\n";
+    if (exit_code == fleetcast::cli::kExitOk) exit_code = fleetcast::cli::kExitFailure;
+  }
   return exit_code;
 }
