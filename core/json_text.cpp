@@ -42,10 +42,16 @@ class BoundedBuilder {
   bool number_integer(json::number_integer_t x) { return value() && builder_.number_integer(x); }
   bool number_unsigned(json::number_unsigned_t x) { return value() && builder_.number_unsigned(x); }
   bool number_float(json::number_float_t x, const json::string_t& s) { return value() && builder_.number_float(x, s); }
-  bool string(json::string_t& x) { return value() && builder_.string(x); }
+  bool string(json::string_t& x) { return value() && no_nul(x, pointer(/*pending=*/false)) && builder_.string(x); }
   bool binary(json::binary_t& x) { return value() && builder_.binary(x); }
   bool key(json::string_t& x) {
     frames_.back().key = x;
+    if (x.find('\0') != json::string_t::npos) {
+      std::string shown = x;
+      for (std::size_t at = shown.find('\0'); at != std::string::npos; at = shown.find('\0', at)) shown.replace(at, 1, "\\u0000");
+      frames_.back().key = shown;  // the member named as the file writes it
+    }
+    if (!no_nul(x, pointer(/*pending=*/true))) return false;
     if (!frames_.back().keys.insert(x).second) {
       error_ = JsonTextError{pointer(/*pending=*/true), "member \"" + x + "\" appears twice in one object; expected each "
                                                         "member once (a later one would silently replace the first)"};
@@ -79,6 +85,14 @@ class BoundedBuilder {
     std::string key;           // the member being read, in an object
     std::set<std::string> keys;  // the members read so far, in an object
   };
+
+  /// A string or member name holding U+0000 is refused: a file name would be cut at it when the
+  /// file is opened (and no name, region or unit has one).
+  bool no_nul(const json::string_t& x, const std::string& where) {
+    if (x.find('\0') == json::string_t::npos) return true;
+    error_ = JsonTextError{where, "a string holding the character U+0000 (\\u0000); expected text without it"};
+    return false;
+  }
 
   /// Counts a value begun in the enclosing array.
   bool value() {

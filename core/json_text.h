@@ -30,7 +30,8 @@ struct JsonTextError {
 
 /// The document, or the first reason it is refused: a syntax error, a number outside the range of
 /// a double (1e400), nesting deeper than kMaxDepth, a member twice in one object (RFC 8259 leaves
-/// its meaning open; nlohmann would keep the last). Never throws.
+/// its meaning open; nlohmann would keep the last), a string or member name holding U+0000 (a file
+/// name would be cut at it). Never throws.
 std::variant<nlohmann::json, JsonTextError> parse(std::string_view text);
 
 /// "/a/b" + "c" -> "/a/b/c", escaping '~' and '/' as RFC 6901 requires.
