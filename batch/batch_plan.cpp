@@ -26,6 +26,7 @@ Status add_point(BatchPlan& plan, std::unordered_set<std::string>& hashes, scena
     point.prices = std::move(*prices);
   }
   const std::size_t index = plan.points.size();
+  const std::size_t runs_before = plan.runs.size();
   for (const std::uint64_t seed : seeds) {
     std::string hash = run_hash(scenarios::canonical_scenario_text(expanded.document, seed), seed);
     if (!hashes.insert(hash).second) {
@@ -34,6 +35,9 @@ Status add_point(BatchPlan& plan, std::unordered_set<std::string>& hashes, scena
     }
     plan.runs.push_back(BatchRun{std::move(hash), index, seed});
   }
+  // A point every run of which an earlier point has (a file given twice, a value repeated in a
+  // sweep) is that point: kept, it would be a second summary row with no runs.
+  if (plan.runs.size() == runs_before && !seeds.empty()) return {};
   point.scenario = std::move(expanded.scenario);
   plan.points.push_back(std::move(point));
   return {};

@@ -95,8 +95,13 @@ std::string summary_csv(std::span<const ParameterSetSummary> summary) {
   std::string csv = "scenario,parameters,runs,failed,cost_mean_usd,cost_p95_usd,served_fraction_mean,pareto\n";
   for (const auto& set : summary) {
     char figures[160];
-    std::snprintf(figures, sizeof figures, "%zu,%zu,%.6f,%.6f,%.9f,%s", set.runs, set.failed, set.cost_mean_usd,
-                  set.cost_p95_usd, set.served_fraction_mean, set.pareto ? "true" : "false");
+    // A set without a completed run has no figures: empty fields, not a free run serving nothing.
+    if (set.runs == 0) {
+      std::snprintf(figures, sizeof figures, "0,%zu,,,,false", set.failed);
+    } else {
+      std::snprintf(figures, sizeof figures, "%zu,%zu,%.6f,%.6f,%.9f,%s", set.runs, set.failed, set.cost_mean_usd,
+                    set.cost_p95_usd, set.served_fraction_mean, set.pareto ? "true" : "false");
+    }
     csv += csv::quote_field(set.scenario) + "," + csv::quote_field(set.parameters) + "," + figures + "\n";
   }
   return csv;
@@ -112,8 +117,12 @@ std::string summary_table(std::span<const ParameterSetSummary> summary) {
                 "served");
   std::string table = "  " + padded("parameters") + figures;
   for (const auto& set : summary) {
-    std::snprintf(figures, sizeof figures, " %6zu %6zu %14.2f %14.2f %9.4f%%\n", set.runs, set.failed,
-                  set.cost_mean_usd, set.cost_p95_usd, set.served_fraction_mean * 100);
+    if (set.runs == 0) {
+      std::snprintf(figures, sizeof figures, " %6zu %6zu %14s %14s %10s\n", set.runs, set.failed, "-", "-", "-");
+    } else {
+      std::snprintf(figures, sizeof figures, " %6zu %6zu %14.2f %14.2f %9.4f%%\n", set.runs, set.failed,
+                    set.cost_mean_usd, set.cost_p95_usd, set.served_fraction_mean * 100);
+    }
     table += std::string(set.pareto ? "* " : "  ") + padded(label(set)) + figures;
   }
   table += "  * on the Pareto front: no other set costs less and serves at least as much, or serves more for as "

@@ -224,6 +224,8 @@ TEST_CASE("batch: a run's identity is the FNV-1a 64 of its canonical scenario te
   CHECK(plan->runs.size() == 1);
   CHECK(plan->duplicates == 1);
   CHECK(plan->runs[0].seed == 42);
+  // ... and one parameter set: a second would be a summary row with no runs, "$0, 0% served".
+  CHECK(plan->points.size() == 1);
   const BatchPlan first = small_plan("identity_a.json");
   const BatchPlan second = small_plan("identity_b.json");
   REQUIRE(first.runs.size() == 18);
@@ -558,6 +560,9 @@ TEST_CASE("batch: the summary's mean and p95 per parameter set match a hand calc
   const std::string csv = summary_csv(summary);
   CHECK_THAT(csv, Contains("quickstart,\"{\"\"spot_share\"\":30,\"\"on_demand\"\":0}\",3,0,233.333333,380.000000,"
                            "0.950000000,true"));
+  // A set with no completed run has no figures, not those of a free run that served nothing.
+  CHECK_THAT(csv, Contains(",0,0,,,,false\n"));
+  CHECK_THAT(summary_table(summary), Contains("      0      0              -              -          -\n"));
 }
 
 TEST_CASE("batch: the Pareto front of cost against service, on a hand-made set", "[batch]") {
