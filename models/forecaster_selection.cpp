@@ -380,6 +380,10 @@ Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const 
   ForecasterSelection selection;
   std::vector<CandidateRun> runs =
       run_candidates(training, *plan, options, registry, actuals, daily_error > 0 ? daily_error : 1.0);
+  // A cancelled LSTM candidate is no unavailable one: the caller asked to stop.
+  if (options.lstm.cancellation != nullptr && options.lstm.cancellation->cancelled()) {
+    return cancelled_error("auto forecaster: cancelled while validating its candidates");
+  }
   const CandidateRun* chosen = nullptr;
   for (const CandidateRun& run : runs) {
     selection.candidates.push_back(run.score);

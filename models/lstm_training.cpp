@@ -178,6 +178,7 @@ Eigen::VectorXd fit_parameters(const WindowSet& windows, OriginSplit& origins, c
   EpochTrainer trainer(shape, parameters.size(), options);
   const auto [validation_inputs, validation_targets] = windows.batch(origins.validation);
   for (int epoch = 1; epoch <= options.max_epochs && epoch - best_epoch <= options.patience; ++epoch) {
+    if (options.cancellation != nullptr && options.cancellation->cancelled()) break;  // train_lstm says so
     const double train_loss = trainer.run_epoch(parameters, windows, origins.training);
     const double validation_loss = models::pinball_loss(
         options.quantiles, models::lstm_forward(shape, parameters, validation_inputs, options.context, nullptr),
@@ -281,6 +282,7 @@ Result<LstmModel> train_lstm(const TimeSeries& series, const LstmOptions& option
   LstmModel model;
   model.options = options;
   model.options.on_epoch = nullptr;
+  model.options.cancellation = nullptr;
   model.step_seconds = series.step.count();
   model.season = season;
   model.scaler = fit_scaler(series.values, season);
@@ -289,6 +291,9 @@ Result<LstmModel> train_lstm(const TimeSeries& series, const LstmOptions& option
   const WindowSet windows{&series, model.scaler, season, options.context, options.horizon};
   OriginSplit origins = split_origins(series.values.size(), season, options);
   const Eigen::VectorXd best = fit_parameters(windows, origins, options, model);
+  if (options.cancellation != nullptr && options.cancellation->cancelled()) {
+    return cancelled_error("LSTM training cancelled after " + std::to_string(model.epochs_run) + " epochs");
+  }
   // The interval calibration scores every window of the training span, training and validation,
   // so that it sees more than the latest days' regime; the spreads make windows of calm and of
   // volatile stretches comparable. (The training windows' errors are in-sample, so somewhat

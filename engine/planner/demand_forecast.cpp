@@ -53,6 +53,7 @@ Result<Fitted> fit_forecaster(const std::string& name, const TimeSeries& history
                               const forecast::BackendRegistry& registry, std::uint64_t seed, int steps) {
   forecast::LstmOptions lstm;
   lstm.seed = seed;
+  lstm.cancellation = options.cancellation;
   if (name == "validated") {
     forecast::AutoOptions settings;
     settings.lstm = lstm;
@@ -246,6 +247,8 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
         Result<forecast::QuantileForecast> rolled = fitted.ok() ? forecast::forecast_ahead(*fitted->forecaster, history, steps, fitted->block)
                                                                 : Result<forecast::QuantileForecast>(fitted.status());
         if (!rolled.ok()) {
+          // A cancelled plan stops: the next forecaster in the chain is no fallback for it.
+          if (rolled.status().code() == StatusCode::cancelled) return rolled.status();
           reason += (reason.empty() ? "" : "; ") + name + " unavailable: " + rolled.status().message();
           continue;
         }

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetcast/cancellation.h"
 #include "fleetcast/file_system.h"
 #include "fleetcast/status.h"
 #include "fleetcast/time.h"
@@ -67,6 +68,10 @@ struct LstmOptions {
   std::uint64_t seed = 42;         // same seed, same data -> same weights, bit for bit
   /// Called after every epoch (the library never prints). May be empty.
   std::function<void(const EpochProgress&)> on_epoch;
+  /// Checked before every epoch: training cancelled from another thread returns
+  /// StatusCode::cancelled (a server's time limit, a shutdown). Not owned; may be null. Neither
+  /// it nor on_epoch is kept in the trained model.
+  const CancellationToken* cancellation = nullptr;
 };
 
 /// Per-series scaling of the LSTM's inputs and outputs: scaled = (value - level) / scale, where

@@ -636,3 +636,24 @@ TEST_CASE("engine: the plan and its simulation and the hindsight optimum do not 
   CHECK(optimum_of(tiny, 1e-9) == Approx(optimum).epsilon(1e-9));
   CHECK(optimum_of(large, 1e6) == Approx(optimum).epsilon(1e-9));
 }
+
+TEST_CASE("engine::make_plan cancelled while its LSTM trains returns cancelled, not a Holt-Winters plan", "[engine][planner]") {
+  // Twelve days of history (enough for the LSTM) before a next-day plan; the token is cancelled
+  // before the call, as a server's time limit may be by the time the request's work starts. The
+  // forecaster chain fell back to Holt-Winters on any LSTM failure, a cancellation included.
+  const InMemoryPriceSource prices = test_catalog();
+  std::vector<double> values;
+  for (int h = 0; h < 14 * 24; ++h) values.push_back(20 + 5 * std::sin(2 * M_PI * h / 24.0));
+  const Scenario scenario = load(planning_json(14 * 24, R"(["one.gpu"])", R"(["on_demand"])",
+                                               trace_demand(demand_csv("cancelled-lstm", values))),
+                                 prices);
+  PlanOptions options = fleetcast::testing::next_day_options(scenario.horizon.start + Seconds{12 * 24 * 3600});
+  options.forecaster = "lstm";
+  CancellationToken token;
+  token.cancel();
+  options.cancellation = &token;
+  auto plan = make_plan(scenario, prices, options);
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.status().code() == StatusCode::cancelled);
+  CHECK_THAT(plan.status().message(), Catch::Contains("LSTM training cancelled after 0 epochs"));
+}

@@ -225,6 +225,29 @@ TEST_CASE("forecast::train_lstm refuses NaN values and bad options", "[models]")
   CHECK_THAT(fc::train_lstm(series, options).status().message(), Catch::Contains("positive and finite"));
 }
 
+TEST_CASE("forecast::train_lstm stops at the epoch after its cancellation, saying so", "[models]") {
+  const fleetcast::TimeSeries series = fleetcast::test::synthetic_hourly_series(10, 1.0, 2);
+  fleetcast::CancellationToken token;
+  fc::LstmOptions options = one_day_context(50);
+  options.patience = 50;
+  options.cancellation = &token;
+  int epochs = 0;
+  options.on_epoch = [&](const fc::EpochProgress&) {
+    if (++epochs == 2) token.cancel();  // as a server's time limit would, from another thread
+  };
+  auto model = fc::train_lstm(series, options);
+  REQUIRE_FALSE(model.ok());
+  CHECK(model.status().code() == fleetcast::StatusCode::cancelled);
+  CHECK(model.status().message() == "LSTM training cancelled after 2 epochs");
+  CHECK(epochs == 2);
+  // The auto forecaster's LSTM candidate cancelled is a cancelled selection, not a missing candidate.
+  fc::AutoOptions automatic;
+  automatic.lstm = one_day_context(2);
+  automatic.lstm.cancellation = &token;
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  CHECK(fc::select_forecaster(series, automatic, registry).status().code() == fleetcast::StatusCode::cancelled);
+}
+
 TEST_CASE("forecast::BackendRegistry says which backend runs and why not CUDA", "[models]") {
   const fc::BackendRegistry cpu(fc::BackendPreference::cpu);
   CHECK(cpu.choice().name == "cpu");
