@@ -288,7 +288,7 @@ const DemandTrace* service_trace(const Workload& workload) {
 // data at or before the cut, read in each trace's own clock (its first sample sits at its origin).
 Status check_model_before_cut(const Scenario& scenario, const forecast::LstmModel* model, Instant train_until) {
   if (model == nullptr) return {};
-  const std::string cut = "--train-until " + format_instant(train_until);
+  const std::string cut = "train_until " + format_instant(train_until);  // the CLI's --train-until, serve's query parameter
   if (!model->trained_until_seconds) {
     return failed_precondition_error("--model: the model does not record where its training data ends (written before "
                                      "fleetcast recorded it), so it may have seen the held-out demand; retrain it on "
@@ -317,7 +317,7 @@ Status check_plan_blind_to_held_out(const Scenario& scenario, const Plan& plan, 
     if (trace == nullptr || plan.forecasts[w].forecaster != "scenario") continue;
     return failed_precondition_error(
         "workload '" + scenario.workloads[w].name + "': " + std::to_string(plan.forecasts[w].history_samples) +
-        " samples of its trace " + trace->file.string() + " lie before --train-until " + format_instant(train_until) +
+        " samples of its trace " + trace->file.string() + " lie before train_until " + format_instant(train_until) +
         ", too few to forecast from (" + plan.forecasts[w].reason + "); planning from the trace would use the "
         "held-out demand itself: cut later, or give a longer history");
   }
@@ -340,11 +340,11 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   const Instant end = scenario.horizon.start + scenario.horizon.duration;
   const Seconds step = scenario.horizon.step;
   if (train_until <= scenario.horizon.start || train_until >= end) {
-    return invalid_argument_error("--train-until " + format_instant(train_until) + ": expected an instant inside the scenario's horizon (" +
+    return invalid_argument_error("train_until " + format_instant(train_until) + ": expected an instant inside the scenario's horizon (" +
                                   format_instant(scenario.horizon.start) + " to " + format_instant(end) + ")");
   }
   if ((train_until - scenario.horizon.start).count() % step.count() != 0) {
-    return invalid_argument_error("--train-until " + format_instant(train_until) + ": expected a whole number of horizon steps (" +
+    return invalid_argument_error("train_until " + format_instant(train_until) + ": expected a whole number of horizon steps (" +
                                   format_duration(step) + ") after its start");
   }
   Scenario test = scenario;

@@ -130,7 +130,7 @@ TEST_CASE("run_plan_backtest refuses a model trained past the cut or not saying 
     auto result = run_plan_backtest(scenario, prices, hours_after_start(kHistoryHours), options);
     REQUIRE_FALSE(result.ok());
     CHECK(result.status().code() == StatusCode::failed_precondition);
-    CHECK_THAT(result.status().message(), Catch::Contains("trained on its series up to 262800 s, past --train-until "
+    CHECK_THAT(result.status().message(), Catch::Contains("trained on its series up to 262800 s, past train_until "
                                                           "2026-12-10T00:00:00Z (259200 s in the clock of workload 'svc'"));
   }
 }

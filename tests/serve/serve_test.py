@@ -184,6 +184,16 @@ def check_bad_requests(server, data_dir):
     check(status == 405 and headers.get("Allow") == "POST", f"wrong method: 405 with Allow, got {status} {headers}")
     status, _, error = server.error("POST", "/v1/plan?colour=blue", read_file(QUICKSTART))
     check(status == 400 and "unknown query parameter 'colour'" in error["message"], f"unknown option: 400, got {error}")
+    status, _, error = server.error("POST", "/v1/simulate?replicas=1&replicas=2", read_file(QUICKSTART))
+    check(status == 400 and "query parameter 'replicas' is given 2 times; expected it once" in error["message"],
+          f"an option given twice: 400, not the last one silently, got {status} {error}")
+    status, _, error = server.error("GET", "/healthz?x=1")
+    check(status == 400 and "unknown query parameter 'x'" in error["message"], f"healthz with a parameter: 400, got {status} {error}")
+    status, _, _ = server.request("GET", "/v1/offers?region=us-east-1&region=eu-west-1")
+    check(status == 200, f"offers takes region more than once, got {status}")
+    status, _, error = server.error("POST", "/v1/backtest?train_until=2030-01-01T00:00:00Z", read_file(QUICKSTART))
+    check(status == 400 and error["message"].startswith("train_until 2030-01-01T00:00:00Z: expected an instant inside"),
+          f"a cut outside the horizon: 400 naming train_until, not the CLI's flag, got {status} {error}")
     for option, message in [("forecaster=nope", "forecaster: expected auto, lstm, validated, holt_winters or seasonal_naive"),
                              ("budget=-5", "budget: expected a positive amount of USD"), ("risk=2", "expected a demand quantile from 0.5")]:
         status, _, error = server.error("POST", "/v1/plan?" + option, read_file(QUICKSTART))

@@ -27,17 +27,23 @@ class Query {
   Query(const QueryParameters& parameters, std::initializer_list<std::string_view> known)
       : parameters_(parameters), known_(known.begin(), known.end()) {}
 
-  [[nodiscard]] Status check_known() const {
+  /// Every parameter is a known one, and given once unless `repeatable` (the offers' region).
+  [[nodiscard]] Status check_known(std::string_view repeatable = {}) const {
     for (const auto& [name, value] : parameters_) {
-      if (std::find(known_.begin(), known_.end(), name) != known_.end()) continue;
-      std::string expected;
-      for (std::string_view known : known_) expected += (expected.empty() ? "" : ", ") + std::string(known);
-      return invalid_argument_error("unknown query parameter '" + name + "'; expected " +
-                                    (expected.empty() ? "none" : "one of " + expected));
+      if (std::find(known_.begin(), known_.end(), name) == known_.end()) {
+        std::string expected;
+        for (std::string_view known : known_) expected += (expected.empty() ? "" : ", ") + std::string(known);
+        return invalid_argument_error("unknown query parameter '" + name + "'; expected " +
+                                      (expected.empty() ? "none" : "one of " + expected));
+      }
+      if (name != repeatable && parameters_.count(name) > 1) {
+        return invalid_argument_error("query parameter '" + name + "' is given " + std::to_string(parameters_.count(name)) +
+                                      " times; expected it once");
+      }
     }
     return {};
   }
-  // The last value given for `name`.
+  // The value given for `name` (check_known refuses it twice).
   [[nodiscard]] std::optional<std::string> text(const std::string& name) const {
     auto [first, last] = parameters_.equal_range(name);
     if (first == last) return std::nullopt;
@@ -289,7 +295,7 @@ Reply export_endpoint([[maybe_unused]] const EndpointContext& context, const End
 
 Reply offers_endpoint(const EndpointContext& context, const QueryParameters& parameters) {
   const Query query(parameters, {"provider", "gpu", "region", "option", "min_gpus"});
-  if (Status known = query.check_known(); !known.ok()) return status_reply(known);
+  if (Status known = query.check_known("region"); !known.ok()) return status_reply(known);
   OfferFilters filters;
   filters.provider = query.text("provider").value_or("");
   filters.gpu_model = query.text("gpu").value_or("");

@@ -136,7 +136,12 @@ void HttpService::add_routes() {
   server_->Get("/v1/offers", [this](const httplib::Request& request, httplib::Response& response) {
     send(response, offers_endpoint(context_, query_parameters(request)));
   });
-  server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& response) {
+  server_->Get("/healthz", [this](const httplib::Request& request, httplib::Response& response) {
+    if (const QueryParameters query = query_parameters(request); !query.empty()) {
+      send(response, status_reply(invalid_argument_error("unknown query parameter '" + query.begin()->first +
+                                                         "'; expected none")));
+      return;
+    }
     const nlohmann::ordered_json document{{"status", "ok"}, {"admitted", work_->admitted()},
                                           {"workers", context_.workers}, {"queue", options_.queue}};
     send(response, Reply{200, "application/json", json_text::dump(document, 2) + "\n"});
