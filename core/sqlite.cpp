@@ -31,6 +31,10 @@ Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string
 
 Result<Connection> open(const std::filesystem::path& file, int flags, std::chrono::milliseconds busy_timeout,
                         std::string_view what, FileSystem* file_system) {
+  // SQLite says only "unable to open database file" for a folder.
+  if (std::error_code error; std::filesystem::is_directory(file, error)) {
+    return invalid_argument_error(file.string() + ": is a directory, expected a database file (" + std::string(what) + ")");
+  }
   std::shared_ptr<AdmittingVfs> vfs;
   if (file_system != nullptr) {
     auto made = make_admitting_vfs(*file_system, file);

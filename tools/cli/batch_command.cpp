@@ -43,10 +43,11 @@ struct ExportArguments {
   bool time_series = false;
 };
 
-/// The exit code for a database that cannot be used: 2 when the file given is the wrong kind (not
-/// a results database, a newer schema), 1 when the work failed (I/O, locks).
+/// The exit code for a database that cannot be used: 2 when the file given is the wrong kind (a
+/// folder, not a results database, a newer schema), 1 when the work failed (I/O, locks).
 int database_exit_code(const Status& status) {
-  return status.code() == StatusCode::failed_precondition || status.code() == StatusCode::data_loss
+  return status.code() == StatusCode::failed_precondition || status.code() == StatusCode::data_loss ||
+                 status.code() == StatusCode::invalid_argument
              ? kExitInvalidInput
              : kExitFailure;
 }
