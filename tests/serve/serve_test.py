@@ -249,6 +249,11 @@ def check_envelope(server, expected):
     without_hash = lambda text: {k: v for k, v in json.loads(text).items() if k != "scenario_hash"}
     check(status == 200 and without_hash(data) == without_hash(expected["enveloped"]),
           f"an envelope's options plan as `fleetcast plan --risk 0.9 --replicas 4`, got {status}")
+    # A number as JSON writes it: 4.0 is the count 4, as 4 is.
+    as_float = json.dumps({"scenario": scenario, "options": {"risk": 0.9, "replicas": 4.0}}).encode()
+    status, _, float_data = server.request("POST", "/v1/plan", as_float)
+    check(status == 200 and without_hash(float_data) == without_hash(expected["enveloped"]),
+          f"replicas 4.0 in an envelope plans as replicas 4, got {status} {float_data[:200]}")
     status, _, error = server.error("POST", "/v1/plan?risk=0.8", envelope)
     check(status == 400 and "option 'risk' is given both in the query and in the body" in error["message"],
           f"an option given both ways: 400, got {status} {error}")
