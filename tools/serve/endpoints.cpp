@@ -113,14 +113,15 @@ Result<std::map<std::string, forecast::QuantileForecast>> supplied_forecasts(con
   return read;
 }
 
-// A body is the document itself, or an envelope {"<document_key>": {...}, "options": {...}} whose
 // A JSON number as a query parameter would hold it: 2.0 and 1e5 as "2" and "100000" (a count),
 // 1e-9 as "0.000000001" (an amount of USD), never in an exponent form no query reader takes.
 std::string number_as_query_text(const nlohmann::json& number) {
   const std::string shortest = json_text::dump(number);
   if (!number.is_number_float()) return shortest;
   const double value = number.get<double>();
-  if (value == std::trunc(value) && std::abs(value) < 9007199254740992.0) return json_text::dump(nlohmann::json(static_cast<std::int64_t>(value)));
+  if (value == std::trunc(value) && std::abs(value) < 9007199254740992.0) {  // whole, and exact in a double
+    return std::to_string(static_cast<std::int64_t>(value));
+  }
   if (shortest.find_first_of("eE") == std::string::npos) return shortest;
   char text[400];
   std::snprintf(text, sizeof text, "%.20f", value);
@@ -129,6 +130,7 @@ std::string number_as_query_text(const nlohmann::json& number) {
   return fixed;
 }
 
+// A body is the document itself, or an envelope {"<document_key>": {...}, "options": {...}} whose
 // options are query parameters given as JSON strings or numbers (read exactly as if they were in
 // the query; one given both ways is refused), and, where `takes_forecasts`, "forecasts" (see
 // supplied_forecasts). A body that is not JSON goes on as the document, so its parse error is the
