@@ -255,9 +255,10 @@ struct ForecasterSelection {
   std::vector<double> levels;      // quantile levels of the forecasts (p10, p50, p90)
   /// Calibration: the forecast at level q and step h (0-based) is the median plus
   /// offsets[b][q] x d, b = h * offsets.size() / horizon, d the history's mean absolute
-  /// day-over-day change over its last week: offsets[b][q] is the empirical quantile at that level
-  /// (finite-sample conformal rank) of the chosen model's validation errors (actual - median) in
-  /// band b, each divided by d at its origin, so that intervals follow the recent volatility.
+  /// day-over-day change over its last week: offsets[b][q] is the empirical quantile at |2q - 1|
+  /// (finite-sample conformal rank) of the chosen model's absolute validation errors
+  /// |actual - median| in band b, each divided by d at its origin, negated for q < 0.5 (so the
+  /// interval is symmetric about the median and follows the recent volatility).
   /// d is never taken below `span_change`, d at the end of the training span: a history that
   /// ends in forecast medians (the planner's block-by-block roll-out) is no evidence of calm.
   std::vector<std::vector<double>> offsets;
@@ -273,8 +274,9 @@ struct ForecasterSelection {
 /// `options.lstm.horizon` steps from each validation origin; the LSTM is trained once per fold of
 /// origins on the data before the fold (options.lstm_folds), and once more on the whole span when
 /// it is chosen or an ensemble's member (its validation errors, of younger models, calibrate it).
-/// Chooses the lowest validation MASE (ties: the earlier candidate: lstm, holt_winters,
-/// seasonal_naive_weekly, seasonal_naive, then the ensembles) and calibrates it.
+/// Chooses the single candidate of lowest validation MASE (ties: the earlier: lstm, holt_winters,
+/// seasonal_naive_weekly, seasonal_naive), or the ensemble of lowest MASE when that is at least 5%
+/// lower, and calibrates it.
 /// Deterministic for options.lstm.seed. Errors when the span is too short for three origins of
 /// Holt-Winters (three days of history before the first). Thread-safety: reentrant.
 Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const AutoOptions& options,

@@ -51,7 +51,8 @@ TEST_CASE("auto forecaster: a level that switches between weekdays and weekends 
 
 TEST_CASE("auto forecaster: the weekly member's calibrated p10/p90 are the quantiles of its errors", "[models]") {
   // Weekly seasonal naive on noise of deviation s errs by the difference of two independent
-  // normals, N(0, 2 s^2): its p90 error is z(0.9) sqrt(2) s and its p10 error the negative.
+  // normals, N(0, 2 s^2): its p90 error is z(0.9) sqrt(2) s and its p10 error the negative, and
+  // the 0.8-quantile of its absolute error, which both offsets are, is z(0.9) sqrt(2) s.
   // Offsets are in units of the history's mean absolute day-over-day change over its last week,
   // d: origins fall on midnights, so of the week's 7 days 2 (Saturday, Monday) differ from the day
   // before by the level step of 60 (plus noise far smaller), and 5 by noise alone, whose mean
@@ -59,9 +60,11 @@ TEST_CASE("auto forecaster: the weekly member's calibrated p10/p90 are the quant
   // two standard errors of a mean of 168 such changes).
   // Each band holds 10 origins x 12 steps; origins a day apart with a two-day horizon forecast
   // each step twice with the same error, so about 60 independent errors per band, 240 over the
-  // four bands, whose mean offset is compared. The standard error of a sample 0.9-quantile of n
-  // normals of deviation v is sqrt(0.9 x 0.1 / n) / phi(z) v (0.110 v here); the tolerance, four of
-  // them and the 2% of d (0.47 v), tells the 0.9-quantile (1.28 v) from the 0.75-quantile (0.67 v).
+  // four bands, whose mean offset is compared. The standard error of a sample 0.8-quantile of n
+  // absolute normals of deviation v is sqrt(0.8 x 0.2 / n) / (2 phi(z)) v (0.074 v here), below that
+  // of a 0.9-quantile of the signed errors, sqrt(0.9 x 0.1 / n) / phi(z) v (0.110 v); the
+  // tolerance, four of the latter and the 2% of d (0.47 v), tells the 0.9-quantile (1.28 v) from
+  // the 0.75-quantile (0.67 v).
   constexpr double kNoise = 2;
   const auto series = fleetcast::test::weekday_weekend_series(35, 100, 40, kNoise, 9);
   const fc::BackendRegistry registry(fc::BackendPreference::cpu);
@@ -79,6 +82,7 @@ TEST_CASE("auto forecaster: the weekly member's calibrated p10/p90 are the quant
   double lower = 0, upper = 0;
   for (const auto& band : selection->offsets) {
     CHECK(band[1] == 0);
+    CHECK(band[0] == -band[2]);
     lower += band[0] / 4;
     upper += band[2] / 4;
   }
@@ -238,4 +242,36 @@ TEST_CASE("auto forecaster: no LSTM fold is refused", "[models]") {
   auto selection = fc::select_forecaster(fleetcast::test::synthetic_hourly_series(30, 3, 4), options, registry);
   REQUIRE_FALSE(selection.ok());
   CHECK_THAT(selection.status().message(), Catch::Contains("lstm_folds is 0, expected >= 1"));
+}
+
+TEST_CASE("auto forecaster: an ensemble is chosen only when its validation MASE is 5% below every single model's",
+          "[models]") {
+  // The rule checked against the candidates' own scores on series of different shapes and noise,
+  // among them ones where the best single model and the ensembles are close.
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  int ensembles_chosen = 0, singles_chosen = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const auto series = seed % 2 == 0 ? fleetcast::test::synthetic_hourly_series(30, 2.0 * static_cast<double>(seed), seed)
+                                      : fleetcast::test::weekday_weekend_series(30, 100, 70, 3.0 * static_cast<double>(seed), seed);
+    auto selection = fc::select_forecaster(series, baselines_only(), registry);
+    REQUIRE(selection.ok());
+    INFO(selection->explanation());
+    double best_single = HUGE_VAL, best_ensemble = HUGE_VAL;
+    std::string single, ensemble;
+    for (const auto& candidate : selection->candidates) {
+      REQUIRE(candidate.available);
+      const bool is_ensemble = candidate.model.starts_with("ensemble(");
+      double& best = is_ensemble ? best_ensemble : best_single;
+      if (candidate.mase < best) {
+        best = candidate.mase;
+        (is_ensemble ? ensemble : single) = candidate.model;
+      }
+    }
+    const bool ensemble_expected = best_ensemble < 0.95 * best_single;
+    CHECK(selection->chosen == (ensemble_expected ? ensemble : single));
+    ++(ensemble_expected ? ensembles_chosen : singles_chosen);
+  }
+  // Both branches were taken: the rule was not checked on one side only.
+  CHECK(ensembles_chosen > 0);
+  CHECK(singles_chosen > 0);
 }

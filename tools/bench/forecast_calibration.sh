@@ -15,8 +15,10 @@
 # there), the LSTM's (the planner's default), and the best baseline's MASE (seasonal naive daily
 # and weekly, Holt-Winters). The goal of a row: coverage in [0.70, 0.90] and MASE <= the best
 # baseline's. The last line counts the rows that meet it.
-# Usage: tools/bench/forecast_calibration.sh [path/to/fleetcast] [--quick | --five-minute]
-#        (--quick: hourly series whole only, no cuts)
+# Usage: [STANDIN_SEEDS="31 32"] tools/bench/forecast_calibration.sh [path/to/fleetcast] [--quick | --five-minute]
+#        (--quick: hourly series whole only, no cuts;
+#        STANDIN_SEEDS: instead of every series above, the four stand-in shapes generated at each of
+#        these seeds (SHAPE_sSEED): series no rule of the forecaster was chosen on)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 fleetcast=$(realpath "${1:-build/release/tools/fleetcast}")
@@ -31,9 +33,18 @@ trap 'rm -rf "$work"' EXIT
 bench=tools/bench
 source "$bench/standin_series.sh"
 series=()
-for file in "$data"/*.csv; do series+=("$file"); done
-write_standins "$work" standin_
-for shape in "${standin_shapes[@]}"; do series+=("$work/standin_$shape.csv"); done
+if [ -n "${STANDIN_SEEDS:-}" ]; then
+  for seed in $STANDIN_SEEDS; do
+    for shape in "${standin_shapes[@]}"; do
+      write_standin "$work/${shape}_s$seed.csv" "$shape" "$seed"
+      series+=("$work/${shape}_s$seed.csv")
+    done
+  done
+else
+  for file in "$data"/*.csv; do series+=("$file"); done
+  write_standins "$work" standin_
+  for shape in "${standin_shapes[@]}"; do series+=("$work/standin_$shape.csv"); done
+fi
 
 printf '%-42s %4s %8s %8s %8s %8s %8s %8s %-24s %5s %7s %s\n' series cut cov MASE pinball lstm_cov lstm_MASE \
   best_base best_baseline goal seconds chosen

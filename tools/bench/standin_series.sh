@@ -5,11 +5,13 @@
 standin_shapes=(spiky_requests bursty_serverless zero_inflated regime_shift)
 declare -A standin_seed=([spiky_requests]=11 [bursty_serverless]=12 [zero_inflated]=13 [regime_shift]=14)
 
-# write_standins DIR [PREFIX]: writes DIR/PREFIXSHAPE.csv for every shape.
+# write_standin FILE SHAPE SEED: writes one stand-in as benchmarked, at SEED.
+write_standin() {
+  python3 "$bench/standin_load.py" "$2" --days 35 --step 3600 --level 40 --seed "$3" > "$1"
+}
+
+# write_standins DIR [PREFIX]: writes DIR/PREFIXSHAPE.csv for every shape at its fixed seed.
 write_standins() {
   local shape
-  for shape in "${standin_shapes[@]}"; do
-    python3 "$bench/standin_load.py" "$shape" --days 35 --step 3600 --level 40 --seed "${standin_seed[$shape]}" \
-      > "$1/${2:-}$shape.csv"
-  done
+  for shape in "${standin_shapes[@]}"; do write_standin "$1/${2:-}$shape.csv" "$shape" "${standin_seed[$shape]}"; done
 }
