@@ -64,6 +64,10 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
   return best;
 }
 
+bool contains(std::span<const std::string> names, std::string_view name) noexcept {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
   auto match = closest_match(word, candidates);
   return match ? " (did you mean '" + *match + "'?)" : std::string{};

@@ -27,6 +27,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// most a third of the word's length, at least 1), else nullopt.
 std::optional<std::string> closest_match(std::string_view word, std::span<const std::string> candidates);
 
+/// Whether `name` is one of `names` (exactly).
+bool contains(std::span<const std::string> names, std::string_view name) noexcept;
+
 /// " (did you mean 'x'?)" when closest_match finds one, else "".
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/cron.h"
+#include "core/text.h"
 #include "engine/launch_latency.h"
 #include "engine/savings_plans.h"
 #include "scenarios/reserved_offer.h"
@@ -16,9 +17,7 @@ std::string pool_name(const PoolKey& key) {
   return key.provider + "/" + key.region + "/" + key.instance_type + "/" + std::string(purchase_option_name(key.option));
 }
 
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using text::contains;
 
 bool allows(const Scenario& scenario, PurchaseOption option) {
   return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) !=

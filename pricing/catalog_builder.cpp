@@ -86,16 +86,22 @@ Instant default_valid_from(std::string_view file_name, Instant today) {
 
 namespace {
 
+// A byte a message may quote as it is: not a control character (C0 or DEL).
+bool printable(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte >= 0x20 && byte != 0x7f;
+}
+
 // A name as messages show it: control bytes as \xNN, so a message never carries a line break or
 // a terminal escape from a file.
 std::string shown(std::string_view name) {
   std::string text;
   for (const char c : name) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte != 0x7f) {
+    if (printable(c)) {
       text += c;
       continue;
     }
+    const auto byte = static_cast<unsigned char>(c);
     static constexpr char kHex[] = "0123456789abcdef";
     text += {'\\', 'x', kHex[byte >> 4], kHex[byte & 15]};
   }
@@ -108,11 +114,7 @@ Status check_name(std::string_view name, std::string_view field, bool may_be_emp
   if (name.empty() && !may_be_empty) {
     return invalid_argument_error(std::string(where) + ": empty " + std::string(field) + ", expected a name");
   }
-  const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return byte >= 0x20 && byte != 0x7f;
-  });
-  if (printable) return {};
+  if (std::all_of(name.begin(), name.end(), printable)) return {};
   return invalid_argument_error(std::string(where) + ": " + std::string(field) + " '" + shown(name) +
                                 "' holds a control character; expected a name of printable characters");
 }

@@ -17,9 +17,7 @@ namespace fleetcast::scenarios {
 
 namespace {
 
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using text::contains;
 
 std::string quoted_list(const std::vector<std::string>& items) {
   std::string text;

@@ -55,7 +55,6 @@ struct PlacementSetup {
   // [workload][interval]: capacity needed, in GPU-equivalents of the workload's fastest model
   // (its unit over GroupModel::fastest_units_per_gpu), as the options' units_per_gpu are.
   std::vector<std::vector<double>> units;
-  std::vector<double> units_per_equivalent;             // per workload: its unit per GPU-equivalent
   std::vector<std::vector<int>> owned_reserved;         // [pool][interval]: reservations owned in force
 };
 
@@ -93,7 +92,6 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
     }
     setup.options.push_back(std::move(options));
     setup.units.push_back(std::move(units));
-    setup.units_per_equivalent.push_back(equivalent);
   }
   setup.owned_reserved = owned_reservations_in_force(model, horizon);
   return setup;
@@ -861,13 +859,14 @@ Result<SavingsPlanChoice> choose_plans_and_reservations(const Scenario& scenario
 
 // invalid_argument naming the workload whose highest demand band needs more than
 // kMaxInstancesOfLargest instances of its largest option.
-Status check_plannable(const Scenario& scenario, const PlacementSetup& setup, const std::vector<WorkloadDemand>& demand) {
+Status check_plannable(const Scenario& scenario, const FleetModel& model, const PlacementSetup& setup,
+                       const std::vector<WorkloadDemand>& demand) {
   for (std::size_t w = 0; w < demand.size(); ++w) {
     double largest = 0;
     for (const placement::PlacementOption& option : setup.options[w]) {
       largest = std::max(largest, setup.pools[option.pool].gpus_per_instance * option.units_per_gpu);
     }
-    largest *= setup.units_per_equivalent[w];  // in the workload's unit, as its demand bands are
+    largest *= model.groups[w].fastest_units_per_gpu;  // in the workload's unit, as its demand bands are
     const std::vector<std::vector<double>>& bands = demand[w].bands.values;
     if (bands.empty() || bands.back().empty()) continue;
     const Workload& workload = scenario.workloads[w];
@@ -885,7 +884,7 @@ Status check_plannable(const Scenario& scenario, const PlacementSetup& setup, co
 Result<PlannedAtRisk> plan_at_quantile(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
                                        const std::vector<WorkloadDemand>& demand, double risk) {
   PlacementSetup setup = placement_setup(model, scenario, demand, risk);
-  if (Status status = check_plannable(scenario, setup, demand); !status.ok()) return status;
+  if (Status status = check_plannable(scenario, model, setup, demand); !status.ok()) return status;
   const std::vector<int> none(model.pools.size(), 0);
   std::vector<std::vector<int>> prepaid(model.pools.size(), std::vector<int>(static_cast<std::size_t>(scenario.horizon.intervals()), 0));
   hold_in_force(setup, savings_plan_instances(scenario, model.savings_plans, setup, none), prepaid);
