@@ -141,12 +141,28 @@ def load(server, expected, clients=CLIENTS, requests=REQUESTS_PER_CLIENT):
               (read_file(RECSYS), "/v1/plan?replicas=4", expected["recsys"])]
     bad, done = [], []
 
+    def send(connection, path, body, reused):
+        """The reply to `body` on the client's connection; a `reused` (kept-alive) one is reopened
+        and the request sent once more when the server had closed it before the request arrived:
+        it closes a connection idle for its keep-alive timeout (here 2 s, the read timeout), and
+        on a loaded machine a client thread can take that long between two requests (CI,
+        2026-11-27: two clients reset, no reply wrong). Any HTTP client that keeps connections
+        alive retries so. A fresh connection reset is a failure."""
+        try:
+            connection.request("POST", path, body=body)
+            return connection.getresponse()
+        except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+            if not reused:
+                raise
+            connection.close()
+            connection.request("POST", path, body=body)
+            return connection.getresponse()
+
     def client(number):
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
         for i in range(requests):
             body, path, want = bodies[(number + i) % 2]
-            connection.request("POST", path, body=body)
-            response = connection.getresponse()
+            response = send(connection, path, body, reused=i > 0)
             data = response.read()
             if response.status != 200 or data != want:
                 bad.append((number, i, response.status, data[:200]))
