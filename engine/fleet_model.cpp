@@ -19,11 +19,6 @@ std::string pool_name(const PoolKey& key) {
 
 using text::contains;
 
-bool allows(const Scenario& scenario, PurchaseOption option) {
-  return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) !=
-         scenario.purchase_options.end();
-}
-
 // Whether an instance type meets a workload's GPU requirement.
 bool satisfies(const InstanceType& type, const GpuRequirement& gpu) {
   if (type.gpu_count < gpu.min_gpus_per_instance) return false;
@@ -139,8 +134,8 @@ Status add_spot_pool(FleetModel& model, const Scenario& scenario, const PriceSou
 Status add_pools(FleetModel& model, const Scenario& scenario, const PriceSource& prices,
                  const std::shared_ptr<const AvailabilityTrace>& trace) {
   const std::string& provider = scenario.pricing.provider;
-  const bool on_demand_allowed = allows(scenario, PurchaseOption::on_demand) || allows(scenario, PurchaseOption::reserved);
-  const bool spot_allowed = allows(scenario, PurchaseOption::spot) && scenario.spot.allowed;
+  const bool on_demand_allowed = offers_option(scenario, PurchaseOption::on_demand) || offers_option(scenario, PurchaseOption::reserved);
+  const bool spot_allowed = offers_option(scenario, PurchaseOption::spot) && scenario.spot.allowed;
   for (const std::string& type_name : scenario.instance_types) {
     auto type = prices.find_instance_type(provider, type_name);
     if (!type.ok()) return type.status();

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "core/text.h"
+
 namespace fleetcast::pricing {
 
 bool matches_instance_type(const OfferQuery& query, const InstanceType& type) {
@@ -14,8 +16,7 @@ bool matches_instance_type(const OfferQuery& query, const InstanceType& type) {
 
 bool matches_pool(const OfferQuery& query, const PoolKey& pool) {
   return (query.provider.empty() || query.provider == pool.provider) &&
-         (query.regions.empty() ||
-          std::find(query.regions.begin(), query.regions.end(), pool.region) != query.regions.end()) &&
+         (query.regions.empty() || text::contains(query.regions, pool.region)) &&
          (query.instance_type.empty() || query.instance_type == pool.instance_type) &&
          (!query.option || *query.option == pool.option);
 }

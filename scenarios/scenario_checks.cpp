@@ -94,11 +94,6 @@ void check_pricing(const Scenario& scenario, const CatalogView& view, Diagnostic
   }
 }
 
-bool offers_option(const Scenario& scenario, PurchaseOption option) {
-  return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) !=
-         scenario.purchase_options.end();
-}
-
 // The highest demand the workload's source gives over the horizon, noise aside: a trace's largest
 // (scaled) value; a generator's base at its strongest trend, daily peak, weekend and spike.
 double peak_demand(const Demand& demand, const Horizon& horizon) {

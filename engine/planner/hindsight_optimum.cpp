@@ -18,10 +18,6 @@ constexpr int kNoColumn = -1;
 // (0.9 / 0.9 may come out a hair above 1), as the planner's ceil(x - 1e-9) does.
 constexpr double kCoverTolerance = 1e-7;
 
-bool allows(const Scenario& scenario, PurchaseOption option) {
-  return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) != scenario.purchase_options.end();
-}
-
 double hours(Seconds duration) { return static_cast<double>(duration.count()) / 3600.0; }
 
 // The price of a spot instance-hour in [from, to), weighted by how long each price held.
@@ -113,7 +109,7 @@ Status add_on_demand_pool(Formulation& f, const Scenario& scenario, const PriceS
   }
   const double peak = *std::max_element(bound.begin(), bound.end());
   std::vector<int> reserved;
-  if (allows(scenario, PurchaseOption::reserved) && peak > 0) {
+  if (offers_option(scenario, PurchaseOption::reserved) && peak > 0) {
     auto offers = reservation_offers(prices, model.pools[p].key);
     if (!offers.ok()) return offers.status();
     for (const ReservationOffer& offer : *offers) {
@@ -224,7 +220,7 @@ Result<std::optional<Formulation::SavingsPlanColumns>> best_savings_plan(const S
 // where the scenario allows commitments (`reserved`), for the optimum to buy.
 Status add_purchasable_savings_plans(Formulation& f, const Scenario& scenario, const PriceSource& prices,
                                      const FleetModel& model) {
-  if (scenario.pricing.provider != "aws" || !allows(scenario, PurchaseOption::reserved)) return {};
+  if (scenario.pricing.provider != "aws" || !offers_option(scenario, PurchaseOption::reserved)) return {};
   std::vector<std::pair<SavingsPlanType, std::pair<std::string, std::string>>> candidates = {{SavingsPlanType::compute, {}}};
   for (std::size_t p = 0; p < model.pools.size(); ++p) {
     if (model.pools[p].market || f.users[p].empty()) continue;

@@ -36,11 +36,6 @@ constexpr double kTrendDamping = 0.9;
 // Reservation counts a pool's term is valued at (see count_candidates).
 constexpr int kTermCounts = 6;
 
-bool allows(const Scenario& scenario, PurchaseOption option) {
-  return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) !=
-         scenario.purchase_options.end();
-}
-
 // Instance-hours one interruption costs: the replacement launches at the notice (capacity
 // rebalancing), so the capacity is missing for the launch latency beyond the notice, or both
 // instances are billed for the notice beyond the latency.
@@ -646,7 +641,7 @@ Result<CommitmentChoice> choose_commitments(const Scenario& scenario, const Pric
   CommitmentChoice choice;
   choice.new_reserved.assign(model.pools.size(), 0);
   choice.new_rates.assign(model.pools.size(), 0.0);
-  if (!allows(scenario, PurchaseOption::reserved)) {
+  if (!offers_option(scenario, PurchaseOption::reserved)) {
     for (std::size_t r : expiring_reservations(scenario, model)) {
       choice.expiring.push_back(expiring_commitment(scenario.commitments[r], ExpiryDecision::lapse,
                                                     "the scenario's purchase_options exclude reserved"));

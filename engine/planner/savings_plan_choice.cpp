@@ -470,8 +470,7 @@ double covered_value(const SavingsPlanModel& plan, double commitment_usd, const 
 }
 
 bool savings_plans_allowed(const Scenario& scenario) {
-  const auto& options = scenario.purchase_options;
-  return scenario.pricing.provider == "aws" && std::find(options.begin(), options.end(), PurchaseOption::reserved) != options.end();
+  return scenario.pricing.provider == "aws" && offers_option(scenario, PurchaseOption::reserved);
 }
 
 Result<SavingsPlanChoice> choose_savings_plans(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,

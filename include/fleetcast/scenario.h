@@ -304,6 +304,11 @@ struct Scenario {
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 
+/// Whether the scenario lists `option` among its candidate purchase options.
+inline bool offers_option(const Scenario& scenario, PurchaseOption option) {
+  return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) != scenario.purchase_options.end();
+}
+
 /// The strictest service level the scenario's services set, as a served fraction: 1 - the least
 /// unserved fraction any service allows; nullopt when it has no service.
 inline std::optional<double> strictest_service_level(const Scenario& scenario) {
