@@ -213,6 +213,7 @@ ordered_json plan_document(const Plan& plan) {
   document["savings_plans"] = savings_plans_json(plan.savings_plans);
   document["declined_commitments"] = plan.declined_commitments;
   document["expiring_commitments"] = expiring_json(plan.expiring_commitments);
+  document["unused_reservations"] = plan.unused_reservations;
   document["pools"] = pools_json(plan);
   ordered_json groups = ordered_json::array();
   for (const PlannedGroup& group : plan.groups) groups.push_back(group_json(group));
@@ -529,7 +530,7 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   Plan plan;
   ObjectReader root(sink, document, "",
                     {"format", "format_version", "scenario", "scenario_hash", "seed", "horizon", "risk_quantile",
-                     "budget_usd", "budget_status", "forecasts", "commitments", "savings_plans", "declined_commitments", "expiring_commitments", "pools", "groups", "expected",
+                     "budget_usd", "budget_status", "forecasts", "commitments", "savings_plans", "declined_commitments", "expiring_commitments", "unused_reservations", "pools", "groups", "expected",
                      "notes"});
   if (!root.is_object()) return plan;
   if (auto format = root.string("format", Presence::required); format && *format != kFormatName) {
@@ -564,6 +565,9 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   root.array("expiring_commitments", Presence::optional, [&](const json& element, const std::string& pointer) {
     plan.expiring_commitments.push_back(read_expiring(sink, element, pointer));
   });
+  if (auto unused = root.string_array("unused_reservations", Presence::optional, false)) {
+    plan.unused_reservations = *unused;
+  }
   root.array("pools", Presence::required, [&](const json& element, const std::string& pointer) {
     std::vector<int> instances;
     plan.pools.push_back(read_pool(sink, element, pointer, instances));

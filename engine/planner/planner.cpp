@@ -1017,6 +1017,9 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   describe_capacity(plan, planning, model, planned->instances, reserved);
   describe_coverage(plan, model, planned->savings_plans.priced);
   plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
+  for (const engine::ReservationModel& reservation : model.reservations) {
+    if (!reservation.pool) plan.unused_reservations.push_back(reservation.label);
+  }
   plan.notes.insert(plan.notes.end(), model.notes.begin(), model.notes.end());
   plan.notes.insert(plan.notes.end(), planned->savings_plans.notes.begin(), planned->savings_plans.notes.end());
   if (planned->instances.unplaced_units > 1e-6) {

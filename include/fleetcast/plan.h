@@ -219,6 +219,11 @@ struct Plan {
   /// expiry (reservations first), each with what the plan does about it (a renewal or replacement
   /// is also in `commitments` or `savings_plans`).
   std::vector<ExpiringCommitment> expiring_commitments;
+  /// The scenario's owned reservations that cover no candidate pool (no on-demand pool of their
+  /// type in their region: the type or region is not among the scenario's, the type has no
+  /// on-demand price there, or neither on_demand nor reserved is a purchase option), each as
+  /// "COUNT x TYPE REGION": paid for, and no planned instance can use them.
+  std::vector<std::string> unused_reservations;
   std::vector<PlannedPool> pools;
   /// instances[p][k]: instances of pool p desired in interval k (k < horizon.intervals()).
   std::vector<std::vector<int>> instances;

@@ -42,6 +42,7 @@ Plan sample_plan() {
                                ExpiringCommitment{"1 x g6e.12xlarge in us-east-1, 3y standard all_upfront",
                                                   renewal.start + Seconds{60}, ExpiryDecision::lapse, "nothing pays"}};
   plan.declined_commitments = {"no reservation of g6e.12xlarge in us-east-1 although the horizon alone favours 2"};
+  plan.unused_reservations = {"3 x p4d.24xlarge us-east-1"};
   // An EC2 Instance plan bought now, and a Compute plan a ladder buys a year on.
   SavingsPlanRecommendation bought;
   bought.plan = SavingsPlan{SavingsPlanType::ec2_instance, "g6e", "us-east-1", Money::from_usd(2.125), ReservationTerm::three_years,
@@ -127,6 +128,7 @@ TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan
   plan.groups.front().launch_lead_reason.clear();
   plan.commitments.pop_back();
   plan.expiring_commitments.clear();
+  plan.unused_reservations.clear();
   plan.savings_plans.clear();
   auto read = plan_from_json(plan_to_json(plan), "plan.json");
   INFO((read.ok() ? std::string() : read.status().message()));
@@ -136,6 +138,7 @@ TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan
   SECTION("a document written before purchases were dated buys its commitments at the horizon's start") {
     std::string text = replaced(plan_to_json(plan), "      \"start\": \"2026-03-02T00:00:00Z\",\n", "");
     text = replaced(text, "  \"expiring_commitments\": [],\n", "");
+    text = replaced(text, "  \"unused_reservations\": [],\n", "");
     text = replaced(text, "  \"savings_plans\": [],\n", "");  // nor bought Savings Plans
     auto old = plan_from_json(text, "plan.json");
     INFO((old.ok() ? std::string() : old.status().message()));

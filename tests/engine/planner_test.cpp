@@ -245,6 +245,24 @@ Scenario savings_plan_scenario(const std::string& test, const std::string& optio
               prices);
 }
 
+TEST_CASE("engine::make_plan lists the owned reservations that no candidate pool can use", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // one.gpu is a candidate type, four.gpu is not; both reservations are in force all along.
+  const std::string owned = R"(, "commitments": [
+      {"instance_type": "one.gpu", "region": "r1", "count": 5, "term": "1y", "payment": "no_upfront", "start": "2026-06-07T00:00:00Z"},
+      {"instance_type": "four.gpu", "region": "r1", "count": 2, "term": "1y", "payment": "no_upfront", "start": "2026-06-07T00:00:00Z"}])";
+  const auto unused_with = [&](const std::string& test, const std::string& options) {
+    return plan_of(load(planning_json(10, R"(["one.gpu"])", options, trace_demand(demand_csv(test, std::vector<double>(10, 6))), owned),
+                        prices),
+                   prices)
+        .unused_reservations;
+  };
+  // A type the scenario does not run has no pool; a listed one has its on-demand pool.
+  CHECK(unused_with("unused-type", R"(["on_demand", "reserved", "spot"])") == std::vector<std::string>{"2 x four.gpu r1"});
+  // Spot alone: no on-demand pool at all, so neither reservation applies, listed type or not.
+  CHECK(unused_with("unused-spot-only", R"(["spot"])") == std::vector<std::string>{"5 x one.gpu r1", "2 x four.gpu r1"});
+}
+
 TEST_CASE("engine::make_plan runs the on-demand instances an owned Savings Plan pays for, and buys nothing it covers",
           "[engine][planner]") {
   const InMemoryPriceSource prices = fleetcast::testing::aws_g6_catalog();

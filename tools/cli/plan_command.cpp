@@ -195,24 +195,21 @@ std::string standing(Instant start, Instant end, const Horizon& horizon, std::st
   return "in force through the horizon";
 }
 
-// The reservations and Savings Plans the scenario owns, and where each stands.
-void print_owned_commitments(std::ostream& out, const Scenario& scenario, const Horizon& horizon) {
+// The reservations and Savings Plans the scenario owns, where each stands, and which of the
+// reservations no instance of the plan can use.
+void print_owned_commitments(std::ostream& out, const Scenario& scenario, const Plan& plan) {
+  const Horizon& horizon = plan.horizon;
   if (scenario.commitments.empty() && scenario.savings_plans.empty()) out << "  owned     no commitments\n";
   for (const Commitment& owned : scenario.commitments) {
     out << "  owned     " << owned.count << " x " << owned.instance_type << " in " << owned.region << ", "
         << reservation_term_name(owned.term) << ' ' << reservation_class_name(owned.offering_class) << ' '
         << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to " << format_instant(owned.end())
-        << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'");
-    // The simulator applies a reservation to the scenario's on-demand pool of its type and region
-    // only: without one it is paid for and idle, which "in force" alone would hide.
-    const auto listed = [](const std::vector<std::string>& names, const std::string& name) {
-      return std::find(names.begin(), names.end(), name) != names.end();
-    };
-    if (!listed(scenario.instance_types, owned.instance_type) || !listed(scenario.pricing.regions, owned.region)) {
-      out << "; unused: " << owned.instance_type << " in " << owned.region
-          << " is not among the scenario's instance types and regions, so no instance it plans can use it";
-    }
-    out << '\n';
+        << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'") << '\n';
+  }
+  // A reservation applies to the on-demand pool of its type and region only: without one it is
+  // paid for and idle, which "in force" above would hide.
+  for (const std::string& unused : plan.unused_reservations) {
+    out << "  unused    " << unused << ": no candidate pool of the scenario (on-demand, its type, its region), so no planned instance can use it\n";
   }
   for (const SavingsPlan& owned : scenario.savings_plans) {
     out << "  owned     " << savings_plan_label(owned) << ", " << format_instant(owned.start) << " to "
@@ -232,7 +229,7 @@ void print_plan(std::ostream& out, const Plan& plan, const Scenario& scenario) {
                   demand_level(forecast.peak_planned).c_str());
     out << line << (forecast.reason.empty() ? "" : "  - ") << forecast.reason << '\n';
   }
-  print_owned_commitments(out, scenario, plan.horizon);
+  print_owned_commitments(out, scenario, plan);
   print_recommended_commitments(out, plan);
   for (const PlannedGroup& group : plan.groups) {
     std::snprintf(line, sizeof line, "  group     %s: %d-%d GPUs, on-demand base %d, %d%% on-demand above it, %zu schedule changes\n",
@@ -304,7 +301,7 @@ int run_commitments(const PlanningArguments& arguments) {
   const Plan& plan = std::get<PlannedScenario>(planned).plan;
   std::cout << "Commitments for " << plan.scenario << ", planned over " << format_duration(plan.horizon.duration) << " from "
             << format_instant(plan.horizon.start) << " and judged over their terms\n";
-  print_owned_commitments(std::cout, inputs.scenario, plan.horizon);
+  print_owned_commitments(std::cout, inputs.scenario, plan);
   print_recommended_commitments(std::cout, plan);
   return kExitOk;
 }
