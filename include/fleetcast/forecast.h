@@ -276,7 +276,9 @@ struct ForecasterSelection {
 /// it is chosen or an ensemble's member (its validation errors, of younger models, calibrate it).
 /// Chooses the single candidate of lowest validation MASE (ties: the earlier: lstm, holt_winters,
 /// seasonal_naive_weekly, seasonal_naive), or the ensemble of lowest MASE when that is at least 5%
-/// lower, and calibrates it.
+/// lower, and calibrates it. The weekly member sits out (unavailable, the reason says why) a span
+/// of two weeks or more that shows no weekly pattern: its week-ago values predict it no better
+/// than its day-ago values, by mean absolute error over the same steps.
 /// Deterministic for options.lstm.seed. Errors when the span is too short for three origins of
 /// Holt-Winters (three days of history before the first). Thread-safety: reentrant.
 Result<ForecasterSelection> select_forecaster(const TimeSeries& training, const AutoOptions& options,

@@ -43,4 +43,20 @@ inline TimeSeries weekday_weekend_series(int days, double weekday_level, double 
   return series;
 }
 
+/// `days` of hourly samples of a daily wave of amplitude 20 about a level that starts at 200 and
+/// moves at each midnight by a Gaussian step of standard deviation `daily_drift` (a random walk:
+/// no weekly pattern), plus Gaussian noise of standard deviation `noise`.
+inline TimeSeries drifting_level_series(int days, double daily_drift, double noise, std::uint64_t seed) {
+  RandomStream random(seed);
+  TimeSeries series;
+  series.step = Seconds{3600};
+  double level = 200;
+  for (std::int64_t t = 0; t < days * 24; ++t) {
+    if (t > 0 && t % 24 == 0) level += random.normal(0, daily_drift);
+    series.values.push_back(level + 20 * std::sin(2 * std::numbers::pi * static_cast<double>(t % 24) / 24) +
+                            random.normal(0, noise));
+  }
+  return series;
+}
+
 }  // namespace fleetcast::test
