@@ -126,38 +126,32 @@ std::string format_number(double x) {
 
 }  // namespace
 
-std::optional<double> ObjectReader::number(std::string_view key, Presence presence, double min, double max) {
+std::optional<double> ObjectReader::bounded_number(std::string_view key, Presence presence, const NumberRange& range) {
   const json* value = field(key, presence);
   if (value == nullptr) return std::nullopt;
   if (!value->is_number()) {
-    error(key, "expected a number, found " + describe_value(*value));
+    error(key, "expected " + range.kind + ", found " + describe_value(*value));
     return std::nullopt;
   }
   const double x = value->get<double>();
-  if (!std::isfinite(x) || x < min || x > max) {
-    std::string range = max == std::numeric_limits<double>::max()
-                            ? "at least " + format_number(min)
-                            : "between " + format_number(min) + " and " + format_number(max);
-    error(key, "expected a number " + range + ", found " + value->dump());
+  const bool above_min = range.min_exclusive ? x > range.min : x >= range.min;
+  if (!std::isfinite(x) || !above_min || x > range.max) {
+    error(key, "expected " + range.expected + ", found " + value->dump());
     return std::nullopt;
   }
   return x;
 }
 
+std::optional<double> ObjectReader::number(std::string_view key, Presence presence, double min, double max) {
+  const std::string bounds = max == std::numeric_limits<double>::max()
+                                 ? "at least " + format_number(min)
+                                 : "between " + format_number(min) + " and " + format_number(max);
+  return bounded_number(key, presence, {min, max, false, "a number", "a number " + bounds});
+}
+
 std::optional<double> ObjectReader::positive_number(std::string_view key, Presence presence, double max) {
-  const json* value = field(key, presence);
-  if (value == nullptr) return std::nullopt;
-  if (!value->is_number()) {
-    error(key, "expected a number, found " + describe_value(*value));
-    return std::nullopt;
-  }
-  const double x = value->get<double>();
-  if (!std::isfinite(x) || x <= 0 || x > max) {
-    std::string bound = max == std::numeric_limits<double>::max() ? "" : " and at most " + format_number(max);
-    error(key, "expected a number greater than 0" + bound + ", found " + value->dump());
-    return std::nullopt;
-  }
-  return x;
+  const std::string bound = max == std::numeric_limits<double>::max() ? "" : " and at most " + format_number(max);
+  return bounded_number(key, presence, {0, max, true, "a number", "a number greater than 0" + bound});
 }
 
 std::optional<std::int64_t> ObjectReader::integer(std::string_view key, Presence presence, std::int64_t min,
@@ -189,18 +183,8 @@ std::optional<std::int64_t> ObjectReader::integer(std::string_view key, Presence
 }
 
 std::optional<double> ObjectReader::percentage(std::string_view key, Presence presence) {
-  const json* value = field(key, presence);
-  if (value == nullptr) return std::nullopt;
-  if (!value->is_number()) {
-    error(key, "expected a percentage (a number from 0 to 100), found " + describe_value(*value));
-    return std::nullopt;
-  }
-  const double x = value->get<double>();
-  if (!std::isfinite(x) || x < 0 || x > 100) {
-    error(key, "expected a percentage from 0 to 100, found " + value->dump());
-    return std::nullopt;
-  }
-  return x;
+  return bounded_number(key, presence,
+                        {0, 100, false, "a percentage (a number from 0 to 100)", "a percentage from 0 to 100"});
 }
 
 std::optional<Seconds> ObjectReader::duration(std::string_view key, Presence presence) {

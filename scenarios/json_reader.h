@@ -96,6 +96,17 @@ class ObjectReader {
   void finish();
 
  private:
+  /// The numbers a bounded_number() accepts, and how its errors name them.
+  struct NumberRange {
+    double min;
+    double max;
+    bool min_exclusive;    // min itself is out of range
+    std::string kind;      // what a non-number was expected to be: "a number"
+    std::string expected;  // what a number out of range was expected to be: "a number between 0 and 1"
+  };
+  /// The field as a finite number within `range`, else nullopt (reporting a wrong type or value).
+  std::optional<double> bounded_number(std::string_view key, Presence presence, const NumberRange& range);
+
   DiagnosticSink& sink_;
   const nlohmann::json& value_;
   std::string pointer_;

@@ -5,10 +5,11 @@
 # standin_series.sh), each whole and cut 72, 144 and 216 hours before its end.
 #
 # Hourly series: 7 origins 24 steps apart, 48 steps (2 days) ahead. 5-minute series (only with
-# --five-minute): at their own step, 7 origins 288 steps (one day) apart, 48 steps (4 hours) ahead,
-# so that the origins span a week as the hourly ones do, and whole only: one run took 2-3 minutes
-# on a shared 2-core machine on 2026-11-26 (the LSTM trains on 12 times more windows than at the
-# hourly step, and the validated forecaster trains its LSTM candidate once per fold besides).
+# --five-minute, at the same cuts): at their own step, 7 origins 288 steps (one day) apart, 48 steps
+# (4 hours) ahead, so that the origins span a week as the hourly ones do. One 5-minute row took 2-3
+# minutes on a shared 2-core machine on 2026-11-26 (the LSTM trains on 12 times more windows than at
+# the hourly step, and the validated forecaster trains its LSTM candidate once per fold besides), so
+# --five-minute adds about half an hour.
 #
 # One row per series/cut: the validated forecaster's p10-p90 coverage, MASE and pinball (the "auto"
 # model of the report; a binary whose report has none predates it, and the LSTM's figures stand
@@ -16,7 +17,7 @@
 # and weekly, Holt-Winters). The goal of a row: coverage in [0.70, 0.90] and MASE <= the best
 # baseline's. The last line counts the rows that meet it.
 # Usage: [STANDIN_SEEDS="31 32"] tools/bench/forecast_calibration.sh [path/to/fleetcast] [--quick | --five-minute]
-#        (--quick: hourly series whole only, no cuts;
+#        (--quick: hourly series whole only, no cuts; --five-minute: the 5-minute series too;
 #        STANDIN_SEEDS: instead of every series above, the four stand-in shapes generated at each of
 #        these seeds (SHAPE_sSEED): series no rule of the forecaster was chosen on)
 set -euo pipefail
@@ -53,12 +54,8 @@ for file in "${series[@]}"; do
   step=$(awk -F, 'NR==2 {a=$1} NR==3 {print $1-a; exit}' "$file")
   hours_step=$((3600 / step))
   spacing=$((24 * hours_step))
-  file_cuts=("${cuts[@]}")
-  if [ "$hours_step" -gt 1 ]; then
-    [ "$five_minute" = yes ] || continue
-    file_cuts=(0)
-  fi
-  for cut in "${file_cuts[@]}"; do
+  [ "$hours_step" -gt 1 ] && [ "$five_minute" = no ] && continue
+  for cut in "${cuts[@]}"; do
     rows=$(($(wc -l < "$file") - 1 - cut * hours_step))
     head -n $((rows + 1)) "$file" > "$work/series.csv"
     start=$(date +%s.%N)
