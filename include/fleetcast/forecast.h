@@ -225,7 +225,10 @@ struct AutoOptions {
   /// more errors but leave the LSTM candidate less of the span to train on: on the 24 hourly
   /// series/cuts of tools/bench/forecast_calibration.sh, 10 gave 7% less pinball loss than 14.
   int validation_origins = 10;
-  int origin_spacing = 0;          // steps between validation origins; 0: one day of steps
+  /// Steps between validation origins; 0: one day of steps when the horizon is at least a day,
+  /// else a day and a day / validation_origins (rounded up), so that the validation windows start
+  /// at times spread over the whole day rather than at one time of each day.
+  int origin_spacing = 0;
   int horizon_bands = 4;           // calibration bands over the horizon's steps (>= 1, <= horizon)
   bool include_lstm = true;        // false: the baselines and their ensemble only (no training)
   /// LSTM models trained in validation, one per fold of consecutive origins, each on the span

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "fleetcast/forecast.h"
 #include "synthetic_series.h"
@@ -252,6 +254,34 @@ TEST_CASE("auto forecaster: a chosen LSTM forecasts with a model trained on the 
   REQUIRE(has_member(*selection, "lstm"));
   REQUIRE(selection->lstm.has_value());
   CHECK(selection->lstm->training_data_hash == fc::series_hash(series));
+}
+
+TEST_CASE("auto forecaster: a horizon shorter than a day is validated at every time of day", "[models]") {
+  // Origins a day apart would put every window at the same hours of the day (6 of 24 for a 6-hour
+  // horizon); by default each origin comes a day and 3 hours (a tenth of a day, rounded up) after
+  // the one before, so that together the windows hold every hour. A horizon of a day or more
+  // keeps origins a day apart.
+  const auto series = fleetcast::test::synthetic_hourly_series(30, 3, 4);
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  for (const auto& [horizon, spacing] : {std::pair{6, 27}, std::pair{12, 27}, std::pair{48, 24}}) {
+    fc::AutoOptions options = baselines_only();
+    options.lstm.horizon = horizon;
+    auto selection = fc::select_forecaster(series, options, registry);
+    REQUIRE(selection.ok());
+    INFO("horizon " << horizon << ": " << selection->explanation());
+    CHECK(selection->origins == options.validation_origins);
+    CHECK(selection->origin_spacing == spacing);
+    // The last window ends at the span's end; the hours of the day the windows hold.
+    const std::size_t first = series.values.size() - static_cast<std::size_t>(horizon) -
+                              static_cast<std::size_t>((selection->origins - 1) * selection->origin_spacing);
+    std::vector<bool> hour_seen(24, false);
+    for (int i = 0; i < selection->origins; ++i) {
+      for (int h = 0; h < horizon; ++h) {
+        hour_seen[(first + static_cast<std::size_t>(i * selection->origin_spacing + h)) % 24] = true;
+      }
+    }
+    CHECK(std::count(hour_seen.begin(), hour_seen.end(), true) == 24);
+  }
 }
 
 TEST_CASE("auto forecaster: too short a history is refused with what it needs", "[models]") {

@@ -5,8 +5,9 @@
 # standin_series.sh), each whole and cut 72, 144 and 216 hours before its end.
 #
 # Hourly series: 7 origins 24 steps apart, 48 steps (2 days) ahead. 5-minute series (only with
-# --five-minute, at the same cuts): at their own step, 7 origins 288 steps (one day) apart, 48 steps
-# (4 hours) ahead, so that the origins span a week as the hourly ones do. One 5-minute row took 2-3
+# --five-minute, at the same cuts): at their own step, 48 steps (4 hours) ahead from 42 origins 48
+# steps apart, which tile the held-out week as the hourly ones cover theirs: origins a day apart
+# would test one 4-hour window of the day, the same on each of the 7 days. One 5-minute row took 2-3
 # minutes on a shared 2-core machine on 2026-11-26 (the LSTM trains on 12 times more windows than at
 # the hourly step, and the validated forecaster trains its LSTM candidate once per fold besides), so
 # --five-minute adds about half an hour.
@@ -53,13 +54,14 @@ for file in "${series[@]}"; do
   name=$(basename "$file" .csv)
   step=$(awk -F, 'NR==2 {a=$1} NR==3 {print $1-a; exit}' "$file")
   hours_step=$((3600 / step))
-  spacing=$((24 * hours_step))
+  spacing=24 origins=7
+  if [ "$hours_step" -gt 1 ]; then spacing=48 origins=$((7 * 24 * hours_step / 48)); fi
   [ "$hours_step" -gt 1 ] && [ "$five_minute" = no ] && continue
   for cut in "${cuts[@]}"; do
     rows=$(($(wc -l < "$file") - 1 - cut * hours_step))
     head -n $((rows + 1)) "$file" > "$work/series.csv"
     start=$(date +%s.%N)
-    "$fleetcast" forecast eval --series "$work/series.csv" --origins 7 --spacing "$spacing" --json --quiet \
+    "$fleetcast" forecast eval --series "$work/series.csv" --origins "$origins" --spacing "$spacing" --json --quiet \
       > "$work/eval.json"
     end=$(date +%s.%N)
     python3 - "$name" "$cut" "$work/eval.json" "$start" "$end" >> "$work/rows.txt" <<'PY'
