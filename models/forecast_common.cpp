@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "core/hash.h"
 #include "models/forecast_internal.h"
@@ -132,6 +134,21 @@ Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries
     done += count;
   }
   return out;
+}
+
+std::vector<double> mean_band_width_per_block(const QuantileForecast& forecast, int block) {
+  std::vector<double> widths;
+  if (block < 1 || forecast.values.empty()) return widths;
+  const std::vector<double>& low = forecast.quantile(0.1);
+  const std::vector<double>& high = forecast.quantile(0.9);
+  const auto size = static_cast<std::ptrdiff_t>(std::min(low.size(), high.size()));
+  for (std::ptrdiff_t begin = 0; begin < size; begin += block) {
+    const std::ptrdiff_t end = std::min(size, begin + block);
+    double sum = 0;
+    for (std::ptrdiff_t j = begin; j < end; ++j) sum += high[static_cast<std::size_t>(j)] - low[static_cast<std::size_t>(j)];
+    widths.push_back(sum / static_cast<double>(end - begin));
+  }
+  return widths;
 }
 
 double normal_quantile(double p) {

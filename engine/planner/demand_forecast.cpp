@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "engine/demand.h"
 #include "fleetcast/forecast.h"
@@ -72,6 +75,36 @@ Result<Fitted> fit_forecaster(const std::string& name, const TimeSeries& history
                 name == "lstm" ? lstm.horizon : steps, {}};
   if (Status status = fitted.forecaster->fit(history); !status.ok()) return status;
   return fitted;
+}
+
+// Adds `part` to a forecast's reason, "; "-separated.
+void add_reason(std::string& reason, const std::string& part) {
+  if (part.empty()) return;
+  reason += (reason.empty() ? "" : "; ") + part;
+}
+
+// How a forecast longer than one prediction was made and how wide its blocks came out; when a later
+// block's p10-p90 band is narrower on average than the first's, says so. Honest bands widen with
+// the blocks ahead, but each block starts from the medians of the blocks before, and a median curve
+// changes less than load, so a forecaster that reads its spread from the recent history (the LSTM)
+// gives later blocks narrower bands: past the first block the plan's quantile is then a lower one
+// than it says, and demand above the plan is met by capacity launched when it comes.
+std::string rollout_note(const forecast::QuantileForecast& rolled, int block) {
+  const std::vector<double> widths = forecast::mean_band_width_per_block(rolled, block);
+  if (widths.size() < 2) return {};
+  std::string list;
+  for (double width : widths) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", width);
+    list += (list.empty() ? "" : ", ") + std::string(text);
+  }
+  std::string note = "rolled out in " + std::to_string(widths.size()) + " predictions of at most " + std::to_string(block) +
+                     " steps, each from the medians of those before; mean p10-p90 width of each: " + list;
+  if (*std::min_element(widths.begin() + 1, widths.end()) < widths.front()) {
+    note += ": a later prediction's band is narrower than the first's, so past the first the plan's quantile is a "
+            "lower one than it says and demand above the plan is met by capacity launched when it comes";
+  }
+  return note;
 }
 
 // The forecasters to try for `asked`, in order: the one asked for, then the simpler ones.
@@ -249,18 +282,19 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
         if (!rolled.ok()) {
           // A cancelled plan stops: the next forecaster in the chain is no fallback for it.
           if (rolled.status().code() == StatusCode::cancelled) return rolled.status();
-          reason += (reason.empty() ? "" : "; ") + name + " unavailable: " + rolled.status().message();
+          add_reason(reason, name + " unavailable: " + rolled.status().message());
           continue;
         }
         demand.bands.levels = rolled->levels;
         demand.bands.values = to_intervals(*rolled, first, horizon);
         demand.summary.forecaster = rolled->model;
         demand.summary.backend = rolled->backend;
-        demand.summary.reason = reason + (reason.empty() || fitted->why.empty() ? "" : "; ") + fitted->why;
+        demand.summary.reason = reason;
+        add_reason(demand.summary.reason, fitted->why);
+        add_reason(demand.summary.reason, rollout_note(*rolled, fitted->block));
         if (history.step != samples.step) {
-          demand.summary.reason += std::string(demand.summary.reason.empty() ? "" : "; ") + "the trace's " +
-                                   format_duration(samples.step) + " samples averaged over each " + format_duration(history.step) +
-                                   " of the plan before forecasting";
+          add_reason(demand.summary.reason, "the trace's " + format_duration(samples.step) + " samples averaged over each " +
+                                                format_duration(history.step) + " of the plan before forecasting");
         }
         demand.summary.history_samples = static_cast<std::int64_t>(samples.values.size());
         break;

@@ -201,6 +201,11 @@ class Forecaster {
 /// first block's. invalid_argument when `steps` or `block` is below 1; else the forecaster's errors.
 Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries history, int steps, int block);
 
+/// The mean p90 - p10 of each block of `block` steps of `forecast` (the last block may be
+/// shorter), in the forecast's units, the nearest levels standing for p10 and p90: how wide
+/// forecast_ahead's blocks came out. Empty when `block` < 1 or the forecast has no step.
+std::vector<double> mean_band_width_per_block(const QuantileForecast& forecast, int block);
+
 /// Seasonal naive: each step repeats the value one season earlier (daily: 1 day, weekly: 7 days);
 /// quantiles from the spread of the in-sample seasonal differences, widening with the number of
 /// seasons ahead.

@@ -39,7 +39,10 @@ struct WorkloadForecast {
   std::string forecaster;           // "lstm", "seasonal_naive", "holt_winters", "auto(CHOSEN)" (validated), "scenario" (batch, generator),
                                     // "supplied" (PlanOptions::supplied_forecasts)
   std::string backend;              // "cpu" or "cuda" for the LSTM, "cpu" otherwise
-  std::string reason;               // why this forecaster, when it is not the one asked for
+  /// Why this forecaster, when it is not the one asked for or chose among others (validated);
+  /// how a forecast longer than one prediction was rolled out, with its mean p10-p90 width per
+  /// block and whether a later block's is narrower than the first's; "; "-separated.
+  std::string reason;
   std::int64_t history_samples = 0;
   double mean_p50 = 0;              // over the horizon, in the workload's unit
   double peak_planned = 0;          // the highest planned quantile value over the horizon

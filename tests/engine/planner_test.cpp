@@ -655,6 +655,40 @@ TEST_CASE("engine: the plan and its simulation and the hindsight optimum do not 
   CHECK(optimum_of(large, 1e6) == Approx(optimum).epsilon(1e-9));
 }
 
+TEST_CASE("engine::make_plan says how a forecast longer than one prediction was rolled out", "[engine][planner]") {
+  // Four days planned after ten of noisy daily load: the LSTM predicts at most 48 steps at once,
+  // so its forecast of the 96 hours and the one step past them that the plan's last interval
+  // reads is three predictions (48, 48 and 1 steps). The reason gives each one's mean p10-p90
+  // width, the first two as the plan's own bands show them, and says whether a later one is
+  // narrower than the first. Holt-Winters forecasts it all in one prediction: nothing to say.
+  const InMemoryPriceSource prices = test_catalog();
+  std::mt19937_64 random(5);
+  std::normal_distribution<double> noise(0, 2);
+  std::vector<double> values;
+  for (int h = 0; h < 14 * 24; ++h) values.push_back(20 + 5 * std::sin(2 * M_PI * h / 24.0) + noise(random));
+  const Scenario scenario = load(planning_json(14 * 24, R"(["one.gpu"])", R"(["on_demand"])",
+                                               trace_demand(demand_csv("rolled-out", values))),
+                                 prices);
+  PlanOptions options = fleetcast::testing::next_day_options(scenario.horizon.start + Seconds{10 * 24 * 3600});
+  options.horizon->duration = Seconds{4 * 24 * 3600};
+  options.forecaster = "lstm";
+  const Plan lstm = plan_of(scenario, prices, options);
+  const WorkloadForecast& forecast = lstm.forecasts.front();
+  REQUIRE(forecast.forecaster == "lstm");
+  REQUIRE(forecast.levels == std::vector<double>{0.1, 0.5, 0.9});
+  REQUIRE(forecast.values.front().size() == 96);
+  double width[2] = {0, 0};
+  for (std::size_t k = 0; k < 96; ++k) width[k / 48] += (forecast.values[2][k] - forecast.values[0][k]) / 48;
+  char widths[64];
+  std::snprintf(widths, sizeof widths, "%.1f, %.1f, ", width[0], width[1]);
+  INFO(forecast.reason);
+  CHECK_THAT(forecast.reason, Catch::Contains("rolled out in 3 predictions of at most 48 steps, each from the medians "
+                                              "of those before; mean p10-p90 width of each: " + std::string(widths)));
+  if (width[1] < width[0]) CHECK_THAT(forecast.reason, Catch::Contains("a later prediction's band is narrower than the first's"));
+  options.forecaster = "holt_winters";
+  CHECK(plan_of(scenario, prices, options).forecasts.front().reason.find("rolled out") == std::string::npos);
+}
+
 TEST_CASE("engine::make_plan cancelled while its LSTM trains returns cancelled, not a Holt-Winters plan", "[engine][planner]") {
   // Twelve days of history (enough for the LSTM) before a next-day plan; the token is cancelled
   // before the call, as a server's time limit may be by the time the request's work starts. The

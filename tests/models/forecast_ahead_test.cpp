@@ -65,5 +65,28 @@ TEST_CASE("forecast_ahead: one block when it holds every step; nothing to foreca
   CHECK_FALSE(forecast_ahead(forecaster, history, 3, 0).ok());
 }
 
+TEST_CASE("mean_band_width_per_block: the mean p90 - p10 of each block, the last one shorter", "[models]") {
+  // The climbing forecaster's band is 21 wide (p10 20 below the median, p90 1 above); forecast_ahead
+  // widens block b by sqrt(b + 1). A history high enough that no p10 is raised to zero.
+  ClimbingForecaster forecaster;
+  TimeSeries history{0, Seconds{3600}, {100}};
+  auto forecast = forecast_ahead(forecaster, history, 5, 2);
+  REQUIRE(forecast.ok());
+  const std::vector<double> widths = mean_band_width_per_block(*forecast, 2);
+  REQUIRE(widths.size() == 3);  // steps 0-1, 2-3 and 4
+  CHECK(widths[0] == Approx(21));
+  CHECK(widths[1] == Approx(21 * std::sqrt(2.0)));
+  CHECK(widths[2] == Approx(21 * std::sqrt(3.0)));
+  // Per step, one block each: every step's own width.
+  const std::vector<double> per_step = mean_band_width_per_block(*forecast, 1);
+  REQUIRE(per_step.size() == 5);
+  CHECK(per_step[3] == Approx(21 * std::sqrt(2.0)));
+  // One block holding every step: the mean of the five widths.
+  const std::vector<double> whole = mean_band_width_per_block(*forecast, 48);
+  REQUIRE(whole.size() == 1);
+  CHECK(whole[0] == Approx(21 * (2 + 2 * std::sqrt(2.0) + std::sqrt(3.0)) / 5));
+  CHECK(mean_band_width_per_block(*forecast, 0).empty());
+}
+
 }  // namespace
 }  // namespace fleetcast::forecast
