@@ -55,8 +55,10 @@ for file in "${series[@]}"; do
   step=$(awk -F, 'NR==2 {a=$1} NR==3 {print $1-a; exit}' "$file")
   hours_step=$((3600 / step))
   spacing=24 origins=7
-  if [ "$hours_step" -gt 1 ]; then spacing=48 origins=$((7 * 24 * hours_step / 48)); fi
-  [ "$hours_step" -gt 1 ] && [ "$five_minute" = no ] && continue
+  if [ "$hours_step" -gt 1 ]; then
+    [ "$five_minute" = yes ] || continue
+    spacing=48 origins=$((7 * 24 * hours_step / 48))
+  fi
   for cut in "${cuts[@]}"; do
     rows=$(($(wc -l < "$file") - 1 - cut * hours_step))
     head -n $((rows + 1)) "$file" > "$work/series.csv"
