@@ -1,4 +1,5 @@
 // Rolling-origin backtest and forecast metrics (MASE, sMAPE, pinball, p10-p90 coverage).
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -19,6 +20,17 @@ Result<ModelScore> score_at_origins(const Forecaster& forecaster, const std::vec
     forecasts.push_back(std::move(forecast).value());
   }
   return ModelScore{std::string(forecaster.name()), forecasts.front().backend, score_forecasts(forecasts, actuals, scale)};
+}
+
+// The origins a backtest tests: as asked, or where 0 the default (see BacktestOptions): the
+// windows cover the last week.
+OriginLayout tested_origins(const BacktestOptions& options, int season) {
+  constexpr int kTestedDays = 7;
+  const OriginLayout week = default_origin_layout(season, options.horizon, kTestedDays);
+  const int spacing = options.origin_spacing > 0 ? options.origin_spacing : week.spacing;
+  if (options.origins > 0) return {options.origins, spacing};
+  if (options.origin_spacing == 0) return week;
+  return {std::max(1, (kTestedDays * season + spacing - 1) / spacing), spacing};
 }
 
 }  // namespace
@@ -58,18 +70,19 @@ ForecastMetrics score_forecasts(std::span<const QuantileForecast> forecasts,
 
 Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOptions& options,
                                     const BackendRegistry& registry) {
-  if (options.horizon < 1 || options.origins < 1 || options.origin_spacing < 1) {
-    return invalid_argument_error("backtest: horizon, origins and origin_spacing must be >= 1");
+  if (options.horizon < 1 || options.origins < 0 || options.origin_spacing < 0) {
+    return invalid_argument_error("backtest: horizon must be >= 1, origins and origin_spacing >= 0 (0: the default)");
   }
   LstmOptions lstm_options = options.lstm;
   lstm_options.horizon = options.horizon;
   if (Status status = check_lstm_options(lstm_options); !status.ok()) return status;
   const int season = steps_per_day(series.step);
+  const OriginLayout layout = tested_origins(options, season);
   const std::size_t tested = static_cast<std::size_t>(options.horizon) +
-                             static_cast<std::size_t>(options.origins - 1) * static_cast<std::size_t>(options.origin_spacing);
+                             static_cast<std::size_t>(layout.origins - 1) * static_cast<std::size_t>(layout.spacing);
   const std::size_t needed = min_training_samples(lstm_options, season) + tested;
   if (Status status = check_series(series, needed, "backtest",
-                                   std::to_string(options.origins) + " origins " + std::to_string(options.origin_spacing) +
+                                   std::to_string(layout.origins) + " origins " + std::to_string(layout.spacing) +
                                        " steps apart and a horizon of " + std::to_string(options.horizon) +
                                        " after the LSTM's training data");
       !status.ok()) {
@@ -84,14 +97,16 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
 
   std::vector<TimeSeries> histories;
   std::vector<std::vector<double>> actuals;
-  for (int i = 0; i < options.origins; ++i) {
-    const std::size_t origin = first_origin + static_cast<std::size_t>(i) * static_cast<std::size_t>(options.origin_spacing);
+  for (int i = 0; i < layout.origins; ++i) {
+    const std::size_t origin = first_origin + static_cast<std::size_t>(i) * static_cast<std::size_t>(layout.spacing);
     histories.push_back(head_of(series, origin));
     const auto begin = series.values.begin() + static_cast<std::ptrdiff_t>(origin);
     actuals.emplace_back(begin, begin + options.horizon);
   }
 
   BacktestReport report;
+  report.origins = layout.origins;
+  report.origin_spacing = layout.spacing;
   AutoOptions auto_options;
   auto_options.lstm = lstm_options;
   auto selection = select_forecaster(training, auto_options, registry);

@@ -23,6 +23,18 @@ int steps_per_day(Seconds step) {
   return static_cast<int>(std::max<std::int64_t>(1, (kDay.count() + step.count() / 2) / step.count()));
 }
 
+OriginLayout default_origin_layout(int season, int horizon, int days) {
+  constexpr int kMaxWindowsPerDay = 6;  // the 4-hour windows of a 5-minute series' 48 steps, tiled
+  if (horizon >= season) return {days, season};
+  const int span = days * season;
+  const int max_origins = kMaxWindowsPerDay * days;
+  const int tiles = (span + horizon - 1) / horizon;
+  if (tiles <= max_origins) return {tiles, horizon};
+  int spacing = (span + max_origins - 1) / max_origins;
+  if (season % spacing == 0) ++spacing;
+  return {max_origins, spacing};
+}
+
 namespace {
 
 // The LSTM's scale never falls below this share of the series' standard deviation. A fleet that

@@ -13,6 +13,21 @@ namespace fleetcast::forecast {
 /// Steps per day at `step` (24 for hourly data), at least 1; the daily season of every model.
 int steps_per_day(Seconds step);
 
+/// Forecast origins over some days of a series, and the steps between them.
+struct OriginLayout {
+  int origins = 0;
+  int spacing = 0;
+};
+
+/// The origins that test or validate `horizon` steps ahead over the last `days` days of a series
+/// with `season` steps a day. A horizon of at least a day: `days` origins a day apart, whose
+/// windows hold every time of day. A shorter one (at 5-minute steps, 48 steps: 4 hours): origins a
+/// day apart would all hold the same hours of the day, and which model wins depends on the hour;
+/// so the windows tile the days one horizon after another, at most six a day: past that (a
+/// horizon under 4 hours of steps) 6 x `days` origins spread evenly over the days, one step more
+/// apart where the spacing would divide the day and put every window at the same times of it.
+OriginLayout default_origin_layout(int season, int horizon, int days);
+
 /// The scaler of a training series at `season` steps per day: its mean absolute daily change, at
 /// least a tenth of its standard deviation (a series that repeats daily, or almost), else 1 (a
 /// constant series); its step_change is its mean absolute step-to-step change, else that scale.

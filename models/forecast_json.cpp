@@ -169,6 +169,7 @@ std::string backtest_report_json(const BacktestReport& report, std::string_view 
   const nlohmann::json document = {{"series", std::string(series)},
                                    {"backend", backend_json(backend)},
                                    {"lstm_training_seconds", report.lstm_training_seconds},
+                                   {"test", {{"origins", report.origins}, {"origin_spacing", report.origin_spacing}}},
                                    {"models", models},
                                    {"selection", selection_json(report.selection)}};
   return json_text::dump(document, 2) + "\n";

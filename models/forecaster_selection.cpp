@@ -41,31 +41,22 @@ struct ValidationPlan {
   [[nodiscard]] std::size_t origin(int i) const { return first + static_cast<std::size_t>(i) * static_cast<std::size_t>(spacing); }
 };
 
-// The steps between validation origins when none are asked for: a day when the horizon is at
-// least a day, so that the windows hold every time of day and span as many days as there are
-// origins. Origins a day apart with a shorter horizon would judge and calibrate the candidates on
-// one window of the day alone (at 5-minute steps, 48 steps ahead: the same 4 hours each day), and
-// a model that wins there need not win at other hours; so each origin comes a day and a
-// 1/origins of a day after the one before, and the windows' times of day spread over the whole day
-// while the origins still span about as many days.
-int default_origin_spacing(int season, int horizon, int origins) {
-  if (horizon >= season) return season;
-  return season + (season + origins - 1) / origins;
-}
-
-// As many origins as asked for (at most), each with a week of history before it so that the
-// weekly member takes part; else with the three days Holt-Winters needs.
+// The validation origins: options.validation_origins of them options.origin_spacing apart, or when
+// that is 0 default_origin_layout over options.validation_origins days; as many of them as fit with
+// a week of history before the first so that the weekly member takes part, else with the three
+// days Holt-Winters needs.
 Result<ValidationPlan> plan_validation(std::size_t size, int season, const AutoOptions& options) {
   ValidationPlan plan;
-  plan.spacing = options.origin_spacing > 0
-                     ? options.origin_spacing
-                     : default_origin_spacing(season, options.lstm.horizon, options.validation_origins);
+  const OriginLayout layout = options.origin_spacing > 0
+                                  ? OriginLayout{options.validation_origins, options.origin_spacing}
+                                  : default_origin_layout(season, options.lstm.horizon, options.validation_origins);
+  plan.spacing = layout.spacing;
   plan.horizon = options.lstm.horizon;
   const auto origins_after = [&](std::size_t history) {
     const std::size_t needed = history + static_cast<std::size_t>(plan.horizon);
     if (size < needed) return 0;
     const std::size_t fit = (size - needed) / static_cast<std::size_t>(plan.spacing) + 1;
-    return static_cast<int>(std::min<std::size_t>(fit, static_cast<std::size_t>(options.validation_origins)));
+    return static_cast<int>(std::min<std::size_t>(fit, static_cast<std::size_t>(layout.origins)));
   };
   const auto day = static_cast<std::size_t>(season);
   plan.origins = origins_after(7 * day + 2);

@@ -226,13 +226,15 @@ struct AutoOptions {
   /// The LSTM candidate's settings; lstm.horizon is the validation horizon and the most steps one
   /// predict() forecasts.
   LstmOptions lstm;
-  /// At most; fewer (>= 3) when the span is short for the weekly member. More origins calibrate on
+  /// At most (with a horizon under a day and no origin_spacing, the days the origins span); fewer
+  /// (>= 3) when the span is short for the weekly member. More origins calibrate on
   /// more errors but leave the LSTM candidate less of the span to train on: on the 24 hourly
   /// series/cuts of tools/bench/forecast_calibration.sh, 10 gave 7% less pinball loss than 14.
   int validation_origins = 10;
   /// Steps between validation origins; 0: one day of steps when the horizon is at least a day,
-  /// else a day and a day / validation_origins (rounded up), so that the validation windows start
-  /// at times spread over the whole day rather than at one time of each day.
+  /// else the horizon: the windows then tile the last validation_origins days (at 5-minute steps,
+  /// 48 steps ahead: 60 windows of 4 hours) and hold every time of day, as the held-out week is
+  /// tested, at most six windows a day.
   int origin_spacing = 0;
   int horizon_bands = 4;           // calibration bands over the horizon's steps (>= 1, <= horizon)
   bool include_lstm = true;        // false: the baselines and their ensemble only (no training)
@@ -310,8 +312,13 @@ struct ForecastMetrics {
 
 struct BacktestOptions {
   int horizon = 48;
-  int origins = 7;                 // forecast origins, one per `origin_spacing` steps, ending at the series' end
-  int origin_spacing = 24;
+  /// Forecast origins, one per `origin_spacing` steps, the last window ending at the series' end;
+  /// 0: as many as cover the last week (7 a day apart for a horizon of a day or more).
+  int origins = 0;
+  /// Steps between origins; 0: a day of steps when the horizon is at least a day, else the
+  /// horizon, so that the windows tile the week and hold every time of day (at 5-minute steps, 48
+  /// steps ahead: 42 windows of 4 hours), at most six windows a day.
+  int origin_spacing = 0;
   LstmOptions lstm;                // the LSTM is trained once on the data before the first origin
 };
 
@@ -324,6 +331,8 @@ struct ModelScore {
 struct BacktestReport {
   std::vector<ModelScore> scores;  // auto, lstm, seasonal_naive, seasonal_naive_weekly, holt_winters
   ForecasterSelection selection;   // what auto chose on the data before the first origin, and why
+  int origins = 0;                 // the origins tested (the options' or their defaults)
+  int origin_spacing = 0;          // steps between them
   std::size_t training_samples = 0;
   double lstm_training_seconds = 0;
 };
@@ -349,7 +358,7 @@ Result<QuantileForecast> quantile_forecast_from_json(std::string_view text, std:
 Result<QuantileForecast> load_quantile_forecast(const std::filesystem::path& path);
 
 /// A backtest as the JSON `fleetcast forecast eval --json` prints: {"series", "backend",
-/// "lstm_training_seconds", "models": {name: {"mase", "smape", "pinball", "coverage_p10_p90",
+/// "lstm_training_seconds", "test": {"origins", "origin_spacing"}, "models": {name: {"mase", "smape", "pinball", "coverage_p10_p90",
 /// "points", "backend"}}, "selection": {"chosen", "members", "why", "validation": {"origins",
 /// "origin_spacing", "horizon"}, "candidates": {name: {"mase", "pinball", "coverage_p10_p90"} or
 /// {"unavailable": why}}, "levels", "offsets" [band][level], "calibrated_coverage"}}; `series`

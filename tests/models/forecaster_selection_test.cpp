@@ -172,6 +172,46 @@ TEST_CASE("auto forecaster: the backtest's choice and calibration never read dat
   CHECK(after->scores.front().metrics.mase != before->scores.front().metrics.mase);
 }
 
+TEST_CASE("forecast::run_backtest by default tests the last week at every time of day at hourly and 5-minute steps", "[models]") {
+  // Hourly, 48 steps ahead: 7 origins a day apart, the first 48 + 6 x 24 steps before the end.
+  // At 5-minute steps the same horizon is 4 hours; origins a day apart would test the same 4 hours
+  // of each day, so 42 windows of 48 steps tile the week: 2,016 points, the week's every sample.
+  const fc::BackendRegistry registry(fc::BackendPreference::cpu);
+  fc::BacktestOptions options;
+  options.lstm = small_lstm();
+  options.lstm.max_epochs = 1;
+  const auto hourly = fleetcast::test::synthetic_hourly_series(30, 3, 4);
+  fleetcast::TimeSeries five_minute;
+  five_minute.step = fleetcast::Seconds{300};
+  for (std::size_t t = 0; t < 15 * 288; ++t) {
+    five_minute.values.push_back(hourly.values[t / 12] + static_cast<double>(t % 12) / 12);
+  }
+  struct Expected {
+    const fleetcast::TimeSeries* series;
+    int origins, spacing;
+  };
+  for (const Expected expected : {Expected{&hourly, 7, 24}, Expected{&five_minute, 42, 48}}) {
+    auto report = fc::run_backtest(*expected.series, options, registry);
+    INFO(report.status().message());
+    REQUIRE(report.ok());
+    CHECK(report->origins == expected.origins);
+    CHECK(report->origin_spacing == expected.spacing);
+    for (const auto& score : report->scores) {
+      INFO(score.model);
+      CHECK(score.metrics.points == static_cast<std::size_t>(expected.origins) * 48);
+    }
+  }
+  // Asked-for origins and spacing are kept; a spacing alone gets the origins that cover the week.
+  options.origin_spacing = 96;
+  auto spaced = fc::run_backtest(five_minute, options, registry);
+  REQUIRE(spaced.ok());
+  CHECK(spaced->origins == 21);
+  options.origins = 3;
+  auto three = fc::run_backtest(five_minute, options, registry);
+  REQUIRE(three.ok());
+  CHECK((three->origins == 3 && three->origin_spacing == 96));
+}
+
 TEST_CASE("auto forecaster: the same seed chooses and calibrates the same, LSTM included", "[models]") {
   const auto series = fleetcast::test::synthetic_hourly_series(30, 3, 4);
   const fc::BackendRegistry registry(fc::BackendPreference::cpu);
@@ -258,25 +298,31 @@ TEST_CASE("auto forecaster: a chosen LSTM forecasts with a model trained on the 
 
 TEST_CASE("auto forecaster: a horizon shorter than a day is validated at every time of day", "[models]") {
   // Origins a day apart would put every window at the same hours of the day (6 of 24 for a 6-hour
-  // horizon); by default each origin comes a day and 3 hours (a tenth of a day, rounded up) after
-  // the one before, so that together the windows hold every hour. A horizon of a day or more
-  // keeps origins a day apart.
+  // horizon). By default the windows of a shorter horizon tile the last 10 days (the validation
+  // origins' days) one horizon after another: 40 of 6 hours, 20 of 12. A 1-hour horizon would
+  // tile them with 240; at most six a day are taken, 60, spread over 240 hours: 4 apart, which
+  // divides the day (every window at one of 6 hours), so 5. A horizon of a day or more keeps 10
+  // origins a day apart.
   const auto series = fleetcast::test::synthetic_hourly_series(30, 3, 4);
   const fc::BackendRegistry registry(fc::BackendPreference::cpu);
-  for (const auto& [horizon, spacing] : {std::pair{6, 27}, std::pair{12, 27}, std::pair{48, 24}}) {
+  struct Layout {
+    int horizon, origins, spacing;
+  };
+  for (const Layout expected : {Layout{6, 40, 6}, Layout{12, 20, 12}, Layout{1, 60, 5}, Layout{48, 10, 24}}) {
     fc::AutoOptions options = baselines_only();
-    options.lstm.horizon = horizon;
+    options.lstm.horizon = expected.horizon;
+    options.horizon_bands = std::min(options.horizon_bands, expected.horizon);
     auto selection = fc::select_forecaster(series, options, registry);
     REQUIRE(selection.ok());
-    INFO("horizon " << horizon << ": " << selection->explanation());
-    CHECK(selection->origins == options.validation_origins);
-    CHECK(selection->origin_spacing == spacing);
+    INFO("horizon " << expected.horizon << ": " << selection->explanation());
+    CHECK(selection->origins == expected.origins);
+    CHECK(selection->origin_spacing == expected.spacing);
     // The last window ends at the span's end; the hours of the day the windows hold.
-    const std::size_t first = series.values.size() - static_cast<std::size_t>(horizon) -
+    const std::size_t first = series.values.size() - static_cast<std::size_t>(expected.horizon) -
                               static_cast<std::size_t>((selection->origins - 1) * selection->origin_spacing);
     std::vector<bool> hour_seen(24, false);
     for (int i = 0; i < selection->origins; ++i) {
-      for (int h = 0; h < horizon; ++h) {
+      for (int h = 0; h < expected.horizon; ++h) {
         hour_seen[(first + static_cast<std::size_t>(i * selection->origin_spacing + h)) % 24] = true;
       }
     }

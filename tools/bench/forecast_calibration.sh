@@ -4,13 +4,13 @@
 # the four stand-ins of tools/bench/standin_load.py (35 hourly days, the fixed seeds of
 # standin_series.sh), each whole and cut 72, 144 and 216 hours before its end.
 #
-# Hourly series: 7 origins 24 steps apart, 48 steps (2 days) ahead. 5-minute series (only with
-# --five-minute, at the same cuts): at their own step, 48 steps (4 hours) ahead from 42 origins 48
-# steps apart, which tile the held-out week as the hourly ones cover theirs: origins a day apart
-# would test one 4-hour window of the day, the same on each of the 7 days. One 5-minute row took 2-3
-# minutes on a shared 2-core machine on 2026-11-26 (the LSTM trains on 12 times more windows than at
-# the hourly step, and the validated forecaster trains its LSTM candidate once per fold besides), so
-# --five-minute adds about half an hour.
+# The origins are `forecast eval`'s defaults, which cover the held-out week: hourly series 7
+# origins 24 steps apart, 48 steps (2 days) ahead; 5-minute series (only with --five-minute, at the
+# same cuts) at their own step, 48 steps (4 hours) ahead from 42 origins 48 steps apart, which tile
+# the week: origins a day apart would test one 4-hour window of the day, the same on each of the 7
+# days. One 5-minute row took 1-3 minutes on a shared 2-core machine on 2026-11-27 (the LSTM trains
+# on 12 times more windows than at the hourly step, and the validated forecaster trains its LSTM
+# candidate once per fold besides), so --five-minute adds about half an hour.
 #
 # One row per series/cut: the validated forecaster's p10-p90 coverage, MASE and pinball (the "auto"
 # model of the report; a binary whose report has none predates it, and the LSTM's figures stand
@@ -54,17 +54,12 @@ for file in "${series[@]}"; do
   name=$(basename "$file" .csv)
   step=$(awk -F, 'NR==2 {a=$1} NR==3 {print $1-a; exit}' "$file")
   hours_step=$((3600 / step))
-  spacing=24 origins=7
-  if [ "$hours_step" -gt 1 ]; then
-    [ "$five_minute" = yes ] || continue
-    spacing=48 origins=$((7 * 24 * hours_step / 48))
-  fi
+  [ "$hours_step" -gt 1 ] && [ "$five_minute" != yes ] && continue
   for cut in "${cuts[@]}"; do
     rows=$(($(wc -l < "$file") - 1 - cut * hours_step))
     head -n $((rows + 1)) "$file" > "$work/series.csv"
     start=$(date +%s.%N)
-    "$fleetcast" forecast eval --series "$work/series.csv" --origins "$origins" --spacing "$spacing" --json --quiet \
-      > "$work/eval.json"
+    "$fleetcast" forecast eval --series "$work/series.csv" --json --quiet > "$work/eval.json"
     end=$(date +%s.%N)
     python3 - "$name" "$cut" "$work/eval.json" "$start" "$end" >> "$work/rows.txt" <<'PY'
 import json, sys

@@ -184,8 +184,12 @@ void add_eval(CLI::App& forecast_app, int& exit_code) {
   auto json = std::make_shared<bool>(false);
   auto quiet = std::make_shared<bool>(false);
   command->add_option("--series", *series, "timestamp,value CSV of the load history")->required();
-  command->add_option("--origins", options->origins, "Forecast origins, ending at the series' end")->capture_default_str();
-  command->add_option("--spacing", options->origin_spacing, "Steps between origins")->capture_default_str();
+  command->add_option("--origins", options->origins,
+                      "Forecast origins, ending at the series' end (0: as many as cover the last week)")
+      ->capture_default_str();
+  command->add_option("--spacing", options->origin_spacing,
+                      "Steps between origins (0: a day, or the horizon when it is shorter: the windows tile the week)")
+      ->capture_default_str();
   add_lstm_options(command, options->lstm);
   backend->add_to(command);
   command->add_flag("--json", *json, "Print a JSON object {\"models\": {name: metrics}}");
@@ -204,7 +208,8 @@ void add_eval(CLI::App& forecast_app, int& exit_code) {
     } else {
       std::cout << "backend: " << describe(registry.choice()) << "; LSTM trained in " << std::fixed
                 << std::setprecision(1) << report->lstm_training_seconds << " s on " << report->training_samples
-                << " windows\n"
+                << " windows; tested from " << report->origins << " origins " << report->origin_spacing
+                << " steps apart\n"
                 << "default forecaster (auto, chosen on the data before the first origin): "
                 << report->selection.explanation() << '\n';
       std::cout << std::left << std::setw(24) << "model" << std::right << std::setw(9) << "MASE" << std::setw(9)
