@@ -70,8 +70,12 @@ ForecastMetrics score_forecasts(std::span<const QuantileForecast> forecasts,
 
 Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOptions& options,
                                     const BackendRegistry& registry) {
-  if (options.horizon < 1 || options.origins < 0 || options.origin_spacing < 0) {
-    return invalid_argument_error("backtest: horizon must be >= 1, origins and origin_spacing >= 0 (0: the default)");
+  if (options.horizon < 1) {
+    return invalid_argument_error("backtest: horizon is " + std::to_string(options.horizon) + ", expected >= 1");
+  }
+  if (options.origins < 0 || options.origin_spacing < 0) {
+    return invalid_argument_error("backtest: origins is " + std::to_string(options.origins) + " and origin_spacing " +
+                                  std::to_string(options.origin_spacing) + ", expected each >= 0 (0: the default)");
   }
   LstmOptions lstm_options = options.lstm;
   lstm_options.horizon = options.horizon;

@@ -358,8 +358,8 @@ Result<QuantileForecast> quantile_forecast_from_json(std::string_view text, std:
 Result<QuantileForecast> load_quantile_forecast(const std::filesystem::path& path);
 
 /// A backtest as the JSON `fleetcast forecast eval --json` prints: {"series", "backend",
-/// "lstm_training_seconds", "test": {"origins", "origin_spacing"}, "models": {name: {"mase", "smape", "pinball", "coverage_p10_p90",
-/// "points", "backend"}}, "selection": {"chosen", "members", "why", "validation": {"origins",
+/// "lstm_training_seconds", "test": {"origins", "origin_spacing"}, "models": {name: {"mase",
+/// "smape", "pinball", "coverage_p10_p90", "points", "backend"}}, "selection": {"chosen", "members", "why", "validation": {"origins",
 /// "origin_spacing", "horizon"}, "candidates": {name: {"mase", "pinball", "coverage_p10_p90"} or
 /// {"unavailable": why}}, "levels", "offsets" [band][level], "calibrated_coverage"}}; `series`
 /// names the history (its file).

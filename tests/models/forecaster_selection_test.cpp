@@ -210,6 +210,10 @@ TEST_CASE("forecast::run_backtest by default tests the last week at every time o
   auto three = fc::run_backtest(five_minute, options, registry);
   REQUIRE(three.ok());
   CHECK((three->origins == 3 && three->origin_spacing == 96));
+  options.origins = -1;
+  auto negative = fc::run_backtest(five_minute, options, registry);
+  REQUIRE_FALSE(negative.ok());
+  CHECK_THAT(negative.status().message(), Catch::Contains("origins is -1 and origin_spacing 96, expected each >= 0"));
 }
 
 TEST_CASE("auto forecaster: the same seed chooses and calibrates the same, LSTM included", "[models]") {
