@@ -73,11 +73,16 @@ std::string did_you_mean(std::string_view word, std::span<const std::string> can
   return match ? " (did you mean '" + *match + "'?)" : std::string{};
 }
 
+std::string format_fixed(double value, int decimals) {
+  const int size = std::snprintf(nullptr, 0, "%.*f", decimals, value);
+  std::string text(static_cast<std::size_t>(std::max(size, 0)), '\0');
+  std::snprintf(text.data(), text.size() + 1, "%.*f", decimals, value);
+  return text;
+}
+
 std::string format_gibibytes(std::int64_t bytes) {
   const double gib = std::max(0.1, static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f GiB", gib);
-  return buffer;
+  return format_fixed(gib, 1) + " GiB";
 }
 
 }  // namespace fleetcast::text

@@ -33,6 +33,9 @@ bool contains(std::span<const std::string> names, std::string_view name) noexcep
 /// " (did you mean 'x'?)" when closest_match finds one, else "".
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
 
+/// `value` in fixed notation with `decimals` digits after the point ("%.*f"), however large.
+std::string format_fixed(double value, int decimals);
+
 /// A byte count for a message, in GiB with one decimal ("1.5 GiB"; "0.1 GiB" at least).
 std::string format_gibibytes(std::int64_t bytes);
 

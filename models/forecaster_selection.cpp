@@ -7,11 +7,11 @@
 // and intervals calibrated on the windows a model was trained on are too narrow out of sample.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <span>
 #include <string>
 
+#include "core/text.h"
 #include "models/forecast_internal.h"
 #include "models/lstm_training.h"
 
@@ -95,12 +95,6 @@ QuantileForecast at_default_levels(const QuantileForecast& forecast) {
   return out;
 }
 
-std::string fixed3(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", value);
-  return text;
-}
-
 // Why the weekly member sits out, if it does: on a span of two weeks or more whose week-ago values
 // predict it no better than its day-ago values (mean absolute error over the same steps, every one
 // a week or more into the span) there is no weekly pattern for it to repeat, and it could win the
@@ -114,8 +108,8 @@ std::optional<std::string> no_weekly_pattern(std::span<const double> values, int
   const double week_ago = seasonal_naive_mae(values, week);
   const double day_ago = seasonal_naive_mae(values.subspan(week - day), day);  // the same steps
   if (week_ago < day_ago) return std::nullopt;
-  return "no weekly pattern: over the span, the value a week before errs by " + fixed3(week_ago) +
-         " on average, the value a day before by " + fixed3(day_ago);
+  return "no weekly pattern: over the span, the value a week before errs by " + text::format_fixed(week_ago, 3) +
+         " on average, the value a day before by " + text::format_fixed(day_ago, 3);
 }
 
 CandidateRun run_baseline(std::string_view name, const TimeSeries& training, const ValidationPlan& plan) {
@@ -471,10 +465,10 @@ std::string ForecasterSelection::explanation() const {
                      " steps ahead, in the training span (";
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     text += (c > 0 ? ", " : "") + candidates[c].model + " " +
-            (candidates[c].available ? fixed3(candidates[c].mase) : "unavailable: " + candidates[c].unavailable_reason);
+            (candidates[c].available ? text::format_fixed(candidates[c].mase, 3) : "unavailable: " + candidates[c].unavailable_reason);
   }
   return text + "); p10/p90 calibrated on its out-of-sample errors in " + std::to_string(offsets.size()) +
-         " horizon bands (validation p10-p90 coverage " + fixed3(calibrated_coverage) + ")";
+         " horizon bands (validation p10-p90 coverage " + text::format_fixed(calibrated_coverage, 3) + ")";
 }
 
 std::unique_ptr<Forecaster> make_selected(ForecasterSelection selection, const BackendRegistry& registry) {

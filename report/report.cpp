@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
 #include <variant>
 
 #include "core/random.h"
+#include "core/text.h"
 #include "engine/demand.h"
 #include "report/charts.h"
 #include "report/html_page.h"
@@ -21,12 +21,6 @@ namespace {
 
 using report::Json;
 using report::Page;
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 std::string unit_name(const Workload& workload) {
   if (const auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
@@ -156,7 +150,7 @@ std::map<std::size_t, std::vector<double>> workload_gpus(const Plan& plan, const
 
 std::string level_label(const WorkloadForecast& forecast) {
   if (forecast.levels.empty()) return "";
-  const auto at = [&](double level) { return "p" + fixed(forecast.levels[nearest_level(forecast.levels, level)] * 100, 0); };
+  const auto at = [&](double level) { return "p" + text::format_fixed(forecast.levels[nearest_level(forecast.levels, level)] * 100, 0); };
   return "band " + at(0.1) + "-" + at(0.9) + ", line " + at(0.5);
 }
 
@@ -258,7 +252,7 @@ void savings_plan_table(Page& page, const Plan& plan) {
   for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
     std::string rates;
     for (const SavingsPlanCoverage& covered : bought.coverage) {
-      rates += (rates.empty() ? "" : ", ") + plan.pools[covered.pool].name + " $" + fixed(covered.rate.usd(), 4) +
+      rates += (rates.empty() ? "" : ", ") + plan.pools[covered.pool].name + " $" + text::format_fixed(covered.rate.usd(), 4) +
                (covered.estimated ? " (estimated)" : "");
     }
     const TermValuation& term = bought.term;
@@ -285,7 +279,7 @@ void reservation_table(Page& page, const Plan& plan) {
     rows.push_back({c.instance_type, c.region, std::to_string(c.count), format_instant(c.start),
                     std::string(reservation_term_name(c.terms.term)) + " " + std::string(reservation_class_name(c.terms.reservation_class)) +
                         " " + std::string(upfront_payment_name(c.terms.payment)),
-                    "$" + fixed(c.hourly_cost.usd(), 4), report::usd(c.upfront_per_instance.usd()),
+                    "$" + text::format_fixed(c.hourly_cost.usd(), 4), report::usd(c.upfront_per_instance.usd()),
                     report::percent(c.expected_utilisation, 1), report::percent(c.break_even_utilisation, 1),
                     report::usd(c.expected_saving.usd()), report::usd(c.term.expected_net_saving.usd()),
                     report::usd(c.term.net_saving_p5.usd()) + " to " + report::usd(c.term.net_saving_p95.usd()),
@@ -565,7 +559,7 @@ void scenario_section(Page& page, const Scenario* scenario) {
                           report::percent(service->max_unserved_fraction, 2)});
     } else {
       const auto& batch = std::get<BatchWorkload>(workload.spec);
-      rows.push_back({workload.name, "batch", "GPUs", fixed(batch.arrivals_per_day, 1) + " jobs/day",
+      rows.push_back({workload.name, "batch", "GPUs", text::format_fixed(batch.arrivals_per_day, 1) + " jobs/day",
                       "deadline misses <= " + report::percent(batch.deadline_miss_budget, 1)});
     }
   }
@@ -580,12 +574,12 @@ void provenance_section(Page& page, const Plan& plan) {
               {"seed", std::to_string(plan.seed)},
               {"horizon", format_duration(plan.horizon.duration) + " from " + format_instant(plan.horizon.start) + " in steps of " +
                               format_duration(plan.horizon.step)},
-              {"risk quantile", fixed(plan.risk_quantile, 3)},
+              {"risk quantile", text::format_fixed(plan.risk_quantile, 3)},
               {"budget", plan.budget ? report::usd(plan.budget->usd()) + ": " + plan.budget_status : "none"}});
   std::vector<std::vector<std::string>> rows;
   for (const WorkloadForecast& f : plan.forecasts) {
-    rows.push_back({f.workload, f.forecaster, f.backend, std::to_string(f.history_samples), fixed(f.mean_p50, 2),
-                    fixed(f.peak_planned, 2), f.reason});
+    rows.push_back({f.workload, f.forecaster, f.backend, std::to_string(f.history_samples), text::format_fixed(f.mean_p50, 2),
+                    text::format_fixed(f.peak_planned, 2), f.reason});
   }
   page.table({"workload", "forecaster", "backend", "history samples", "mean p50", "planned peak", "why this forecaster"}, rows,
              {3, 4, 5});
@@ -759,7 +753,7 @@ std::string backtest_report_html(const BacktestResult& result, const Scenario* s
   const HindsightOptimumSolve& optimum = result.optimum;
   page.paragraph("Hindsight optimum: " + report::usd(optimum.cost_usd) + " (LP bound " + report::usd(optimum.lp_bound_usd) + "; " +
                  (optimum.proven_optimal ? std::string("proven optimal") : "stopped at the time limit, gap " + report::percent(optimum.gap, 2)) +
-                 "), solved in " + fixed(optimum.solve_seconds, 2) + " s: " + std::to_string(optimum.variables) + " variables, " +
+                 "), solved in " + text::format_fixed(optimum.solve_seconds, 2) + " s: " + std::to_string(optimum.variables) + " variables, " +
                  std::to_string(optimum.constraints) + " constraints.");
   page.chart(report::bars_with_rule("Cost over the held-out period", "USD", std::move(costs), optimum.cost_usd, "hindsight optimum", false));
   page.chart(report::bars_with_rule("Served fraction of service demand", "served", std::move(served), served_slo(scenario),

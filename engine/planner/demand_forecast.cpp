@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/text.h"
 #include "engine/demand.h"
 #include "fleetcast/forecast.h"
 #include "models/forecast_internal.h"
@@ -93,11 +93,7 @@ std::string rollout_note(const forecast::QuantileForecast& rolled, int block) {
   const std::vector<double> widths = forecast::mean_band_width_per_block(rolled, block);
   if (widths.size() < 2) return {};
   std::string list;
-  for (double width : widths) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", width);
-    list += (list.empty() ? "" : ", ") + std::string(text);
-  }
+  for (double width : widths) list += (list.empty() ? "" : ", ") + text::format_fixed(width, 1);
   std::string note = "rolled out in " + std::to_string(widths.size()) + " predictions of at most " + std::to_string(block) +
                      " steps, each from the medians of those before; mean p10-p90 width of each: " + list;
   if (*std::min_element(widths.begin() + 1, widths.end()) < widths.front()) {

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
 
 #include "core/text.h"
 
@@ -21,4 +23,18 @@ TEST_CASE("core::text suggests the closest name for a typo", "[core]") {
   CHECK(text::did_you_mean("horizn", fields) == " (did you mean 'horizon'?)");
   CHECK(text::did_you_mean("workload", fields) == " (did you mean 'workloads'?)");
   CHECK(text::did_you_mean("zzz", fields).empty());
+}
+
+TEST_CASE("core::text formats a number in fixed notation at any size", "[core]") {
+  CHECK(text::format_fixed(2.25, 1) == "2.2");  // 2.25 is exact in binary: round half to even
+  CHECK(text::format_fixed(1.23456, 3) == "1.235");
+  CHECK(text::format_fixed(-0.5, 0) == "-0");
+  // 2^200 has 61 decimal digits (200 x log10(2) = 60.2): all of them, then the point and 2 zeros,
+  // where a fixed 32- or 64-byte buffer cut it short.
+  const std::string large = text::format_fixed(std::ldexp(1.0, 200), 2);
+  CHECK(large.size() == 61 + 3);
+  CHECK(large.substr(0, 6) == "160693");  // 2^200 = 1.60693...e60
+  CHECK(large.substr(large.size() - 3) == ".00");
+  CHECK(text::format_gibibytes(3LL << 29) == "1.5 GiB");
+  CHECK(text::format_gibibytes(0) == "0.1 GiB");
 }
