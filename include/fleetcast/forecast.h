@@ -359,10 +359,10 @@ Result<QuantileForecast> load_quantile_forecast(const std::filesystem::path& pat
 
 /// A backtest as the JSON `fleetcast forecast eval --json` prints: {"series", "backend",
 /// "lstm_training_seconds", "test": {"origins", "origin_spacing"}, "models": {name: {"mase",
-/// "smape", "pinball", "coverage_p10_p90", "points", "backend"}}, "selection": {"chosen", "members", "why", "validation": {"origins",
-/// "origin_spacing", "horizon"}, "candidates": {name: {"mase", "pinball", "coverage_p10_p90"} or
-/// {"unavailable": why}}, "levels", "offsets" [band][level], "calibrated_coverage"}}; `series`
-/// names the history (its file).
+/// "smape", "pinball", "coverage_p10_p90", "points", "backend"}}, "selection": {"chosen",
+/// "members", "why", "validation": {"origins", "origin_spacing", "horizon"}, "candidates": {name:
+/// {"mase", "pinball", "coverage_p10_p90"} or {"unavailable": why}}, "levels", "offsets"
+/// [band][level], "calibrated_coverage"}}; `series` names the history (its file).
 std::string backtest_report_json(const BacktestReport& report, std::string_view series, const BackendChoice& backend);
 
 /// Scores forecasts against actuals. `actuals[i]` are the values at the steps of `forecasts[i]`;
