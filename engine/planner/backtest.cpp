@@ -333,6 +333,20 @@ Scenario with_horizon_accounting(const Scenario& scenario) {
   return planned;
 }
 
+// The hindsight optimum's time limit: the backtest's own, ended early by the caller's deadline.
+// cancelled when the run was cancelled or the deadline has passed: the optimum would have no time.
+Result<double> optimum_time_limit(const BacktestOptions& backtest, const PlanOptions& options) {
+  if (options.cancellation != nullptr && options.cancellation->cancelled()) {
+    return cancelled_error("the backtest was cancelled before its hindsight optimum");
+  }
+  double limit = backtest.optimum_time_limit_seconds;
+  if (backtest.deadline) {
+    limit = std::min(limit, std::chrono::duration<double>(*backtest.deadline - std::chrono::steady_clock::now()).count());
+    if (limit <= 0) return cancelled_error("the backtest's deadline passed before its hindsight optimum");
+  }
+  return limit;
+}
+
 }  // namespace
 
 Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
@@ -405,8 +419,9 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   if (!hindsight.ok()) return hindsight.status();
   result.strategies.push_back(std::move(*hindsight));
 
-  auto optimum = engine::planner::solve_hindsight_optimum(test, prices, *model, *demand,
-                                                         {backtest.optimum_time_limit_seconds});
+  auto limit = optimum_time_limit(backtest, options);
+  if (!limit.ok()) return limit.status();
+  auto optimum = engine::planner::solve_hindsight_optimum(test, prices, *model, *demand, {*limit});
   if (!optimum.ok()) return optimum.status().with_context("backtest strategy hindsight_optimum");
   result.optimum = optimum->solve;
   // Served in full: its capacity at the target utilisation covers every interval's demand.

@@ -37,7 +37,9 @@
 namespace fleetcast::engine::planner {
 
 struct HindsightSettings {
-  double time_limit_seconds = 60;  // of the MILP search; past it the best solution and its gap
+  // Wall-clock, of both solves: the LP relaxation (the bound) and the MILP search, which gets what
+  // the relaxation left. Past it the search reports its best solution and its gap.
+  double time_limit_seconds = 60;
 };
 
 /// Reservations the optimum buys in one pool under one offer.
@@ -59,8 +61,8 @@ struct HindsightOptimum {
 /// Solves the hindsight optimum of `demand` ([workload][interval], in each workload's unit; for a
 /// batch workload, GPUs, served at utilisation 1) over `scenario`'s horizon and `model`'s pools.
 /// invalid_argument when the demand's shape does not match the scenario or a value is negative;
-/// failed_precondition when no whole-instance schedule can serve it (spot caps, no pool) or none
-/// was found within the time limit.
+/// failed_precondition when no whole-instance schedule can serve it (spot caps, no pool), or the
+/// time limit passed before the LP relaxation was solved or a whole solution found.
 Result<HindsightOptimum> solve_hindsight_optimum(const Scenario& scenario, const PriceSource& prices, const FleetModel& model,
                                                  const std::vector<std::vector<double>>& demand,
                                                  const HindsightSettings& settings = {});

@@ -4,10 +4,11 @@
 #include <cmath>
 #include <exception>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <coin/Cbc_C_Interface.h>
-#include <coin/Clp_C_Interface.h>
+#include <coin/ClpSimplex.hpp>
 
 namespace fleetcast::engine::planner {
 
@@ -52,11 +53,15 @@ LinearProgram::ColumnMajor LinearProgram::column_major() const {
 
 namespace {
 
+// "2 s", "0.5 s": a time limit as the caller wrote it, not std::to_string's "2.000000".
+std::string seconds_text(double seconds) {
+  std::ostringstream text;
+  text << seconds << " s";
+  return text.str();
+}
+
 struct CbcDeleter {
   void operator()(Cbc_Model* model) const { Cbc_deleteModel(model); }
-};
-struct ClpDeleter {
-  void operator()(Clp_Simplex* model) const { Clp_deleteModel(model); }
 };
 
 // CoinBigIndex is int in Debian's build; the static_assert keeps the casts below honest.
@@ -102,7 +107,7 @@ Result<MilpSolution> run_cbc(const LinearProgram& program, double time_limit_sec
   if (Cbc_isAbandoned(model.get()) != 0) return internal_error("CBC abandoned the integer program (numerical difficulties)");
   const double* solution = whole_solution(program, model.get());
   if (solution == nullptr) {
-    return failed_precondition_error("CBC found no whole-instance solution within " + std::to_string(time_limit_seconds) + " s");
+    return failed_precondition_error("CBC found no whole-instance solution within " + seconds_text(time_limit_seconds));
   }
   MilpSolution result;
   result.values.assign(solution, solution + program.columns());
@@ -112,25 +117,31 @@ Result<MilpSolution> run_cbc(const LinearProgram& program, double time_limit_sec
   return result;
 }
 
-Result<double> run_clp(const LinearProgram& program) {
+Result<double> run_clp(const LinearProgram& program, double time_limit_seconds) {
   const LinearProgram::ColumnMajor matrix = program.column_major();
-  std::unique_ptr<Clp_Simplex, ClpDeleter> model(Clp_newModel());
-  Clp_setLogLevel(model.get(), 0);
-  Clp_loadProblem(model.get(), program.columns(), program.rows(), matrix.starts.data(), matrix.indices.data(),
-                  matrix.values.data(), program.column_lower().data(), program.column_upper().data(),
-                  program.objectives().data(), program.row_lower().data(), program.row_upper().data());
-  Clp_initialSolve(model.get());
-  if (Clp_isProvenOptimal(model.get()) == 0) {
-    return failed_precondition_error("the LP relaxation has no optimum (CLP status " + std::to_string(Clp_status(model.get())) + ")");
+  // The C++ model, not Clp's C interface: only it takes a wall-clock limit (the C interface's
+  // Clp_setMaximumSeconds counts CPU seconds).
+  ClpSimplex model;
+  model.setLogLevel(0);
+  model.loadProblem(program.columns(), program.rows(), matrix.starts.data(), matrix.indices.data(), matrix.values.data(),
+                    program.column_lower().data(), program.column_upper().data(), program.objectives().data(),
+                    program.row_lower().data(), program.row_upper().data());
+  model.setMaximumWallSeconds(time_limit_seconds);
+  model.initialSolve();
+  if (model.isProvenOptimal()) return model.objectiveValue();
+  if (model.status() == 3) {  // "stopped on iterations or time"
+    return failed_precondition_error("CLP did not solve the LP relaxation within " + seconds_text(time_limit_seconds));
   }
-  return Clp_objectiveValue(model.get());
+  // 1: no point meets every row and bound, even in fractions; 2: the objective falls without bound.
+  return failed_precondition_error("the LP relaxation has no optimum (CLP status " + std::to_string(model.status()) +
+                                   (model.status() == 1 ? ": infeasible)" : ")"));
 }
 
 }  // namespace
 
 Result<MilpSolution> solve_milp(const LinearProgram& program, double time_limit_seconds) {
   if (!(time_limit_seconds > 0)) {
-    return invalid_argument_error("MILP time limit: expected a positive number of seconds, found " + std::to_string(time_limit_seconds));
+    return invalid_argument_error("MILP time limit: expected a positive number of seconds, found " + seconds_text(time_limit_seconds));
   }
   try {
     return run_cbc(program, time_limit_seconds);
@@ -141,9 +152,12 @@ Result<MilpSolution> solve_milp(const LinearProgram& program, double time_limit_
   }
 }
 
-Result<double> solve_lp_relaxation(const LinearProgram& program) {
+Result<double> solve_lp_relaxation(const LinearProgram& program, double time_limit_seconds) {
+  if (!(time_limit_seconds > 0)) {
+    return invalid_argument_error("LP time limit: expected a positive number of seconds, found " + seconds_text(time_limit_seconds));
+  }
   try {
-    return run_clp(program);
+    return run_clp(program, time_limit_seconds);
   } catch (const std::exception& error) {
     return internal_error(std::string("CLP failed: ") + error.what());
   } catch (...) {

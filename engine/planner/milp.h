@@ -60,13 +60,14 @@ struct MilpSolution {
   bool proven_optimal = false;
 };
 
-/// Solves the integer program with CBC, stopping after `time_limit_seconds` with the best
-/// solution found. failed_precondition when it is infeasible or no solution was found in time;
+/// Solves the integer program with CBC, stopping after `time_limit_seconds` (wall-clock, from the
+/// call) with the best solution found. failed_precondition when it is infeasible or no solution was found in time;
 /// internal when the solver fails.
 Result<MilpSolution> solve_milp(const LinearProgram& program, double time_limit_seconds);
 
 /// The optimum of the LP relaxation (every column continuous) with CLP: a lower bound of the
-/// integer program's. failed_precondition when the relaxation is infeasible.
-Result<double> solve_lp_relaxation(const LinearProgram& program);
+/// integer program's. failed_precondition when the relaxation is infeasible or CLP did not solve
+/// it within `time_limit_seconds` (wall-clock); invalid_argument when the limit is not positive.
+Result<double> solve_lp_relaxation(const LinearProgram& program, double time_limit_seconds);
 
 }  // namespace fleetcast::engine::planner

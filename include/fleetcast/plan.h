@@ -11,6 +11,7 @@
 // Thread-safety: value types; the functions are reentrant.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -333,9 +334,12 @@ struct HindsightOptimumSolve {
 
 /// The backtest's own settings, beside the planner's.
 struct BacktestOptions {
-  /// Wall-clock limit of the hindsight optimum's MILP search; past it the best solution found is
-  /// reported with its optimality gap.
+  /// Wall-clock limit of the hindsight optimum (its LP relaxation and its MILP search); past it
+  /// the best solution found is reported with its optimality gap.
   double optimum_time_limit_seconds = 60;
+  /// A caller's deadline (a served request's): when set, the optimum's limit ends there if that
+  /// comes first, and a backtest that reaches the optimum past it returns cancelled.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct BacktestResult {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -198,4 +199,30 @@ TEST_CASE("cost_against_optimum gives the ratio, and the plan's cost where the o
   CHECK(cost_against_optimum(result) == "$123.40 where the hindsight optimum costs nothing");
   result.strategies.front().cost_usd = 0;
   CHECK(cost_against_optimum(result) == "nothing, as the hindsight optimum");
+}
+
+TEST_CASE("run_plan_backtest gives the hindsight optimum no time past the caller's deadline or cancellation",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = constant_scenario(prices);
+  BacktestOptions passed;
+  passed.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto late = run_plan_backtest(scenario, prices, hours_after_start(kHistoryHours), quick(), passed);
+  REQUIRE_FALSE(late.ok());
+  CHECK(late.status().code() == StatusCode::cancelled);
+  CHECK_THAT(late.status().message(), Catch::Contains("deadline passed before its hindsight optimum"));
+
+  CancellationToken token;
+  token.cancel();
+  PlanOptions cancelled = quick();
+  cancelled.cancellation = &token;
+  auto stopped = run_plan_backtest(scenario, prices, hours_after_start(kHistoryHours), cancelled);
+  REQUIRE_FALSE(stopped.ok());
+  CHECK(stopped.status().code() == StatusCode::cancelled);
+
+  BacktestOptions ahead;  // a deadline far off leaves the backtest's own limit
+  ahead.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  auto in_time = run_plan_backtest(scenario, prices, hours_after_start(kHistoryHours), quick(), ahead);
+  REQUIRE(in_time.ok());
+  CHECK(in_time->optimum.proven_optimal);
 }

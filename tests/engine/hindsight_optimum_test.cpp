@@ -1,15 +1,18 @@
 // The hindsight optimum's MILP against a brute-force enumeration on a small instance with spot caps
-// and two regions, its reading of the demand it is given, and its refusals.
+// and two regions, its reading of the demand it is given, and its refusals; the LP relaxation's
+// time limit on an assignment problem.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "engine/fleet_model.h"
 #include "engine/planner/hindsight_optimum.h"
+#include "engine/planner/milp.h"
 #include "tests/engine/test_catalog.h"
 
 using namespace fleetcast;
@@ -17,6 +20,21 @@ using fleetcast::testing::load;
 using fleetcast::testing::usd;
 
 namespace {
+
+// The LP of assigning n sources to n sinks, one each, at cost(i, j) per unit.
+template <class Cost>
+engine::planner::LinearProgram assignment_program(int n, Cost cost) {
+  engine::planner::LinearProgram program;
+  for (int i = 0; i < 2 * n; ++i) program.add_row(1, 1);  // rows 0..n-1 sources, n..2n-1 sinks
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const int column = program.add_column(0, engine::planner::LinearProgram::kInfinity, cost(i, j), false);
+      program.add_entry(i, column, 1);
+      program.add_entry(n + j, column, 1);
+    }
+  }
+  return program;
+}
 
 // Demand in GPUs per hour at 80% target utilisation: capacity needed 5, 9, 12, 7, 3, 10 GPUs.
 const std::vector<double> kDemand = {4.0, 7.2, 9.6, 5.6, 2.4, 8.0};
@@ -255,4 +273,28 @@ TEST_CASE("engine::planner::solve_hindsight_optimum buys the Savings Plan commit
     CHECK(on_demand.solve.cost_usd == Approx(42.0).margin(1e-6));
     CHECK(on_demand.savings_plans.empty());
   }
+}
+
+TEST_CASE("engine::planner::solve_lp_relaxation stops at its wall-clock limit and says so", "[engine][planner]") {
+  constexpr int kSize = 150;
+  // Every cost is at least 1 and the identity costs exactly 1 each: the optimum is kSize.
+  auto banded = assignment_program(kSize, [](int i, int j) { return 1.0 + std::abs(i - j); });
+  auto solved = engine::planner::solve_lp_relaxation(banded, 60);
+  REQUIRE(solved.ok());
+  CHECK(*solved == Approx(kSize).epsilon(1e-9));
+
+  // Pseudo-random costs take CLP hundreds of iterations; a limit of 0.1 ms ends it after the first.
+  std::uint32_t state = 12345;
+  auto scattered = assignment_program(kSize, [&state](int, int) {
+    state = state * 1664525u + 1013904223u;
+    return 1.0 + static_cast<double>(state >> 16) / 65536.0;
+  });
+  auto stopped = engine::planner::solve_lp_relaxation(scattered, 1e-4);
+  REQUIRE_FALSE(stopped.ok());
+  CHECK(stopped.status().code() == StatusCode::failed_precondition);
+  CHECK(stopped.status().message() == "CLP did not solve the LP relaxation within 0.0001 s");
+
+  CHECK(engine::planner::solve_lp_relaxation(banded, 0).status().code() == StatusCode::invalid_argument);
+  CHECK(engine::planner::solve_milp(banded, -1).status().message() ==
+        "MILP time limit: expected a positive number of seconds, found -1 s");
 }

@@ -75,7 +75,7 @@ double continuous_optimum(const RandomInterval& interval) {
       program.add_entry(reserved_row[option.pool], reserved, 1);
     }
   }
-  return engine::planner::solve_lp_relaxation(program).value();
+  return engine::planner::solve_lp_relaxation(program, 60).value();
 }
 
 }  // namespace

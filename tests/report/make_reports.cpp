@@ -82,7 +82,9 @@ int main(int argc, char** argv) {
   cut_planning.forecaster = "holt_winters";
   auto cut = parse_instant("2026-12-18T00:00:00Z");
   if (!check(cut, "cut")) return 1;
-  auto backtest = run_plan_backtest(recsys->scenario, *recsys->prices, *cut, cut_planning, BacktestOptions{10});
+  BacktestOptions quick_optimum;
+  quick_optimum.optimum_time_limit_seconds = 10;
+  auto backtest = run_plan_backtest(recsys->scenario, *recsys->prices, *cut, cut_planning, quick_optimum);
   if (!check(backtest, "backtest")) return 1;
   if (!write(out / "backtest.html", backtest_report_html(*backtest, &recsys->scenario, options))) return 1;
 

@@ -398,7 +398,7 @@ void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files) {
   command->add_option("--plan-out", *plan_file, "Write the plan made at the cut to this file");
   guard_file_options(command, {"SCENARIO", "--model"}, {"--plan-out", "--html"});
   command->add_option("--optimum-time-limit", backtest->optimum_time_limit_seconds,
-                      "Seconds the hindsight optimum's MILP may search; past them its gap is reported")
+                      "Wall-clock seconds the hindsight optimum may take (its LP relaxation, then its MILP search); past them its gap is reported")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->footer("Exit status: 0 done, 2 the scenario or an option is invalid, 1 another failure.");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
@@ -273,8 +274,10 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
   auto time_limit = query.number<double>("optimum_time_limit", 1e-3, 1e6);
   if (!time_limit.ok()) return status_reply(time_limit.status());
   BacktestOptions backtest;
-  // The MILP search stops at its own time limit, not at the token: keep it inside the request's.
-  backtest.optimum_time_limit_seconds = std::min(time_limit->value_or(60.0), std::max(request.seconds_left, 1e-3));
+  // The solvers stop at their own time limit, not at the token: keep them inside the request's.
+  backtest.optimum_time_limit_seconds = time_limit->value_or(60.0);
+  backtest.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(request.seconds_left));
   auto loaded = load_scenario_body(context, input->document);
   if (!loaded.ok()) return status_reply(loaded.status());
   auto result = run_plan_backtest(loaded->scenario, *loaded->prices, *cut, *options, backtest);
