@@ -2,6 +2,7 @@
 #include <bit>
 #include <cmath>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,49 @@ QuantileForecast empty_forecast(const TimeSeries& history, std::span<const doubl
   return forecast;
 }
 
+namespace {
+
+// A rolled-out block whose mean over its quantiles falls below this share of the lowest mean the
+// history held over any block-long window of its last week has lost the history's level: it is
+// taken from the first block instead (see forecast_ahead).
+constexpr double kLostLevelShare = 0.5;
+
+// The lowest mean of `length` consecutive values within the last week (7 x per_day values) of
+// `values`; 0 (no floor) when the history is shorter than `length`.
+double lowest_recent_mean(std::span<const double> values, int per_day, int length) {
+  const auto window = static_cast<std::size_t>(length);
+  const std::size_t span = std::min(values.size(), static_cast<std::size_t>(7 * per_day));
+  if (window == 0 || span < window) return 0;
+  const std::span<const double> recent = values.last(span);
+  double sum = 0;
+  for (std::size_t t = 0; t < window; ++t) sum += recent[t];
+  double lowest = sum;
+  for (std::size_t t = window; t < recent.size(); ++t) {
+    sum += recent[t] - recent[t - window];
+    lowest = std::min(lowest, sum);
+  }
+  return lowest / static_cast<double>(window);
+}
+
+// The mean of every quantile over steps [begin, end) of `forecast`: a rough mean of the demand.
+double mean_over_levels(const QuantileForecast& forecast, std::size_t begin, std::size_t end) {
+  double sum = 0;
+  for (const std::vector<double>& row : forecast.values) {
+    for (std::size_t h = begin; h < end; ++h) sum += row[h];
+  }
+  return sum / static_cast<double>(forecast.values.size() * (end - begin));
+}
+
+// Steps [begin, end) of every quantile row of `forecast` take the values `period` steps apart in
+// its first `period` steps (the first block's whole days: the same times of day).
+void repeat_first_block(QuantileForecast& forecast, std::size_t begin, std::size_t end, std::size_t period) {
+  for (std::vector<double>& row : forecast.values) {
+    for (std::size_t h = begin; h < end; ++h) row[h] = row[h % period];
+  }
+}
+
+}  // namespace
+
 Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries history, int steps, int block) {
   if (steps < 1 || block < 1) {
     return invalid_argument_error("forecast_ahead: expected at least one step and a block of at least one, found " +
@@ -124,6 +168,10 @@ Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries
   QuantileForecast out;
   out.start_seconds = history.time_of(history.values.size());
   out.step = history.step;
+  const int per_day = steps_per_day(history.step);
+  // The first block's whole days: a later block repeats them at the same times of day.
+  const int repeatable = block / per_day * per_day;
+  const double level_floor = kLostLevelShare * lowest_recent_mean(history.values, per_day, block);
   for (int done = 0, b = 0; done < steps; ++b) {
     const int count = std::min(block, steps - done);
     auto next = forecaster.predict(history, count);
@@ -142,7 +190,16 @@ Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries
         out.values[q].push_back(std::max(0.0, median[j] + widen * (next->values[q][j] - median[j])));
       }
     }
-    history.values.insert(history.values.end(), median.begin(), median.begin() + count);
+    const auto begin = static_cast<std::size_t>(done);
+    const auto end = begin + static_cast<std::size_t>(count);
+    if (b > 0 && repeatable > 0 && mean_over_levels(out, begin, end) < level_floor) {
+      repeat_first_block(out, begin, end, static_cast<std::size_t>(repeatable));
+      out.repeated_blocks.push_back(b);
+      const std::vector<double>& repeated = out.quantile(0.5);
+      history.values.insert(history.values.end(), repeated.begin() + done, repeated.begin() + done + count);
+    } else {
+      history.values.insert(history.values.end(), median.begin(), median.begin() + count);
+    }
     done += count;
   }
   return out;

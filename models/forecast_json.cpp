@@ -50,7 +50,8 @@ std::string quantile_forecast_json(const QuantileForecast& forecast, const Backe
     steps.push_back({{"timestamp", forecast.start_seconds + static_cast<std::int64_t>(h) * forecast.step.count()},
                      {"quantiles", quantiles}});
   }
-  const nlohmann::json document = {{"model", forecast.model}, {"backend", backend_json(backend)}, {"steps", steps}};
+  nlohmann::json document = {{"model", forecast.model}, {"backend", backend_json(backend)}, {"steps", steps}};
+  if (!forecast.repeated_blocks.empty()) document["repeated_blocks"] = forecast.repeated_blocks;
   return json_text::dump(document, 2) + "\n";
 }
 

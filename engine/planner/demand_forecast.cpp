@@ -100,6 +100,14 @@ std::string rollout_note(const forecast::QuantileForecast& rolled, int block) {
     note += ": a later prediction's band is narrower than the first's, so past the first the plan's quantile is a "
             "lower one than it says and demand above the plan is met by capacity launched when it comes";
   }
+  if (!rolled.repeated_blocks.empty()) {
+    std::string repeated;
+    for (int b : rolled.repeated_blocks) repeated += (repeated.empty() ? "" : ", ") + std::to_string(b + 1);
+    note += std::string(rolled.repeated_blocks.size() > 1 ? "; predictions " : "; prediction ") + repeated +
+            " fell below half the lowest mean of any " + format_duration(rolled.step * static_cast<std::int64_t>(block)) +
+            " window of the history's last week: the roll-out had lost the history's level, so the first prediction "
+            "is repeated there at the same times of day";
+  }
   return note;
 }
 

@@ -36,6 +36,9 @@ struct QuantileForecast {
   std::vector<std::vector<double>> values;  // values[q][h]: quantile levels[q] at step h; non-decreasing in q
   std::string model;                     // "lstm", "seasonal_naive", "holt_winters", ...
   std::string backend;                   // what computed it: "cpu" or "cuda"
+  /// The blocks of forecast_ahead (0-based; never 0, the first) that lost the history's level and
+  /// repeat the first block instead; empty for any other forecast.
+  std::vector<int> repeated_blocks;
 
   [[nodiscard]] std::size_t horizon() const { return values.empty() ? 0 : values.front().size(); }
   /// The row of the level closest to `level` (levels is never empty in a produced forecast).
@@ -197,8 +200,13 @@ class Forecaster {
 /// most `block` steps (an LSTM forecasts at most its trained horizon at once; `block` >= steps
 /// forecasts in one call): each block's median is appended to the history the next block starts
 /// from, and the next block's quantiles' distance from its median is widened by sqrt(blocks ahead),
-/// as errors compound over blocks; values below 0 are raised to 0. The model and backend are the
-/// first block's. invalid_argument when `steps` or `block` is below 1; else the forecaster's errors.
+/// as errors compound over blocks; values below 0 are raised to 0. A roll-out can lose the level
+/// its history set (on bursty load the LSTM's medians, fed back, decayed to 0 within days while the
+/// load held): a later block whose mean over its quantiles falls below half the lowest mean of any
+/// `block`-long window of the history's last week repeats the first block at the same times of day
+/// (when the first block holds a whole day; listed in repeated_blocks). The model and backend are
+/// the first block's. invalid_argument when `steps` or `block` is below 1; else the forecaster's
+/// errors.
 Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries history, int steps, int block);
 
 /// The mean p90 - p10 of each block of `block` steps of `forecast` (the last block may be
@@ -344,7 +352,8 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
                                     const BackendRegistry& registry);
 
 /// A forecast as the JSON `fleetcast forecast predict --json` prints: {"model": "lstm", "backend":
-/// {"name", "reason"}, "steps": [{"timestamp" (epoch seconds), "quantiles": {"p10": ..., ...}}]}.
+/// {"name", "reason"}, "steps": [{"timestamp" (epoch seconds), "quantiles": {"p10": ..., ...}}]},
+/// and "repeated_blocks" (forecast_ahead's, numbered from 0) where there are any.
 std::string quantile_forecast_json(const QuantileForecast& forecast, const BackendChoice& backend);
 
 /// That document back, as a forecast made elsewhere (a team's own model, a study's oracle) that a

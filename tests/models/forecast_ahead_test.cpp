@@ -1,6 +1,7 @@
-// forecast::forecast_ahead: a forecast longer than one prediction, block by block, checked against a
-// forecaster whose every answer is known: its median climbs by one per step from the history's last
-// value, its p90 lies one above the median and its p10 twenty below.
+// forecast::forecast_ahead: a forecast longer than one prediction, block by block, checked against
+// forecasters whose every answer is known: one whose median climbs by one per step from the
+// history's last value, its p90 one above the median and its p10 twenty below; one whose level
+// halves (or holds) from one block to the next, for the blocks that lose the history's level.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -31,6 +32,77 @@ class ClimbingForecaster final : public Forecaster {
   }
   mutable std::vector<int> calls_;  // the history length of each predict() call
 };
+
+// Predicts `share` x the mean of the history's last 48 values, plus the step's index in the block,
+// with p10 and p90 half that level below and above: at share 0.5 each block's level is half the
+// one before (a roll-out losing its level), at 1 it holds.
+class LevelForecaster final : public Forecaster {
+ public:
+  explicit LevelForecaster(double share) : share_(share) {}
+  std::string_view name() const override { return "level"; }
+  Status fit(const TimeSeries&) override { return {}; }
+  Result<QuantileForecast> predict(const TimeSeries& history, int horizon) const override {
+    const std::size_t window = std::min<std::size_t>(48, history.values.size());
+    double sum = 0;
+    for (std::size_t t = history.values.size() - window; t < history.values.size(); ++t) sum += history.values[t];
+    const double level = share_ * sum / static_cast<double>(window);
+    QuantileForecast forecast;
+    forecast.levels = {0.1, 0.5, 0.9};
+    forecast.values.resize(3);
+    for (int h = 0; h < horizon; ++h) {
+      forecast.values[0].push_back(level / 2 + h);
+      forecast.values[1].push_back(level + h);
+      forecast.values[2].push_back(1.5 * level + h);
+    }
+    forecast.model = "level";
+    return forecast;
+  }
+
+ private:
+  double share_;
+};
+
+TEST_CASE("forecast_ahead: a block that loses the history's level repeats the first block at the same times of day",
+          "[models]") {
+  // A week of hourly history at 400: its lowest 2-day mean is 400, the floor half of it, 200.
+  const TimeSeries high{0, Seconds{3600}, std::vector<double>(7 * 24, 400.0)};
+  LevelForecaster halving(0.5);
+  auto lost = forecast_ahead(halving, high, 3 * 48, 48);
+  REQUIRE(lost.ok());
+  // Floor 200. Block 0: level 200, mean over levels 200 + 23.5 (never checked: it is the first).
+  // Block 1: its history's last 48 values are block 0's medians 200..247, mean 223.5: level
+  // 111.75, widened by sqrt(2) around its median, clamped at 0 nowhere; the levels' mean stays
+  // 111.75 + 23.5 = 135.25 < 200: repeated. Block 2 then starts from block 0's medians again:
+  // level 111.75 once more, repeated too.
+  CHECK(lost->repeated_blocks == std::vector<int>{1, 2});
+  for (std::size_t q = 0; q < 3; ++q) {
+    for (std::size_t h = 0; h < 48; ++h) {
+      CHECK(lost->values[q][48 + h] == lost->values[q][h]);
+      CHECK(lost->values[q][96 + h] == lost->values[q][h]);
+    }
+  }
+  CHECK(lost->values[1][5] == Approx(205));
+
+  LevelForecaster holding(1.0);
+  auto held = forecast_ahead(holding, high, 3 * 48, 48);
+  REQUIRE(held.ok());
+  CHECK(held->repeated_blocks.empty());
+  CHECK(held->values[1][48] == Approx(400 + 23.5));  // block 1 from block 0's medians 400..447
+}
+
+TEST_CASE("forecast_ahead: no level floor without a block of history or a whole day in the first block", "[models]") {
+  LevelForecaster halving(0.5);
+  // 40 hours of history: less than one 48-step window, so no floor.
+  const TimeSeries short_history{0, Seconds{3600}, std::vector<double>(40, 400.0)};
+  auto rolled = forecast_ahead(halving, short_history, 3 * 48, 48);
+  REQUIRE(rolled.ok());
+  CHECK(rolled->repeated_blocks.empty());
+  // 5-minute steps: a 48-step block is 4 hours, no whole day to repeat at the same times of day.
+  const TimeSeries five_minute{0, Seconds{300}, std::vector<double>(7 * 288, 400.0)};
+  auto fine = forecast_ahead(halving, five_minute, 3 * 48, 48);
+  REQUIRE(fine.ok());
+  CHECK(fine->repeated_blocks.empty());
+}
 
 TEST_CASE("forecast_ahead: blocks chain on their medians and widen by the square root of the blocks ahead", "[models]") {
   ClimbingForecaster forecaster;

@@ -25,6 +25,10 @@ TEST_CASE("forecast json: a quantile forecast lists each step's timestamp and qu
   CHECK(document["steps"][1]["quantiles"]["p10"] == 2.0);
   CHECK(document["steps"][1]["quantiles"]["p50"] == 4.0);
   CHECK(document["steps"][1]["quantiles"]["p90"] == 6.0);
+  CHECK_FALSE(document.contains("repeated_blocks"));  // only where forecast_ahead repeated a block
+  forecast.repeated_blocks = {2, 3};
+  const auto repeated = nlohmann::json::parse(quantile_forecast_json(forecast, {"cpu", ""}));
+  CHECK(repeated["repeated_blocks"] == nlohmann::json::array({2, 3}));
 }
 
 TEST_CASE("forecast json: a quantile forecast read back is the forecast written", "[models]") {

@@ -162,7 +162,13 @@ void add_predict(CLI::App& forecast_app, int& exit_code) {
     if (*json) {
       std::cout << forecast::quantile_forecast_json(result, ran);
     } else {
-      std::cout << "backend: " << describe(ran) << '\n' << "timestamp";
+      std::cout << "backend: " << describe(ran) << '\n';
+      if (!result.repeated_blocks.empty()) {
+        std::cout << "repeated blocks:";
+        for (int b : result.repeated_blocks) std::cout << ' ' << b + 1;
+        std::cout << " (of " << block << " steps; each lost the history's level and repeats the first)\n";
+      }
+      std::cout << "timestamp";
       for (double level : result.levels) std::cout << ",p" << level * 100;
       std::cout << '\n' << std::setprecision(6);
       for (std::size_t h = 0; h < result.horizon(); ++h) {
