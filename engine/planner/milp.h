@@ -61,8 +61,9 @@ struct MilpSolution {
 };
 
 /// Solves the integer program with CBC, stopping after `time_limit_seconds` (wall-clock, from the
-/// call) with the best solution found. failed_precondition when it is infeasible or no solution was found in time;
-/// internal when the solver fails.
+/// call) with the best solution found. failed_precondition when it is infeasible or no solution
+/// was found in time; invalid_argument when the limit is not positive; internal when the solver
+/// fails.
 Result<MilpSolution> solve_milp(const LinearProgram& program, double time_limit_seconds);
 
 /// The optimum of the LP relaxation (every column continuous) with CLP: a lower bound of the
