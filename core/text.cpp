@@ -80,6 +80,12 @@ std::string format_fixed(double value, int decimals) {
   return text;
 }
 
+std::string format_general(double value) {
+  char text[32];  // "%g" writes at most 6 digits, a sign, a point and a 5-character exponent
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 std::string format_gibibytes(std::int64_t bytes) {
   const double gib = std::max(0.1, static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
   return format_fixed(gib, 1) + " GiB";

@@ -36,6 +36,10 @@ std::string did_you_mean(std::string_view word, std::span<const std::string> can
 /// `value` in fixed notation with `decimals` digits after the point ("%.*f"), however large.
 std::string format_fixed(double value, int decimals);
 
+/// `value` in at most six significant digits, as a stream writes a double ("%g"): "2", "0.0001",
+/// "12.5", "1.23457e+06". For a number a person wrote or will read back (a limit, a level).
+std::string format_general(double value);
+
 /// A byte count for a message, in GiB with one decimal ("1.5 GiB"; "0.1 GiB" at least).
 std::string format_gibibytes(std::int64_t bytes);
 

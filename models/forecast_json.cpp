@@ -1,6 +1,5 @@
 // The forecasting documents the CLI prints with --json and a service answers with.
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -9,6 +8,7 @@
 
 #include "core/csv.h"
 #include "core/json_text.h"
+#include "core/text.h"
 #include "fleetcast/forecast.h"
 
 namespace fleetcast::forecast {
@@ -43,9 +43,7 @@ std::string quantile_forecast_json(const QuantileForecast& forecast, const Backe
   for (std::size_t h = 0; h < forecast.horizon(); ++h) {
     nlohmann::json quantiles = nlohmann::json::object();
     for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
-      char level[16];
-      std::snprintf(level, sizeof level, "p%g", forecast.levels[q] * 100);
-      quantiles[level] = forecast.values[q][h];
+      quantiles["p" + text::format_general(forecast.levels[q] * 100)] = forecast.values[q][h];
     }
     steps.push_back({{"timestamp", forecast.start_seconds + static_cast<std::int64_t>(h) * forecast.step.count()},
                      {"quantiles", quantiles}});

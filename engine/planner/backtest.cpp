@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +18,7 @@
 #include "engine/planner/plan_building.h"
 #include "fleetcast/forecast.h"
 #include "core/json_text.h"
+#include "core/text.h"
 
 namespace fleetcast {
 
@@ -181,12 +181,6 @@ Result<StrategyOutcome> simulate_strategy(const Scenario& test, const Plan& plan
                          report->replicas.front().served_fraction, hourly_usd(report->replicas.front())};
 }
 
-std::string percent(double value) {
-  std::ostringstream text;
-  text << value << '%';
-  return text.str();
-}
-
 // The lowest utilisation target of the scenario's services (1 without services): the one value
 // the scenario's single target-tracking policy can hold, and the safe one when targets differ.
 double lowest_service_target(const Scenario& scenario) {
@@ -214,7 +208,7 @@ Result<StrategyOutcome> simulate_reactive(const Scenario& test, const PriceSourc
   const InstancesDistribution& distribution = test.policy.distribution;
   const ReplicaOutcome& replica = report->replicas.front();
   return StrategyOutcome{"reactive",
-                         "target tracking at " + percent(reactive.policy.target_tracking.target_value) +
+                         "target tracking at " + text::format_general(reactive.policy.target_tracking.target_value) + "%" +
                              " GPU utilisation, on-demand base " + std::to_string(distribution.on_demand_base_capacity) +
                              " GPUs and " + std::to_string(distribution.on_demand_percentage_above_base) +
                              "% on-demand above it (the rest spot)",

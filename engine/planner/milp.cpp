@@ -4,11 +4,12 @@
 #include <cmath>
 #include <exception>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include <coin/Cbc_C_Interface.h>
 #include <coin/ClpSimplex.hpp>
+
+#include "core/text.h"
 
 namespace fleetcast::engine::planner {
 
@@ -54,11 +55,7 @@ LinearProgram::ColumnMajor LinearProgram::column_major() const {
 namespace {
 
 // "2 s", "0.5 s": a time limit as the caller wrote it, not std::to_string's "2.000000".
-std::string seconds_text(double seconds) {
-  std::ostringstream text;
-  text << seconds << " s";
-  return text.str();
-}
+std::string seconds_text(double seconds) { return text::format_general(seconds) + " s"; }
 
 struct CbcDeleter {
   void operator()(Cbc_Model* model) const { Cbc_deleteModel(model); }

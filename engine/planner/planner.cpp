@@ -10,6 +10,7 @@
 #include <span>
 #include <utility>
 
+#include "core/text.h"
 #include "engine/demand.h"
 #include "engine/fleet_model.h"
 #include "engine/placement/placement.h"
@@ -866,9 +867,8 @@ Status check_plannable(const Scenario& scenario, const FleetModel& model, const 
     if (bands.empty() || bands.back().empty()) continue;
     const Workload& workload = scenario.workloads[w];
     const double peak = *std::max_element(bands.back().begin(), bands.back().end()) / planned_utilisation(workload);
-    char level[32];
-    std::snprintf(level, sizeof level, "%g", 100 * demand[w].bands.levels.back());
-    const std::string source = "the " + demand[w].summary.forecaster + " forecast's p" + level;
+    const std::string source =
+        "the " + demand[w].summary.forecaster + " forecast's p" + text::format_general(100 * demand[w].bands.levels.back());
     if (Status status = check_fleet_holds(workload, peak, largest, source); !status.ok()) return status;
   }
   return {};

@@ -38,3 +38,13 @@ TEST_CASE("core::text formats a number in fixed notation at any size", "[core]")
   CHECK(text::format_gibibytes(3LL << 29) == "1.5 GiB");
   CHECK(text::format_gibibytes(0) == "0.1 GiB");
 }
+
+TEST_CASE("core::text formats a number in six significant digits, as a stream writes it", "[core]") {
+  CHECK(text::format_general(2.0) == "2");  // no trailing zeros or point
+  CHECK(text::format_general(0.0001) == "0.0001");  // exponent -4: still plain
+  CHECK(text::format_general(0.00001) == "1e-05");  // below -4: scientific
+  CHECK(text::format_general(12.5) == "12.5");
+  CHECK(text::format_general(1234567.0) == "1.23457e+06");  // seven digits round to six
+  CHECK(text::format_general(-99.5) == "-99.5");
+  CHECK(text::format_general(100 * 0.95) == "95");  // a level in percent, as a p-key takes it
+}
