@@ -121,6 +121,8 @@ struct FleetModel {
 /// Builds the model; failed_precondition when the scenario cannot run (a workload no pool
 /// satisfies, a missing price, a trace shorter than the horizon, an unsupported time zone).
 /// A `predictive` policy builds (the planner uses the model) but runs only with a plan attached.
+/// The model points into `scenario` (FleetModel::scenario), so a temporary is refused at compile time.
 Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource& prices);
+Result<FleetModel> build_fleet_model(Scenario&& scenario, const PriceSource& prices) = delete;
 
 }  // namespace fleetcast::engine

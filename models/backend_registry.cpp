@@ -68,6 +68,71 @@ Status run_backend(const std::string& name, const models::LstmForwardParams& par
   return models::lstm_forward_cpu_fp32(params);
 }
 
+// The network's inputs for a batch of series: each series' last window, centred on its level and
+// divided by the model's scale, with what is needed to undo that.
+struct ScaledInputs {
+  std::vector<float> history;  // series-major, window values each
+  std::vector<double> levels;
+  std::vector<double> spreads;
+  std::vector<std::int64_t> first_times;  // the first forecast step's time, s
+};
+
+Result<ScaledInputs> scaled_inputs(const LstmModel& model, std::span<const TimeSeries> histories) {
+  const int context = model.options.context;
+  const auto window = static_cast<std::size_t>(model.season + context);
+  ScaledInputs inputs{std::vector<float>(histories.size() * window), std::vector<double>(histories.size()),
+                      std::vector<double>(histories.size()), std::vector<std::int64_t>(histories.size())};
+  for (std::size_t s = 0; s < histories.size(); ++s) {
+    const TimeSeries& series = histories[s];
+    const std::string what = "LSTM prediction, series " + std::to_string(s);
+    if (Status status = check_series(series, window, what,
+                                     "one day of " + std::to_string(model.season) + " steps before the model's context of " +
+                                         std::to_string(context));
+        !status.ok()) {
+      return status;
+    }
+    if (series.values.size() > 1 && series.step.count() != model.step_seconds) {
+      return invalid_argument_error(what + ": step " + std::to_string(series.step.count()) +
+                                    " s, the model was trained at " + std::to_string(model.step_seconds) + " s");
+    }
+    const std::span recent(series.values.data() + series.values.size() - window, window);
+    inputs.levels[s] = window_level(recent, model.scaler);
+    inputs.spreads[s] = interval_spread(recent, model.scaler);
+    for (std::size_t i = 0; i < window; ++i) {
+      inputs.history[s * window + i] = static_cast<float>((recent[i] - inputs.levels[s]) / model.scaler.scale);
+    }
+    inputs.first_times[s] = series.time_of(series.values.size());
+  }
+  return inputs;
+}
+
+// The network's scaled quantiles back in the series' units, each quantile's distance from the
+// median widened by its calibration factor and the series' spread.
+std::vector<QuantileForecast> unscaled_forecasts(const LstmModel& model, std::span<const TimeSeries> histories,
+                                                 const ScaledInputs& inputs, std::span<const float> output,
+                                                 const std::string& backend) {
+  const int horizon = model.options.horizon;
+  const int quantiles = static_cast<int>(model.options.quantiles.size());
+  const auto median = static_cast<std::size_t>(
+      std::find(model.options.quantiles.begin(), model.options.quantiles.end(), 0.5) - model.options.quantiles.begin());
+  std::vector<QuantileForecast> forecasts;
+  forecasts.reserve(histories.size());
+  for (std::size_t s = 0; s < histories.size(); ++s) {
+    QuantileForecast forecast = empty_forecast(histories[s], model.options.quantiles, horizon, "lstm", backend);
+    const float* out = output.data() + s * static_cast<std::size_t>(horizon * quantiles);
+    for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
+      for (int h = 0; h < horizon; ++h) {
+        const float* step = out + h * quantiles;
+        const double scaled = step[median] + model.calibration[q] * inputs.spreads[s] * (step[q] - step[median]);
+        forecast.values[q][static_cast<std::size_t>(h)] = inputs.levels[s] + model.scaler.scale * scaled;
+      }
+    }
+    sort_quantiles(forecast);
+    forecasts.push_back(std::move(forecast));
+  }
+  return forecasts;
+}
+
 }  // namespace
 
 struct BackendRegistry::Impl {
@@ -97,44 +162,18 @@ Result<std::vector<QuantileForecast>> BackendRegistry::predict(const LstmModel& 
                                   std::to_string(model.calibration.size()) + " calibration factors, its shape needs " +
                                   std::to_string(shape.parameter_count()) + " and " + std::to_string(shape.quantiles));
   }
-  const int context = model.options.context;
-  const int horizon = model.options.horizon;
-  const auto window = static_cast<std::size_t>(model.season + context);
-  std::vector<float> history(histories.size() * window);
-  std::vector<double> levels(histories.size());
-  std::vector<double> spreads(histories.size());
-  std::vector<std::int64_t> first_times(histories.size());
-  for (std::size_t s = 0; s < histories.size(); ++s) {
-    const TimeSeries& series = histories[s];
-    const std::string what = "LSTM prediction, series " + std::to_string(s);
-    if (Status status = check_series(series, window, what,
-                                     "one day of " + std::to_string(model.season) + " steps before the model's context of " +
-                                         std::to_string(context));
-        !status.ok()) {
-      return status;
-    }
-    if (series.values.size() > 1 && series.step.count() != model.step_seconds) {
-      return invalid_argument_error(what + ": step " + std::to_string(series.step.count()) +
-                                    " s, the model was trained at " + std::to_string(model.step_seconds) + " s");
-    }
-    const std::span recent(series.values.data() + series.values.size() - window, window);
-    levels[s] = window_level(recent, model.scaler);
-    spreads[s] = interval_spread(recent, model.scaler);
-    for (std::size_t i = 0; i < window; ++i) {
-      history[s * window + i] = static_cast<float>((recent[i] - levels[s]) / model.scaler.scale);
-    }
-    first_times[s] = series.time_of(series.values.size());
-  }
-  std::vector<float> output(histories.size() * static_cast<std::size_t>(horizon * shape.quantiles));
+  auto inputs = scaled_inputs(model, histories);
+  if (!inputs.ok()) return inputs.status();
+  std::vector<float> output(histories.size() * static_cast<std::size_t>(model.options.horizon * shape.quantiles));
   models::LstmForwardParams params;
   params.shape = shape;
   params.parameters = model.parameters.data();
   params.series_count = static_cast<int>(histories.size());
-  params.context = context;
-  params.horizon = horizon;
+  params.context = model.options.context;
+  params.horizon = model.options.horizon;
   params.season = model.season;
-  params.history = history.data();
-  params.first_forecast_seconds = first_times.data();
+  params.history = inputs->history.data();
+  params.first_forecast_seconds = inputs->first_times.data();
   params.step_seconds = model.step_seconds;
   params.output = output.data();
 
@@ -145,25 +184,7 @@ Result<std::vector<QuantileForecast>> BackendRegistry::predict(const LstmModel& 
     if (Status fallback = models::lstm_forward_cpu_fp32(params); !fallback.ok()) return fallback;
   }
   if (ran != nullptr) *ran = used;
-
-  const auto median = static_cast<std::size_t>(
-      std::find(model.options.quantiles.begin(), model.options.quantiles.end(), 0.5) - model.options.quantiles.begin());
-  std::vector<QuantileForecast> forecasts;
-  forecasts.reserve(histories.size());
-  for (std::size_t s = 0; s < histories.size(); ++s) {
-    QuantileForecast forecast = empty_forecast(histories[s], model.options.quantiles, horizon, "lstm", used.name);
-    const float* out = output.data() + s * static_cast<std::size_t>(horizon * shape.quantiles);
-    for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
-      for (int h = 0; h < horizon; ++h) {
-        const float* step = out + h * shape.quantiles;
-        const double scaled = step[median] + model.calibration[q] * spreads[s] * (step[q] - step[median]);
-        forecast.values[q][static_cast<std::size_t>(h)] = levels[s] + model.scaler.scale * scaled;
-      }
-    }
-    sort_quantiles(forecast);
-    forecasts.push_back(std::move(forecast));
-  }
-  return forecasts;
+  return unscaled_forecasts(model, histories, *inputs, output, used.name);
 }
 
 }  // namespace fleetcast::forecast

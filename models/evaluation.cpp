@@ -33,6 +33,48 @@ OriginLayout tested_origins(const BacktestOptions& options, int season) {
   return {std::max(1, (kTestedDays * season + spacing - 1) / spacing), spacing};
 }
 
+Status check_backtest_options(const BacktestOptions& options) {
+  if (options.horizon < 1) {
+    return invalid_argument_error("backtest: horizon is " + std::to_string(options.horizon) + ", expected >= 1");
+  }
+  if (options.origins < 0 || options.origin_spacing < 0) {
+    return invalid_argument_error("backtest: origins is " + std::to_string(options.origins) + " and origin_spacing " +
+                                  std::to_string(options.origin_spacing) + ", expected each >= 0 (0: the default)");
+  }
+  return {};
+}
+
+// The history before each tested origin and the `horizon` actual values after it.
+struct TestWindows {
+  std::vector<TimeSeries> histories;
+  std::vector<std::vector<double>> actuals;
+};
+
+TestWindows test_windows(const TimeSeries& series, std::size_t first_origin, const OriginLayout& layout, int horizon) {
+  TestWindows windows;
+  for (int i = 0; i < layout.origins; ++i) {
+    const std::size_t origin = first_origin + static_cast<std::size_t>(i) * static_cast<std::size_t>(layout.spacing);
+    windows.histories.push_back(head_of(series, origin));
+    const auto begin = series.values.begin() + static_cast<std::ptrdiff_t>(origin);
+    windows.actuals.emplace_back(begin, begin + horizon);
+  }
+  return windows;
+}
+
+// Appends the scores of the daily and weekly seasonal naive forecasters and Holt-Winters.
+Status score_baselines(BacktestReport& report, const TestWindows& windows, int horizon, double scale) {
+  std::vector<std::unique_ptr<Forecaster>> baselines;
+  baselines.push_back(make_seasonal_naive(Seasonality::daily));
+  baselines.push_back(make_seasonal_naive(Seasonality::weekly));
+  baselines.push_back(make_holt_winters());
+  for (auto& baseline : baselines) {
+    auto scored = score_at_origins(*baseline, windows.histories, windows.actuals, horizon, scale);
+    if (!scored.ok()) return scored.status();
+    report.scores.push_back(std::move(scored).value());
+  }
+  return {};
+}
+
 }  // namespace
 
 ForecastMetrics score_forecasts(std::span<const QuantileForecast> forecasts,
@@ -70,13 +112,7 @@ ForecastMetrics score_forecasts(std::span<const QuantileForecast> forecasts,
 
 Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOptions& options,
                                     const BackendRegistry& registry) {
-  if (options.horizon < 1) {
-    return invalid_argument_error("backtest: horizon is " + std::to_string(options.horizon) + ", expected >= 1");
-  }
-  if (options.origins < 0 || options.origin_spacing < 0) {
-    return invalid_argument_error("backtest: origins is " + std::to_string(options.origins) + " and origin_spacing " +
-                                  std::to_string(options.origin_spacing) + ", expected each >= 0 (0: the default)");
-  }
+  if (Status status = check_backtest_options(options); !status.ok()) return status;
   LstmOptions lstm_options = options.lstm;
   lstm_options.horizon = options.horizon;
   if (Status status = check_lstm_options(lstm_options); !status.ok()) return status;
@@ -98,15 +134,7 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
   if (!(scale > 0)) {
     return invalid_argument_error("backtest: the training part repeats exactly every day, so MASE is undefined");
   }
-
-  std::vector<TimeSeries> histories;
-  std::vector<std::vector<double>> actuals;
-  for (int i = 0; i < layout.origins; ++i) {
-    const std::size_t origin = first_origin + static_cast<std::size_t>(i) * static_cast<std::size_t>(layout.spacing);
-    histories.push_back(head_of(series, origin));
-    const auto begin = series.values.begin() + static_cast<std::ptrdiff_t>(origin);
-    actuals.emplace_back(begin, begin + options.horizon);
-  }
+  const TestWindows windows = test_windows(series, first_origin, layout, options.horizon);
 
   BacktestReport report;
   report.origins = layout.origins;
@@ -116,8 +144,8 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
   auto selection = select_forecaster(training, auto_options, registry);
   if (!selection.ok()) return selection.status();
   report.selection = *selection;
-  auto auto_score = score_at_origins(*make_selected(std::move(selection).value(), registry), histories, actuals,
-                                     options.horizon, scale);
+  auto auto_score = score_at_origins(*make_selected(std::move(selection).value(), registry), windows.histories,
+                                     windows.actuals, options.horizon, scale);
   if (!auto_score.ok()) return auto_score.status();
   report.scores.push_back(std::move(auto_score).value());
 
@@ -129,19 +157,10 @@ Result<BacktestReport> run_backtest(const TimeSeries& series, const BacktestOpti
   report.training_samples = model->training_samples;
   report.lstm_training_seconds = model->training_seconds;
   BackendChoice ran;
-  auto lstm_forecasts = registry.predict(*model, histories, &ran);
+  auto lstm_forecasts = registry.predict(*model, windows.histories, &ran);
   if (!lstm_forecasts.ok()) return lstm_forecasts.status();
-  report.scores.push_back({"lstm", ran.name, score_forecasts(*lstm_forecasts, actuals, scale)});
-
-  std::vector<std::unique_ptr<Forecaster>> baselines;
-  baselines.push_back(make_seasonal_naive(Seasonality::daily));
-  baselines.push_back(make_seasonal_naive(Seasonality::weekly));
-  baselines.push_back(make_holt_winters());
-  for (auto& baseline : baselines) {
-    auto scored = score_at_origins(*baseline, histories, actuals, options.horizon, scale);
-    if (!scored.ok()) return scored.status();
-    report.scores.push_back(std::move(scored).value());
-  }
+  report.scores.push_back({"lstm", ran.name, score_forecasts(*lstm_forecasts, windows.actuals, scale)});
+  if (Status status = score_baselines(report, windows, options.horizon, scale); !status.ok()) return status;
   return report;
 }
 

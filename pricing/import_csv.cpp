@@ -57,6 +57,12 @@ class CsvColumns {
     return table_->where(row) + ": column '" + column + "'";
   }
 
+  /// "file:line: column 'X': expected E, got 'cell'".
+  [[nodiscard]] Status invalid(std::size_t row, const std::string& column, const std::string& expected) const {
+    return invalid_argument_error(where(row, column) + ": expected " + expected + ", got '" + std::string(text(row, column)) +
+                                  "'");
+  }
+
   /// The cell as a number; nullopt when empty or absent.
   [[nodiscard]] Result<std::optional<double>> number(std::size_t row, const std::string& column) const {
     const std::string_view cell = text(row, column);
@@ -198,6 +204,107 @@ Result<PriceCatalog> parse_skypilot_csv(std::string_view text, const std::string
   return std::move(builder).take();
 }
 
+namespace {
+
+// A row's pool, validity and prices in fleetcast's CSV format; the option's own columns are read apart.
+Result<Offer> read_fleetcast_offer(const CsvColumns& columns, std::size_t row, const std::string& provider,
+                                   Instant valid_from) {
+  Offer offer;
+  offer.pool.provider = columns.text(row, "provider").empty() ? provider : std::string(columns.text(row, "provider"));
+  offer.pool.region = columns.text(row, "region");
+  offer.pool.zone = columns.text(row, "zone");
+  offer.pool.instance_type = columns.text(row, "instance_type");
+  if (offer.pool.region.empty()) return columns.invalid(row, "region", "a region");
+  if (offer.pool.instance_type.empty()) return columns.invalid(row, "instance_type", "an instance type");
+  const std::optional<PurchaseOption> option = parse_purchase_option(columns.text(row, "option"));
+  if (!option) return columns.invalid(row, "option", "on_demand, reserved or spot");
+  offer.pool.option = *option;
+  offer.valid_from = valid_from;
+  if (const std::string_view date = columns.text(row, "valid_from"); !date.empty()) {
+    Result<Instant> instant = parse_instant(date.size() == 10 ? std::string(date) + "T00:00:00Z" : std::string(date));
+    if (!instant.ok()) return columns.invalid(row, "valid_from", "a date (2025-11-30) or an RFC 3339 instant");
+    offer.valid_from = *instant;
+  }
+  Result<std::optional<Money>> hourly = columns.price(row, "hourly_usd");
+  Result<std::optional<Money>> upfront = columns.price(row, "upfront_usd");
+  for (const Status& status : {hourly.status(), upfront.status()}) {
+    if (!status.ok()) return status;
+  }
+  if (!*hourly) return columns.invalid(row, "hourly_usd", "an hourly price in USD");
+  offer.hourly = **hourly;
+  offer.upfront = upfront->value_or(Money{});
+  return offer;
+}
+
+// A reserved row's term, class, payment and whether its hourly rate is effective, into `offer`.
+Status read_reservation_columns(const CsvColumns& columns, std::size_t row, Offer& offer) {
+  ReservationTerms terms;
+  const auto term = parse_reservation_term(columns.text(row, "term"));
+  if (!term) return columns.invalid(row, "term", "1y or 3y");
+  terms.term = *term;
+  const std::string_view class_name = columns.text(row, "class");
+  const auto reservation_class = parse_reservation_class(class_name.empty() ? "standard" : class_name);
+  if (!reservation_class) return columns.invalid(row, "class", "standard or convertible");
+  terms.reservation_class = *reservation_class;
+  const auto payment = parse_upfront_payment(columns.text(row, "payment"));
+  if (!payment) return columns.invalid(row, "payment", "no_upfront, partial_upfront or all_upfront");
+  terms.payment = *payment;
+  offer.reservation = terms;
+  const std::string_view effective = columns.text(row, "effective");
+  if (effective != "" && effective != "true" && effective != "false") return columns.invalid(row, "effective", "true or false");
+  offer.hourly_is_effective = effective == "true";
+  if (offer.hourly_is_effective && offer.upfront != Money{}) {
+    return columns.invalid(row, "upfront_usd", "no upfront amount when the hourly rate is effective");
+  }
+  return {};
+}
+
+// A spot row's interruption bucket and savings, when it gives a bucket.
+Result<std::optional<SpotRisk>> read_spot_risk(const CsvColumns& columns, std::size_t row, const Offer& offer) {
+  const std::string_view bucket_name = columns.text(row, "interruption_bucket");
+  if (bucket_name.empty()) return std::optional<SpotRisk>{};
+  const auto bucket = parse_interruption_bucket(bucket_name);
+  if (!bucket) return columns.invalid(row, "interruption_bucket", "one of <5%, 5-10%, 10-15%, 15-20%, >20%");
+  SpotRisk risk{offer.pool, *bucket, std::nullopt, offer.valid_from};
+  if (const std::string_view savings = columns.text(row, "savings_percent"); !savings.empty()) {
+    const auto percent = text::parse_int64(savings);
+    if (!percent || *percent < 0 || *percent > 100) return columns.invalid(row, "savings_percent", "an integer 0..100");
+    risk.savings_percent = static_cast<int>(*percent);
+  }
+  return std::optional<SpotRisk>{std::move(risk)};
+}
+
+// One row of fleetcast's CSV format into the builder: its instance type when it describes one, then its offer.
+Status add_fleetcast_row(const CsvColumns& columns, std::size_t row, const std::string& where, const std::string& provider,
+                         Instant valid_from, CatalogBuilder& builder) {
+  Result<Offer> offer = read_fleetcast_offer(columns, row, provider, valid_from);
+  if (!offer.ok()) return offer.status();
+  if (!columns.text(row, "vcpus").empty() || !columns.text(row, "gpu_model").empty()) {
+    const InstanceTypeColumns names{"vcpus", "memory_gib", "gpu_model", "gpu_count", "gpu_memory_gib"};
+    Result<InstanceType> type = read_instance_type(columns, row, names, offer->pool.provider, offer->pool.instance_type);
+    if (!type.ok()) return type.status();
+    if (Status status = builder.add_instance_type(*std::move(type), where); !status.ok()) return status;
+  }
+  switch (offer->pool.option) {
+    case PurchaseOption::reserved:
+      if (Status status = read_reservation_columns(columns, row, *offer); !status.ok()) return status;
+      return builder.add_offer(*std::move(offer), where);
+    case PurchaseOption::on_demand:
+      return builder.add_offer(*std::move(offer), where);
+    case PurchaseOption::spot: {
+      Result<std::optional<SpotRisk>> risk = read_spot_risk(columns, row, *offer);
+      if (!risk.ok()) return risk.status();
+      if (*risk) {
+        if (Status status = builder.add_spot_risk(**std::move(risk), where); !status.ok()) return status;
+      }
+      return builder.add_spot_price(SpotPricePoint{offer->pool, offer->valid_from, offer->hourly}, where);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<PriceCatalog> parse_fleetcast_csv(std::string_view text, const std::string& source, const std::string& provider,
                                          Instant valid_from) {
   Result<csv::CsvTable> table = csv::parse(text, source);
@@ -209,90 +316,11 @@ Result<PriceCatalog> parse_fleetcast_csv(std::string_view text, const std::strin
       "gpu_memory_gib", "interruption_bucket", "savings_percent"};
   Result<CsvColumns> columns = CsvColumns::map(*table, kRequired, kOptional, CsvColumns::UnknownColumns::refused);
   if (!columns.ok()) return columns.status();
-  const InstanceTypeColumns names{"vcpus", "memory_gib", "gpu_model", "gpu_count", "gpu_memory_gib"};
   CatalogBuilder builder;
   for (std::size_t row = 0; row < table->rows.size(); ++row) {
-    const std::string where = table->where(row);
-    const auto invalid = [&](const std::string& column, const std::string& expected) {
-      return invalid_argument_error(columns->where(row, column) + ": expected " + expected + ", got '" +
-                                    std::string(columns->text(row, column)) + "'");
-    };
-    Offer offer;
-    offer.pool.provider = columns->text(row, "provider").empty() ? provider : std::string(columns->text(row, "provider"));
-    offer.pool.region = columns->text(row, "region");
-    offer.pool.zone = columns->text(row, "zone");
-    offer.pool.instance_type = columns->text(row, "instance_type");
-    if (offer.pool.region.empty()) return invalid("region", "a region");
-    if (offer.pool.instance_type.empty()) return invalid("instance_type", "an instance type");
-    const std::optional<PurchaseOption> option = parse_purchase_option(columns->text(row, "option"));
-    if (!option) return invalid("option", "on_demand, reserved or spot");
-    offer.pool.option = *option;
-    offer.valid_from = valid_from;
-    if (const std::string_view date = columns->text(row, "valid_from"); !date.empty()) {
-      Result<Instant> instant = parse_instant(date.size() == 10 ? std::string(date) + "T00:00:00Z" : std::string(date));
-      if (!instant.ok()) return invalid("valid_from", "a date (2025-11-30) or an RFC 3339 instant");
-      offer.valid_from = *instant;
+    if (Status status = add_fleetcast_row(*columns, row, table->where(row), provider, valid_from, builder); !status.ok()) {
+      return status;
     }
-    Result<std::optional<Money>> hourly = columns->price(row, "hourly_usd");
-    Result<std::optional<Money>> upfront = columns->price(row, "upfront_usd");
-    for (const Status& status : {hourly.status(), upfront.status()}) {
-      if (!status.ok()) return status;
-    }
-    if (!*hourly) return invalid("hourly_usd", "an hourly price in USD");
-    offer.hourly = **hourly;
-    offer.upfront = upfront->value_or(Money{});
-
-    if (!columns->text(row, "vcpus").empty() || !columns->text(row, "gpu_model").empty()) {
-      Result<InstanceType> type =
-          read_instance_type(*columns, row, names, offer.pool.provider, offer.pool.instance_type);
-      if (!type.ok()) return type.status();
-      if (Status status = builder.add_instance_type(*std::move(type), where); !status.ok()) return status;
-    }
-
-    Status added;
-    switch (offer.pool.option) {
-      case PurchaseOption::reserved: {
-        ReservationTerms terms;
-        const auto term = parse_reservation_term(columns->text(row, "term"));
-        if (!term) return invalid("term", "1y or 3y");
-        terms.term = *term;
-        const std::string_view class_name = columns->text(row, "class");
-        const auto reservation_class = parse_reservation_class(class_name.empty() ? "standard" : class_name);
-        if (!reservation_class) return invalid("class", "standard or convertible");
-        terms.reservation_class = *reservation_class;
-        const auto payment = parse_upfront_payment(columns->text(row, "payment"));
-        if (!payment) return invalid("payment", "no_upfront, partial_upfront or all_upfront");
-        terms.payment = *payment;
-        offer.reservation = terms;
-        const std::string_view effective = columns->text(row, "effective");
-        if (effective != "" && effective != "true" && effective != "false") return invalid("effective", "true or false");
-        offer.hourly_is_effective = effective == "true";
-        if (offer.hourly_is_effective && offer.upfront != Money{}) {
-          return invalid("upfront_usd", "no upfront amount when the hourly rate is effective");
-        }
-        added = builder.add_offer(std::move(offer), where);
-        break;
-      }
-      case PurchaseOption::on_demand:
-        added = builder.add_offer(std::move(offer), where);
-        break;
-      case PurchaseOption::spot: {
-        if (const std::string_view bucket_name = columns->text(row, "interruption_bucket"); !bucket_name.empty()) {
-          const auto bucket = parse_interruption_bucket(bucket_name);
-          if (!bucket) return invalid("interruption_bucket", "one of <5%, 5-10%, 10-15%, 15-20%, >20%");
-          SpotRisk risk{offer.pool, *bucket, std::nullopt, offer.valid_from};
-          if (const std::string_view savings = columns->text(row, "savings_percent"); !savings.empty()) {
-            const auto percent = text::parse_int64(savings);
-            if (!percent || *percent < 0 || *percent > 100) return invalid("savings_percent", "an integer 0..100");
-            risk.savings_percent = static_cast<int>(*percent);
-          }
-          if (Status status = builder.add_spot_risk(std::move(risk), where); !status.ok()) return status;
-        }
-        added = builder.add_spot_price(SpotPricePoint{offer.pool, offer.valid_from, offer.hourly}, where);
-        break;
-      }
-    }
-    if (!added.ok()) return added;
   }
   return std::move(builder).take();
 }

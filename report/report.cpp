@@ -612,56 +612,64 @@ void plan_sections(Page& page, const Plan& plan, const Scenario* scenario, const
 
 std::string title_for(std::string_view kind, const std::string& name) { return "fleetcast " + std::string(kind) + ": " + name; }
 
-}  // namespace
+/// The sampling of a run's interval records for its charts: every chart of one report buckets alike.
+struct RunTimeline {
+  std::size_t intervals = 0;
+  std::size_t bucket = 1;
+  Instant start{};
+  Seconds step = kHour;
+  std::string note;  // the downsampling note, empty when nothing is bucketed
+};
 
-std::string plan_report_html(const Plan& plan, const Scenario* scenario, const ReportOptions& options) {
-  Page page(title_for("plan", plan.scenario));
-  plan_sections(page, plan, scenario, options);
-  scenario_section(page, scenario);
-  provenance_section(page, plan);
-  return page.render(options);
+RunTimeline run_timeline(const SimulationReport& report, const Scenario* scenario, const ReportOptions& options) {
+  RunTimeline timeline;
+  timeline.intervals = report.intervals.size();
+  timeline.bucket = report::bucket_size(timeline.intervals, options.max_points);
+  if (timeline.intervals > 0) timeline.start = report.intervals.front().start;
+  if (timeline.intervals > 1) {
+    timeline.step = report.intervals[1].start - report.intervals[0].start;
+  } else if (scenario != nullptr) {
+    timeline.step = scenario->horizon.step;
+  }
+  timeline.note = report::downsampling_note(timeline.bucket, timeline.step, true);
+  return timeline;
 }
 
-std::string simulation_report_html(const SimulationReport& report, const Scenario* scenario, const Plan* plan,
-                                   const ReportOptions& options) {
-  Page page(title_for("run", report.scenario));
-  const ReplicaOutcome* first = report.replicas.empty() ? nullptr : &report.replicas.front();
+void run_summary(Page& page, const SimulationReport& report) {
   page.section("summary", "Summary");
-  if (first != nullptr) {
-    page.facts({{"replicas", std::to_string(report.replicas.size())},
-                {"cost (replica 0)", report::usd(first->cost.total.usd())},
-                {"cost across replicas (mean / p5 / p95)", report::usd(report.cost_usd.mean) + " / " + report::usd(report.cost_usd.p5) +
-                                                               " / " + report::usd(report.cost_usd.p95)},
-                {"served (replica 0)", report::percent(first->served_fraction, 3)},
-                {"utilisation", report::percent(first->utilisation, 1)},
-                {"spot interruptions", std::to_string(first->interruptions)},
-                {"batch jobs", std::to_string(first->jobs_completed) + " of " + std::to_string(first->jobs_total) + " completed, " +
-                                   std::to_string(first->deadline_misses) + " missed their deadline"},
-                {"seed", std::to_string(report.seed)}});
-  }
-  // Per workload: demand and served (replica 0), with the plan's band when there is one.
-  const std::size_t intervals = report.intervals.size();
-  const std::size_t bucket = report::bucket_size(intervals, options.max_points);
-  const Instant start = intervals > 0 ? report.intervals.front().start : Instant{};
-  const Seconds step = intervals > 1 ? report.intervals[1].start - report.intervals[0].start
-                                     : (scenario != nullptr ? scenario->horizon.step : kHour);
-  const std::string note = report::downsampling_note(bucket, step, true);
+  if (report.replicas.empty()) return;
+  const ReplicaOutcome& first = report.replicas.front();
+  page.facts({{"replicas", std::to_string(report.replicas.size())},
+              {"cost (replica 0)", report::usd(first.cost.total.usd())},
+              {"cost across replicas (mean / p5 / p95)", report::usd(report.cost_usd.mean) + " / " + report::usd(report.cost_usd.p5) +
+                                                             " / " + report::usd(report.cost_usd.p95)},
+              {"served (replica 0)", report::percent(first.served_fraction, 3)},
+              {"utilisation", report::percent(first.utilisation, 1)},
+              {"spot interruptions", std::to_string(first.interruptions)},
+              {"batch jobs", std::to_string(first.jobs_completed) + " of " + std::to_string(first.jobs_total) + " completed, " +
+                                 std::to_string(first.deadline_misses) + " missed their deadline"},
+              {"seed", std::to_string(report.seed)}});
+}
+
+/// Per workload: demand and served (replica 0), with the plan's band when there is one.
+void run_workload_charts(Page& page, const SimulationReport& report, const Scenario* scenario, const Plan* plan,
+                         const RunTimeline& sampling, const ReportOptions& options) {
   page.section("workloads", "Workloads: demand and service (replica 0)");
   for (std::size_t w = 0; w < report.workloads.size(); ++w) {
     report::Timeline timeline;
     timeline.title = report.workloads[w];
     const Workload* workload = find_workload(scenario, report.workloads[w]);
     timeline.demand_title = "demand (" + (workload != nullptr ? unit_name(*workload) : std::string("workload's unit")) + ")";
-    std::vector<double> demand(intervals), served(intervals);
-    for (std::size_t k = 0; k < intervals; ++k) {
+    std::vector<double> demand(sampling.intervals), served(sampling.intervals);
+    for (std::size_t k = 0; k < sampling.intervals; ++k) {
       const IntervalRecord& record = report.intervals[k];
       demand[k] = w < record.demand.size() ? record.demand[w] : 0;
       served[k] = w < record.served.size() ? record.served[w] : 0;
     }
-    append_series(timeline.demand, "demand", demand, start, step, bucket);
-    append_series(timeline.demand, "served", served, start, step, bucket);
-    timeline.ranges = bucket > 1;
-    std::string subtitle = note;
+    append_series(timeline.demand, "demand", demand, sampling.start, sampling.step, sampling.bucket);
+    append_series(timeline.demand, "served", served, sampling.start, sampling.step, sampling.bucket);
+    timeline.ranges = sampling.bucket > 1;
+    std::string subtitle = sampling.note;
     if (plan != nullptr) {
       for (const WorkloadForecast& forecast : plan->forecasts) {
         if (forecast.workload != report.workloads[w]) continue;
@@ -673,26 +681,31 @@ std::string simulation_report_html(const SimulationReport& report, const Scenari
     timeline.subtitle = subtitle;
     page.chart(report::timeline_chart(timeline));
   }
-  {
-    report::Timeline fleet;
-    fleet.title = "Running GPUs by pool";
-    fleet.subtitle = note.empty() ? "time-averaged per interval" : "time-averaged per interval; " +
-                                                                       report::downsampling_note(bucket, step, false);
-    fleet.capacity_title = "running GPUs";
-    for (std::size_t p = 0; p < report.pools.size(); ++p) {
-      std::vector<double> gpus(intervals);
-      bool any = false;
-      for (std::size_t k = 0; k < intervals; ++k) {
-        gpus[k] = p < report.intervals[k].running_gpus.size() ? report.intervals[k].running_gpus[p] : 0;
-        any = any || gpus[k] > 0;
-      }
-      if (!any) continue;
-      for (const report::Bucket& b : report::downsample(gpus, bucket)) {
-        fleet.capacity.push_back({{"t", bucket_time(start, step, b)}, {"pool", report.pools[p]}, {"gpus", b.mean}});
-      }
+}
+
+void run_fleet_chart(Page& page, const SimulationReport& report, const RunTimeline& sampling) {
+  report::Timeline fleet;
+  fleet.title = "Running GPUs by pool";
+  fleet.subtitle = sampling.note.empty()
+                       ? "time-averaged per interval"
+                       : "time-averaged per interval; " + report::downsampling_note(sampling.bucket, sampling.step, false);
+  fleet.capacity_title = "running GPUs";
+  for (std::size_t p = 0; p < report.pools.size(); ++p) {
+    std::vector<double> gpus(sampling.intervals);
+    bool any = false;
+    for (std::size_t k = 0; k < sampling.intervals; ++k) {
+      gpus[k] = p < report.intervals[k].running_gpus.size() ? report.intervals[k].running_gpus[p] : 0;
+      any = any || gpus[k] > 0;
     }
-    if (!fleet.capacity.empty()) page.chart(report::timeline_chart(fleet));
+    if (!any) continue;
+    for (const report::Bucket& b : report::downsample(gpus, sampling.bucket)) {
+      fleet.capacity.push_back({{"t", bucket_time(sampling.start, sampling.step, b)}, {"pool", report.pools[p]}, {"gpus", b.mean}});
+    }
   }
+  if (!fleet.capacity.empty()) page.chart(report::timeline_chart(fleet));
+}
+
+void run_cost_section(Page& page, const SimulationReport& report, Instant start) {
   page.section("cost", "Cost (replica 0's ledger)");
   CostRows costs;
   for (const LedgerEntry& entry : report.ledger) {
@@ -702,6 +715,9 @@ std::string simulation_report_html(const SimulationReport& report, const Scenari
   cost_charts(page, costs,
               "reservations under reserved, against the pool they cover; Savings Plans under savings_plan, "
               "their whole commitment");
+}
+
+void replica_risk_section(Page& page, const SimulationReport& report, const Scenario* scenario, const Plan* plan) {
   page.section("risk", "Monte Carlo: cost and service over the replicas");
   Json cost_values = Json::array();
   Json served_values = Json::array();
@@ -717,6 +733,27 @@ std::string simulation_report_html(const SimulationReport& report, const Scenari
   page.chart(report::replica_ticks("Cost per replica", spread, "USD", std::move(cost_values), std::move(budget), false));
   page.chart(report::replica_ticks("Served fraction per replica", spread, "served fraction of service demand", std::move(served_values),
                                std::move(slo), true));
+}
+
+}  // namespace
+
+std::string plan_report_html(const Plan& plan, const Scenario* scenario, const ReportOptions& options) {
+  Page page(title_for("plan", plan.scenario));
+  plan_sections(page, plan, scenario, options);
+  scenario_section(page, scenario);
+  provenance_section(page, plan);
+  return page.render(options);
+}
+
+std::string simulation_report_html(const SimulationReport& report, const Scenario* scenario, const Plan* plan,
+                                   const ReportOptions& options) {
+  Page page(title_for("run", report.scenario));
+  run_summary(page, report);
+  const RunTimeline sampling = run_timeline(report, scenario, options);
+  run_workload_charts(page, report, scenario, plan, sampling, options);
+  run_fleet_chart(page, report, sampling);
+  run_cost_section(page, report, sampling.start);
+  replica_risk_section(page, report, scenario, plan);
   if (plan != nullptr) {
     page.section("plan", "The plan simulated");
     page.paragraph("A predictive run: fleetcast planned the scenario and simulated its plan against the scenario's demand.");

@@ -341,10 +341,7 @@ Result<double> optimum_time_limit(const BacktestOptions& backtest, const PlanOpt
   return limit;
 }
 
-}  // namespace
-
-Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
-                                         PlanOptions options, const BacktestOptions& backtest) {
+Status check_cut(const Scenario& scenario, Instant train_until) {
   const Instant end = scenario.horizon.start + scenario.horizon.duration;
   const Seconds step = scenario.horizon.step;
   if (train_until <= scenario.horizon.start || train_until >= end) {
@@ -355,8 +352,64 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
     return invalid_argument_error("train_until " + format_instant(train_until) + ": expected a whole number of horizon steps (" +
                                   format_duration(step) + ") after its start");
   }
+  return {};
+}
+
+// Appends on_demand_peak, reactive and hindsight_reservation, each replayed against the held-out
+// demand (`units`: capacity needed per workload and interval) in `model`'s pools.
+Status add_baselines(BacktestResult& result, const Scenario& test, const PriceSource& prices, const engine::FleetModel& model,
+                     const std::vector<std::vector<double>>& units) {
+  const auto intervals = static_cast<std::size_t>(test.horizon.intervals());
+  const PlannedInstances peak = instances_in(model, units, cheapest_on_demand_pools(model), intervals, true);
+  auto on_demand_peak = simulate_strategy(test, baseline_plan(result.plan, test, model, peak, {}), prices, "on_demand_peak",
+                                          "all on-demand in the cheapest pool, sized to the peak of the demand that followed");
+  if (!on_demand_peak.ok()) return on_demand_peak.status();
+  result.strategies.push_back(std::move(*on_demand_peak));
+
+  auto reactive = simulate_reactive(test, prices);
+  if (!reactive.ok()) return reactive.status();
+  result.strategies.push_back(std::move(*reactive));
+
+  auto pools = hindsight_reservation_pools(test, prices, model, units);
+  if (!pools.ok()) return pools.status();
+  const PlannedInstances following = instances_in(model, units, *pools, intervals, false);
+  auto commitments = hindsight_commitments(test, prices, model, following);
+  if (!commitments.ok()) return commitments.status();
+  auto hindsight = simulate_strategy(test, baseline_plan(result.plan, test, model, following, std::move(*commitments)), prices,
+                                     "hindsight_reservation",
+                                     "one pool per workload, the best fixed reservation level there chosen with hindsight, "
+                                     "on-demand above it following the demand, no spot: a baseline, not a bound");
+  if (!hindsight.ok()) return hindsight.status();
+  result.strategies.push_back(std::move(*hindsight));
+  return {};
+}
+
+// Solves the hindsight optimum of the held-out `demand` and appends it as a strategy served in full.
+Status add_optimum(BacktestResult& result, const Scenario& test, const PriceSource& prices, const engine::FleetModel& model,
+                   const std::vector<std::vector<double>>& demand, const BacktestOptions& backtest, const PlanOptions& options) {
+  auto limit = optimum_time_limit(backtest, options);
+  if (!limit.ok()) return limit.status();
+  auto optimum = engine::planner::solve_hindsight_optimum(test, prices, model, demand, {*limit});
+  if (!optimum.ok()) return optimum.status().with_context("backtest strategy hindsight_optimum");
+  result.optimum = optimum->solve;
+  // Served in full: its capacity at the target utilisation covers every interval's demand.
+  result.strategies.push_back(StrategyOutcome{"hindsight_optimum",
+                                              "the least cost of serving the demand that followed with perfect knowledge "
+                                              "(exact MILP: reservations, Savings Plans, on-demand and capped spot, whole "
+                                              "instances)" + savings_plans_bought(*optimum),
+                                              result.optimum.cost_usd, 1.0,
+                                              optimum_hourly_usd(optimum->instances.cost_per_hour, test.horizon.step,
+                                                                 result.optimum.cost_usd)});
+  return {};
+}
+
+}  // namespace
+
+Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
+                                         PlanOptions options, const BacktestOptions& backtest) {
+  if (Status status = check_cut(scenario, train_until); !status.ok()) return status;
   Scenario test = scenario;
-  test.horizon = Horizon{train_until, end - train_until, step};
+  test.horizon = Horizon{train_until, scenario.horizon.start + scenario.horizon.duration - train_until, scenario.horizon.step};
   options.history_until = train_until;
   options.horizon = test.horizon;
 
@@ -381,7 +434,6 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   if (!demand.ok()) return demand.status();
   const std::vector<std::vector<double>> units = engine::planner::capacity_needed(test, *demand);
   if (Status status = check_held_out_holdable(test, *model, units); !status.ok()) return status;
-  const auto intervals = static_cast<std::size_t>(test.horizon.intervals());
 
   const bool supplied = std::any_of(result.plan.forecasts.begin(), result.plan.forecasts.end(),
                                     [](const WorkloadForecast& forecast) { return forecast.forecaster == "supplied"; });
@@ -390,41 +442,8 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
                                               : "the plan made from the history before the cut");
   if (!fleetcast.ok()) return fleetcast.status();
   result.strategies.push_back(std::move(*fleetcast));
-
-  const PlannedInstances peak = instances_in(*model, units, cheapest_on_demand_pools(*model), intervals, true);
-  auto on_demand_peak = simulate_strategy(test, baseline_plan(result.plan, test, *model, peak, {}), prices, "on_demand_peak",
-                                          "all on-demand in the cheapest pool, sized to the peak of the demand that followed");
-  if (!on_demand_peak.ok()) return on_demand_peak.status();
-  result.strategies.push_back(std::move(*on_demand_peak));
-
-  auto reactive = simulate_reactive(test, prices);
-  if (!reactive.ok()) return reactive.status();
-  result.strategies.push_back(std::move(*reactive));
-
-  auto pools = hindsight_reservation_pools(test, prices, *model, units);
-  if (!pools.ok()) return pools.status();
-  const PlannedInstances following = instances_in(*model, units, *pools, intervals, false);
-  auto commitments = hindsight_commitments(test, prices, *model, following);
-  if (!commitments.ok()) return commitments.status();
-  auto hindsight = simulate_strategy(test, baseline_plan(result.plan, test, *model, following, std::move(*commitments)), prices,
-                                     "hindsight_reservation",
-                                     "one pool per workload, the best fixed reservation level there chosen with hindsight, "
-                                     "on-demand above it following the demand, no spot: a baseline, not a bound");
-  if (!hindsight.ok()) return hindsight.status();
-  result.strategies.push_back(std::move(*hindsight));
-
-  auto limit = optimum_time_limit(backtest, options);
-  if (!limit.ok()) return limit.status();
-  auto optimum = engine::planner::solve_hindsight_optimum(test, prices, *model, *demand, {*limit});
-  if (!optimum.ok()) return optimum.status().with_context("backtest strategy hindsight_optimum");
-  result.optimum = optimum->solve;
-  // Served in full: its capacity at the target utilisation covers every interval's demand.
-  result.strategies.push_back(StrategyOutcome{"hindsight_optimum",
-                                              "the least cost of serving the demand that followed with perfect knowledge "
-                                              "(exact MILP: reservations, Savings Plans, on-demand and capped spot, whole "
-                                              "instances)" + savings_plans_bought(*optimum),
-                                              result.optimum.cost_usd, 1.0,
-                                              optimum_hourly_usd(optimum->instances.cost_per_hour, step, result.optimum.cost_usd)});
+  if (Status status = add_baselines(result, test, prices, *model, units); !status.ok()) return status;
+  if (Status status = add_optimum(result, test, prices, *model, *demand, backtest, options); !status.ok()) return status;
 
   const double fleetcast_cost = result.strategies[0].cost_usd;
   const double peak_cost = result.strategies[1].cost_usd;

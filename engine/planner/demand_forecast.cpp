@@ -237,6 +237,89 @@ Status check_supplied_names(const Scenario& scenario, const PlanOptions& options
   return {};
 }
 
+// Forecasts `history` (the trace's `samples` at the plan's step) over the horizon with the first
+// forecaster of `asked`'s fallback chain that can, into `demand`.
+Status forecast_from_history(WorkloadDemand& demand, const std::string& asked, const TimeSeries& history,
+                             const TimeSeries& samples, const Horizon& horizon, const PlanOptions& options,
+                             const forecast::BackendRegistry& registry, std::uint64_t seed) {
+  const Instant first{Seconds(history.time_of(history.values.size()))};
+  const Instant horizon_end = horizon.start + horizon.duration;
+  const auto steps = static_cast<int>((horizon_end - first).count() / history.step.count() + 1);
+  const std::string& workload = demand.summary.workload;
+  std::string reason;
+  for (const std::string& name : fallback_chain(asked, options)) {
+    if (options.on_progress) options.on_progress("forecasting " + workload + " with " + name);
+    auto fitted = fit_forecaster(name, history, options, registry, seed, steps);
+    Result<forecast::QuantileForecast> rolled = fitted.ok() ? forecast::forecast_ahead(*fitted->forecaster, history, steps, fitted->block)
+                                                            : Result<forecast::QuantileForecast>(fitted.status());
+    if (!rolled.ok()) {
+      // A cancelled plan stops: the next forecaster in the chain is no fallback for it.
+      if (rolled.status().code() == StatusCode::cancelled) return rolled.status();
+      add_reason(reason, name + " unavailable: " + rolled.status().message());
+      continue;
+    }
+    demand.bands.levels = rolled->levels;
+    demand.bands.values = to_intervals(*rolled, first, horizon);
+    demand.summary.forecaster = rolled->model;
+    demand.summary.backend = rolled->backend;
+    demand.summary.reason = reason;
+    add_reason(demand.summary.reason, fitted->why);
+    add_reason(demand.summary.reason, rollout_note(*rolled, fitted->block));
+    if (history.step != samples.step) {
+      add_reason(demand.summary.reason, "the trace's " + format_duration(samples.step) + " samples averaged over each " +
+                                            format_duration(history.step) + " of the plan before forecasting");
+    }
+    demand.summary.history_samples = static_cast<std::int64_t>(samples.values.size());
+    return {};
+  }
+  return failed_precondition_error("workload '" + workload + "': no forecaster could forecast its demand: " + reason);
+}
+
+// One workload's demand bands over the horizon: supplied, forecast from at least two days of its
+// trace's history, or else the scenario's stated demand.
+Result<WorkloadDemand> workload_demand(const Scenario& scenario, const Workload& workload, const Horizon& horizon,
+                                       Instant history_until, const PlanOptions& options,
+                                       const forecast::BackendRegistry& registry) {
+  WorkloadDemand demand;
+  demand.summary.workload = workload.name;
+  demand.summary.backend = "cpu";
+  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+  const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
+  const TimeSeries samples = trace != nullptr ? samples_before(*trace, history_until) : TimeSeries{};
+  // A trained --model forecasts at the step it was trained at; the others at the plan's.
+  auto averaged = trace != nullptr ? at_plan_step(workload, *trace, samples,
+                                                  options.lstm_model != nullptr ? Seconds(options.lstm_model->step_seconds) : horizon.step)
+                                   : Result<TimeSeries>(samples);
+  if (!averaged.ok()) return averaged.status();
+  const TimeSeries& history = *averaged;
+  const int per_day = history.step.count() > 0 ? forecast::steps_per_day(history.step) : 0;
+  if (const auto supplied = options.supplied_forecasts.find(workload.name); supplied != options.supplied_forecasts.end()) {
+    auto bands = supplied_demand(supplied->second, trace, horizon);
+    if (!bands.ok()) return bands.status().with_context("workload '" + workload.name + "'");
+    demand.bands = std::move(*bands);
+    demand.summary.forecaster = "supplied";
+    demand.summary.backend = supplied->second.backend;
+    demand.summary.reason = "the forecast supplied with the plan (model '" + supplied->second.model + "')";
+    demand.summary.history_samples = static_cast<std::int64_t>(samples.values.size());
+  } else if (per_day > 0 && history.values.size() >= static_cast<std::size_t>(2 * per_day)) {
+    // A predictive scenario names its forecaster; an explicit option overrides it.
+    const std::string asked = options.forecaster == "auto" && scenario.policy.kind == PolicyKind::predictive
+                                  ? scenario.policy.forecaster
+                                  : options.forecaster;
+    if (Status status = forecast_from_history(demand, asked, history, samples, horizon, options, registry, scenario.seed);
+        !status.ok()) {
+      return status;
+    }
+  } else {
+    auto bands = stated_demand(workload, horizon, scenario.seed, demand.summary.reason);
+    if (!bands.ok()) return bands.status();  // demand_per_interval's errors name the workload
+    demand.bands = std::move(*bands);
+    demand.summary.forecaster = "scenario";
+    demand.summary.history_samples = static_cast<std::int64_t>(history.values.size());
+  }
+  return demand;
+}
+
 }  // namespace
 
 Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, const Horizon& horizon,
@@ -248,73 +331,10 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
   const forecast::BackendRegistry& registry = options.registry != nullptr ? *options.registry : *own_registry;
   std::vector<WorkloadDemand> demands;
   for (const Workload& workload : scenario.workloads) {
-    WorkloadDemand demand;
-    demand.summary.workload = workload.name;
-    demand.summary.backend = "cpu";
-    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
-    const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
-    const TimeSeries samples = trace != nullptr ? samples_before(*trace, history_until) : TimeSeries{};
-    // A trained --model forecasts at the step it was trained at; the others at the plan's.
-    auto averaged = trace != nullptr ? at_plan_step(workload, *trace, samples,
-                                                    options.lstm_model != nullptr ? Seconds(options.lstm_model->step_seconds) : horizon.step)
-                                     : Result<TimeSeries>(samples);
-    if (!averaged.ok()) return averaged.status();
-    const TimeSeries& history = *averaged;
-    const int per_day = history.step.count() > 0 ? forecast::steps_per_day(history.step) : 0;
-    if (const auto supplied = options.supplied_forecasts.find(workload.name); supplied != options.supplied_forecasts.end()) {
-      auto bands = supplied_demand(supplied->second, trace, horizon);
-      if (!bands.ok()) return bands.status().with_context("workload '" + workload.name + "'");
-      demand.bands = std::move(*bands);
-      demand.summary.forecaster = "supplied";
-      demand.summary.backend = supplied->second.backend;
-      demand.summary.reason = "the forecast supplied with the plan (model '" + supplied->second.model + "')";
-      demand.summary.history_samples = static_cast<std::int64_t>(samples.values.size());
-    } else if (per_day > 0 && history.values.size() >= static_cast<std::size_t>(2 * per_day)) {
-      const Instant first{Seconds(history.time_of(history.values.size()))};
-      const Instant horizon_end = horizon.start + horizon.duration;
-      const auto steps = static_cast<int>((horizon_end - first).count() / history.step.count() + 1);
-      std::string reason;
-      // A predictive scenario names its forecaster; an explicit option overrides it.
-      const std::string asked = options.forecaster == "auto" && scenario.policy.kind == PolicyKind::predictive
-                                    ? scenario.policy.forecaster
-                                    : options.forecaster;
-      for (const std::string& name : fallback_chain(asked, options)) {
-        if (options.on_progress) options.on_progress("forecasting " + workload.name + " with " + name);
-        auto fitted = fit_forecaster(name, history, options, registry, scenario.seed, steps);
-        Result<forecast::QuantileForecast> rolled = fitted.ok() ? forecast::forecast_ahead(*fitted->forecaster, history, steps, fitted->block)
-                                                                : Result<forecast::QuantileForecast>(fitted.status());
-        if (!rolled.ok()) {
-          // A cancelled plan stops: the next forecaster in the chain is no fallback for it.
-          if (rolled.status().code() == StatusCode::cancelled) return rolled.status();
-          add_reason(reason, name + " unavailable: " + rolled.status().message());
-          continue;
-        }
-        demand.bands.levels = rolled->levels;
-        demand.bands.values = to_intervals(*rolled, first, horizon);
-        demand.summary.forecaster = rolled->model;
-        demand.summary.backend = rolled->backend;
-        demand.summary.reason = reason;
-        add_reason(demand.summary.reason, fitted->why);
-        add_reason(demand.summary.reason, rollout_note(*rolled, fitted->block));
-        if (history.step != samples.step) {
-          add_reason(demand.summary.reason, "the trace's " + format_duration(samples.step) + " samples averaged over each " +
-                                                format_duration(history.step) + " of the plan before forecasting");
-        }
-        demand.summary.history_samples = static_cast<std::int64_t>(samples.values.size());
-        break;
-      }
-      if (demand.summary.forecaster.empty()) {
-        return failed_precondition_error("workload '" + workload.name + "': no forecaster could forecast its demand: " + reason);
-      }
-    } else {
-      auto bands = stated_demand(workload, horizon, scenario.seed, demand.summary.reason);
-      if (!bands.ok()) return bands.status();  // demand_per_interval's errors name the workload
-      demand.bands = std::move(*bands);
-      demand.summary.forecaster = "scenario";
-      demand.summary.history_samples = static_cast<std::int64_t>(history.values.size());
-    }
-    summarise(demand, risk);
-    demands.push_back(std::move(demand));
+    auto demand = workload_demand(scenario, workload, horizon, history_until, options, registry);
+    if (!demand.ok()) return demand.status();
+    summarise(*demand, risk);
+    demands.push_back(std::move(*demand));
   }
   return demands;
 }

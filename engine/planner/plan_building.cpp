@@ -22,6 +22,109 @@ double gpu_intervals_above(const std::vector<int>& gpus, int base) {
   return above;
 }
 
+bool any_planned(const std::vector<int>& row) {
+  return std::any_of(row.begin(), row.end(), [](int n) { return n > 0; });
+}
+
+// Adds the model pools some workload runs in at some interval, or that hold reservations, to the
+// plan in model order; returns each model pool's index in plan.pools (SIZE_MAX: not in the plan).
+std::vector<std::size_t> add_plan_pools(Plan& plan, const FleetModel& model, const PlannedInstances& planned,
+                                        const std::vector<int>& reserved, std::size_t intervals) {
+  std::vector<std::size_t> plan_index(model.pools.size(), SIZE_MAX);
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    bool used = reserved[p] > 0;
+    for (std::size_t k = 0; k < intervals && !used; ++k) used = planned.pool_total(p, k) > 0;
+    if (!used) continue;
+    const PoolModel& pool = model.pools[p];
+    plan_index[p] = plan.pools.size();
+    plan.pools.push_back(PlannedPool{pool.name, pool.key.provider, pool.key.region, pool.key.instance_type, pool.key.option,
+                                     pool.type.gpu_model, pool.type.gpu_count,
+                                     pool.market ? pool.market->price_at(Seconds{0}) : pool.on_demand_rate});
+    std::vector<int> totals;
+    for (std::size_t k = 0; k < intervals; ++k) totals.push_back(planned.pool_total(p, k));
+    plan.instances.push_back(std::move(totals));
+  }
+  return plan_index;
+}
+
+// The pools of workload w in `region` that the plan holds and that run it at some interval.
+std::vector<std::size_t> group_pools(const FleetModel& model, const PlannedInstances& planned,
+                                     const std::vector<std::size_t>& plan_index, std::size_t w, const std::string& region) {
+  std::vector<std::size_t> pools;
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    if (model.pools[p].key.region == region && plan_index[p] != SIZE_MAX && any_planned(planned.counts[w][p])) {
+      pools.push_back(p);
+    }
+  }
+  return pools;
+}
+
+// A group's GPUs per interval, all and on-demand (owned reservations included), from its pools.
+struct GroupCapacity {
+  explicit GroupCapacity(std::size_t intervals) : desired(intervals, 0), on_demand(intervals, 0) {}
+  std::vector<int> desired, on_demand;
+  std::map<std::string, double> gpu_hours_by_model;
+  int reserved_gpus = 0;
+  Seconds warmup{0};
+};
+
+// Adds a model pool to the group: its instances, its type, its launch lead, and its GPUs to `capacity`.
+void add_group_pool(PlannedGroup& group, GroupCapacity& capacity, const PoolModel& pool, std::size_t plan_pool,
+                    const std::vector<int>& row, int reserved) {
+  group.pools.push_back(plan_pool);
+  group.instances.push_back(row);
+  const int gpus = pool.type.gpu_count;
+  if (std::none_of(group.instance_types.begin(), group.instance_types.end(),
+                   [&](const GroupInstanceType& t) { return t.instance_type == pool.key.instance_type; })) {
+    group.instance_types.push_back(GroupInstanceType{pool.key.instance_type, gpus});
+  }
+  if (!pool.market) capacity.reserved_gpus += reserved * gpus;
+  capacity.warmup = std::max(capacity.warmup, pool.median_launch_latency);
+  const Seconds lead = launch_lead(pool.median_launch_latency, pool.key.option);
+  if (lead > group.launch_lead) {
+    group.launch_lead = lead;
+    group.launch_lead_reason = "the launch latency of " + pool.name + " at its " +
+                               std::to_string(static_cast<int>(std::lround(100 * kLaunchLeadQuantile))) +
+                               "th percentile (median " + format_duration(pool.median_launch_latency) +
+                               "), rounded up to whole minutes: rises are launched this long before their interval";
+  }
+  for (std::size_t k = 0; k < row.size(); ++k) {
+    capacity.desired[k] += row[k] * gpus;
+    if (!pool.market) capacity.on_demand[k] += row[k] * gpus;
+    capacity.gpu_hours_by_model[pool.type.gpu_model] += row[k] * gpus;
+  }
+}
+
+// The group's bounds, purchase distribution, scaling policy and scheduled actions from its capacity.
+void size_group(PlannedGroup& group, const GroupCapacity& capacity, const Plan& plan, const Scenario& scenario,
+                const Workload& workload) {
+  const std::vector<int>& desired = capacity.desired;
+  group.gpu_model = std::max_element(capacity.gpu_hours_by_model.begin(), capacity.gpu_hours_by_model.end(),
+                                     [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  const int peak = *std::max_element(desired.begin(), desired.end());
+  group.min_capacity = *std::min_element(desired.begin(), desired.end());
+  // Room above the plan for the reactive part: half the peak again.
+  group.max_capacity = std::max(1, peak + (peak + 1) / 2);
+  // On-demand base: the reserved GPUs the group keeps busy all the time; above it, the
+  // planned on-demand share of GPU-hours.
+  const int base = std::min(capacity.reserved_gpus, *std::min_element(capacity.on_demand.begin(), capacity.on_demand.end()));
+  const double above = gpu_intervals_above(desired, base);
+  const double above_on_demand = gpu_intervals_above(capacity.on_demand, base);
+  group.distribution = scenario.policy.distribution;
+  group.distribution.on_demand_base_capacity = base;
+  group.distribution.on_demand_percentage_above_base =
+      above > 0 ? static_cast<int>(std::lround(100.0 * above_on_demand / above)) : 100;
+  group.target_tracking = scenario.policy.target_tracking;
+  group.target_tracking.metric = "gpu_utilisation";
+  group.target_tracking.target_value = 100.0 * planned_utilisation(workload);
+  group.target_tracking.instance_warmup = capacity.warmup;
+  for (std::size_t k = 0; k < desired.size(); ++k) {
+    if (k > 0 && desired[k] == desired[k - 1]) continue;
+    const Instant at = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
+    group.schedule.push_back(CapacityChange{at, desired[k], group.max_capacity, desired[k]});
+  }
+}
+
 }  // namespace
 
 Result<std::vector<ReservationOffer>> reservation_offers(const PriceSource& prices, const PoolKey& pool) {
@@ -108,29 +211,15 @@ std::string group_name(const std::string& scenario, const std::string& workload,
 void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
                        const std::vector<int>& reserved) {
   const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
-  // Plan pools: the model pools some workload runs in at some interval, in model order.
-  std::vector<std::size_t> plan_index(model.pools.size(), SIZE_MAX);
-  for (std::size_t p = 0; p < model.pools.size(); ++p) {
-    bool used = reserved[p] > 0;
-    for (std::size_t k = 0; k < intervals && !used; ++k) used = planned.pool_total(p, k) > 0;
-    if (!used) continue;
-    const PoolModel& pool = model.pools[p];
-    plan_index[p] = plan.pools.size();
-    plan.pools.push_back(PlannedPool{pool.name, pool.key.provider, pool.key.region, pool.key.instance_type, pool.key.option,
-                                     pool.type.gpu_model, pool.type.gpu_count,
-                                     pool.market ? pool.market->price_at(Seconds{0}) : pool.on_demand_rate});
-    std::vector<int> totals;
-    for (std::size_t k = 0; k < intervals; ++k) totals.push_back(planned.pool_total(p, k));
-    plan.instances.push_back(std::move(totals));
-  }
+  const std::vector<std::size_t> plan_index = add_plan_pools(plan, model, planned, reserved, intervals);
   for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
     const Workload& workload = scenario.workloads[w];
-    std::vector<std::string> regions;
+    std::vector<std::string> regions;  // in the order of their first pool
     for (std::size_t p = 0; p < model.pools.size(); ++p) {
-      const auto& row = planned.counts[w][p];
-      if (plan_index[p] != SIZE_MAX && std::any_of(row.begin(), row.end(), [](int n) { return n > 0; }) &&
-          std::find(regions.begin(), regions.end(), model.pools[p].key.region) == regions.end()) {
-        regions.push_back(model.pools[p].key.region);
+      const std::string& region = model.pools[p].key.region;
+      if (plan_index[p] != SIZE_MAX && any_planned(planned.counts[w][p]) &&
+          std::find(regions.begin(), regions.end(), region) == regions.end()) {
+        regions.push_back(region);
       }
     }
     for (const std::string& region : regions) {
@@ -139,64 +228,11 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
       group.workload = workload.name;
       group.workload_kind = workload.kind();
       group.region = region;
-      std::vector<int> desired(intervals, 0), on_demand(intervals, 0);
-      std::map<std::string, double> gpu_hours_by_model;
-      int reserved_gpus = 0;
-      Seconds warmup{0};
-      for (std::size_t p = 0; p < model.pools.size(); ++p) {
-        const PoolModel& pool = model.pools[p];
-        const auto& row = planned.counts[w][p];
-        if (pool.key.region != region || plan_index[p] == SIZE_MAX ||
-            std::none_of(row.begin(), row.end(), [](int n) { return n > 0; })) {
-          continue;
-        }
-        group.pools.push_back(plan_index[p]);
-        group.instances.push_back(row);
-        const int gpus = pool.type.gpu_count;
-        if (std::none_of(group.instance_types.begin(), group.instance_types.end(),
-                         [&](const GroupInstanceType& t) { return t.instance_type == pool.key.instance_type; })) {
-          group.instance_types.push_back(GroupInstanceType{pool.key.instance_type, gpus});
-        }
-        if (!pool.market) reserved_gpus += reserved[p] * gpus;
-        warmup = std::max(warmup, pool.median_launch_latency);
-        const Seconds lead = launch_lead(pool.median_launch_latency, pool.key.option);
-        if (lead > group.launch_lead) {
-          group.launch_lead = lead;
-          group.launch_lead_reason = "the launch latency of " + pool.name + " at its " +
-                                     std::to_string(static_cast<int>(std::lround(100 * kLaunchLeadQuantile))) +
-                                     "th percentile (median " + format_duration(pool.median_launch_latency) +
-                                     "), rounded up to whole minutes: rises are launched this long before their interval";
-        }
-        for (std::size_t k = 0; k < intervals; ++k) {
-          desired[k] += row[k] * gpus;
-          if (!pool.market) on_demand[k] += row[k] * gpus;
-          gpu_hours_by_model[pool.type.gpu_model] += row[k] * gpus;
-        }
+      GroupCapacity capacity(intervals);
+      for (std::size_t p : group_pools(model, planned, plan_index, w, region)) {
+        add_group_pool(group, capacity, model.pools[p], plan_index[p], planned.counts[w][p], reserved[p]);
       }
-      group.gpu_model = std::max_element(gpu_hours_by_model.begin(), gpu_hours_by_model.end(),
-                                         [](const auto& a, const auto& b) { return a.second < b.second; })->first;
-      const int peak = *std::max_element(desired.begin(), desired.end());
-      group.min_capacity = *std::min_element(desired.begin(), desired.end());
-      // Room above the plan for the reactive part: half the peak again.
-      group.max_capacity = std::max(1, peak + (peak + 1) / 2);
-      // On-demand base: the reserved GPUs the group keeps busy all the time; above it, the
-      // planned on-demand share of GPU-hours.
-      const int base = std::min(reserved_gpus, *std::min_element(on_demand.begin(), on_demand.end()));
-      const double above = gpu_intervals_above(desired, base);
-      const double above_on_demand = gpu_intervals_above(on_demand, base);
-      group.distribution = scenario.policy.distribution;
-      group.distribution.on_demand_base_capacity = base;
-      group.distribution.on_demand_percentage_above_base =
-          above > 0 ? static_cast<int>(std::lround(100.0 * above_on_demand / above)) : 100;
-      group.target_tracking = scenario.policy.target_tracking;
-      group.target_tracking.metric = "gpu_utilisation";
-      group.target_tracking.target_value = 100.0 * planned_utilisation(workload);
-      group.target_tracking.instance_warmup = warmup;
-      for (std::size_t k = 0; k < intervals; ++k) {
-        if (k > 0 && desired[k] == desired[k - 1]) continue;
-        const Instant at = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
-        group.schedule.push_back(CapacityChange{at, desired[k], group.max_capacity, desired[k]});
-      }
+      size_group(group, capacity, plan, scenario, workload);
       plan.groups.push_back(std::move(group));
     }
   }

@@ -1225,20 +1225,9 @@ Result<std::size_t> workload_of(const PlannedGroup& group, const Scenario& scena
   return static_cast<std::size_t>(workload - scenario.workloads.begin());
 }
 
-}  // namespace
-
-Status check_plan_of_scenario(const Plan& plan, const Scenario& scenario) {
-  if (plan.scenario != scenario.name) {
-    return invalid_argument_error("the plan is of scenario '" + plan.scenario + "', not of scenario '" + scenario.name + "'");
-  }
-  for (const PlannedGroup& group : plan.groups) {
-    if (auto workload = workload_of(group, scenario); !workload.ok()) return workload.status();
-  }
-  return {};
-}
-
-Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& plan, const PriceSource& prices,
-                                       const SimulationOptions& options, PlanDemand demand) {
+// The scenario over the plan's horizon with the plan's purchases owned and no capacity rules of
+// its own: the plan's groups are the capacity.
+Scenario with_plan_purchases(const Scenario& scenario, const Plan& plan) {
   Scenario planned = scenario;
   planned.horizon = plan.horizon;
   planned.policy.scheduled_actions.clear();
@@ -1254,56 +1243,98 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
   for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
     if (bought.plan.start < end) planned.savings_plans.push_back(bought.plan);
   }
-  auto model = engine::build_fleet_model(planned, prices);
-  if (!model.ok()) return model.status().with_context("plan of scenario '" + plan.scenario + "' cannot run");
+  return planned;
+}
+
+// Adds one group's instances per pool and interval to workload w's planned capacity, checking
+// that each pool is one the workload may use in `model` and that every interval has a count.
+Status add_group_capacity(engine::PlannedCapacity& capacity, const PlannedGroup& group, std::size_t w, const Plan& plan,
+                          const Scenario& scenario, const engine::FleetModel& model) {
+  const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
+  capacity.launch_lead[w] = std::max(capacity.launch_lead[w], group.launch_lead);
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    const std::string& name = plan.pools.at(group.pools[i]).name;
+    const auto pool = std::find_if(model.pools.begin(), model.pools.end(), [&](const engine::PoolModel& p) { return p.name == name; });
+    if (pool == model.pools.end() || model.groups[w].units_per_gpu[static_cast<std::size_t>(pool - model.pools.begin())] <= 0) {
+      return invalid_argument_error("plan group '" + group.name + "': pool " + name + " is not one workload '" +
+                                    group.workload + "' may use in scenario '" + scenario.name + "'");
+    }
+    if (group.instances[i].size() != intervals) {
+      return invalid_argument_error("plan group '" + group.name + "': expected " + std::to_string(intervals) +
+                                    " instance counts for pool " + name + ", found " + std::to_string(group.instances[i].size()));
+    }
+    const auto p = static_cast<std::size_t>(pool - model.pools.begin());
+    capacity.plan_pools[w][p] = true;
+    for (std::size_t k = 0; k < intervals; ++k) {
+      if (group.instances[i][k] > 0) capacity.instances[w][k].emplace_back(p, group.instances[i][k]);
+    }
+  }
+  return {};
+}
+
+// The capacity the simulator follows: every group's instances, launch lead and reactive share.
+Result<engine::PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& plan, const engine::FleetModel& model) {
   const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
   engine::PlannedCapacity capacity;
   capacity.instances.assign(scenario.workloads.size(), std::vector<std::vector<std::pair<std::size_t, int>>>(intervals));
   capacity.launch_lead.assign(scenario.workloads.size(), Seconds{0});
-  capacity.plan_pools.assign(scenario.workloads.size(), std::vector<bool>(model->pools.size(), false));
+  capacity.plan_pools.assign(scenario.workloads.size(), std::vector<bool>(model.pools.size(), false));
   for (const PlannedGroup& group : plan.groups) {
     const auto workload = workload_of(group, scenario);
     if (!workload.ok()) return workload.status();
     if (group.instances.size() != group.pools.size()) {
       return invalid_argument_error("plan group '" + group.name + "' has no instance counts per pool: it cannot be simulated");
     }
-    const std::size_t w = *workload;
-    capacity.launch_lead[w] = std::max(capacity.launch_lead[w], group.launch_lead);
-    for (std::size_t i = 0; i < group.pools.size(); ++i) {
-      const std::string& name = plan.pools.at(group.pools[i]).name;
-      const auto pool = std::find_if(model->pools.begin(), model->pools.end(), [&](const engine::PoolModel& p) { return p.name == name; });
-      if (pool == model->pools.end() || model->groups[w].units_per_gpu[static_cast<std::size_t>(pool - model->pools.begin())] <= 0) {
-        return invalid_argument_error("plan group '" + group.name + "': pool " + name + " is not one workload '" +
-                                      group.workload + "' may use in scenario '" + scenario.name + "'");
-      }
-      if (group.instances[i].size() != intervals) {
-        return invalid_argument_error("plan group '" + group.name + "': expected " + std::to_string(intervals) +
-                                      " instance counts for pool " + name + ", found " + std::to_string(group.instances[i].size()));
-      }
-      const auto p = static_cast<std::size_t>(pool - model->pools.begin());
-      capacity.plan_pools[w][p] = true;
-      for (std::size_t k = 0; k < intervals; ++k) {
-        if (group.instances[i][k] > 0) capacity.instances[w][k].emplace_back(p, group.instances[i][k]);
-      }
-    }
+    if (Status status = add_group_capacity(capacity, group, *workload, plan, scenario, model); !status.ok()) return status;
   }
   for (const Workload& workload : scenario.workloads) {
     capacity.target_utilisation.push_back(engine::planner::planned_utilisation(workload));
     capacity.reactive_on_demand_percent.push_back(engine::planner::reactive_on_demand_percent(plan, workload.name));
   }
-  model->planned = std::move(capacity);
-  if (demand == PlanDemand::forecast) {
-    model->demand_bands.resize(scenario.workloads.size());
-    for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
-      if (scenario.workloads[w].kind() != WorkloadKind::service) continue;
-      const auto forecast = std::find_if(plan.forecasts.begin(), plan.forecasts.end(),
-                                         [&](const WorkloadForecast& f) { return f.workload == scenario.workloads[w].name; });
-      if (forecast == plan.forecasts.end() || forecast->levels.empty() || forecast->values.front().size() != intervals) {
-        return invalid_argument_error("plan of scenario '" + plan.scenario + "' holds no forecast distribution for workload '" +
-                                      scenario.workloads[w].name + "': simulate it against the scenario's demand instead");
-      }
-      model->demand_bands[w] = engine::DemandBands{forecast->levels, forecast->values};
+  return capacity;
+}
+
+// The plan's forecast distribution of every service workload, for simulating against it.
+Result<std::vector<std::optional<engine::DemandBands>>> forecast_bands(const Scenario& scenario, const Plan& plan) {
+  const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
+  std::vector<std::optional<engine::DemandBands>> bands(scenario.workloads.size());  // none for batch work
+  for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
+    if (scenario.workloads[w].kind() != WorkloadKind::service) continue;
+    const auto forecast = std::find_if(plan.forecasts.begin(), plan.forecasts.end(),
+                                       [&](const WorkloadForecast& f) { return f.workload == scenario.workloads[w].name; });
+    if (forecast == plan.forecasts.end() || forecast->levels.empty() || forecast->values.front().size() != intervals) {
+      return invalid_argument_error("plan of scenario '" + plan.scenario + "' holds no forecast distribution for workload '" +
+                                    scenario.workloads[w].name + "': simulate it against the scenario's demand instead");
     }
+    bands[w] = engine::DemandBands{forecast->levels, forecast->values};
+  }
+  return bands;
+}
+
+}  // namespace
+
+Status check_plan_of_scenario(const Plan& plan, const Scenario& scenario) {
+  if (plan.scenario != scenario.name) {
+    return invalid_argument_error("the plan is of scenario '" + plan.scenario + "', not of scenario '" + scenario.name + "'");
+  }
+  for (const PlannedGroup& group : plan.groups) {
+    if (auto workload = workload_of(group, scenario); !workload.ok()) return workload.status();
+  }
+  return {};
+}
+
+Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& plan, const PriceSource& prices,
+                                       const SimulationOptions& options, PlanDemand demand) {
+  const Scenario planned = with_plan_purchases(scenario, plan);  // the model points into it: it outlives the model
+  auto model = engine::build_fleet_model(planned, prices);
+  if (!model.ok()) return model.status().with_context("plan of scenario '" + plan.scenario + "' cannot run");
+  auto capacity = planned_capacity(scenario, plan, *model);
+  if (!capacity.ok()) return capacity.status();
+  model->planned = std::move(*capacity);
+  if (demand == PlanDemand::forecast) {
+    auto bands = forecast_bands(scenario, plan);
+    if (!bands.ok()) return bands.status();
+    model->demand_bands = std::move(*bands);
   }
   return engine::run_replicas(*model, options);
 }

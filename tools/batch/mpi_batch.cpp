@@ -54,94 +54,124 @@ BatchOutcome work(const BatchPlan& plan, bool time_series) {
   return outcome;
 }
 
-/// Rank 0 with workers: hands out the pending runs and records their results.
-Result<BatchOutcome> coordinate(const MpiSession& session, const BatchPlan& plan, ResultsDatabase& database,
-                                const BatchOptions& options) {
-  auto pending = pending_runs(plan, database);
-  const std::size_t pending_count = pending.ok() ? pending->size() : 0;
-  BatchOutcome outcome;
-  outcome.total = plan.runs.size();
-  outcome.already_done = outcome.total - pending_count;
-  if (pending.ok() && options.on_progress) options.on_progress(outcome.already_done, outcome.total);
+/// Rank 0 with workers: hands out the pending runs, kInFlightPerWorker at a time per worker, and
+/// records their results in commits on the thread runner's terms (kCommitBatch, kCommitLinger).
+/// Not thread-safe: rank 0's one thread drives it.
+class Coordinator {
+ public:
+  Coordinator(const MpiSession& session, const BatchPlan& plan, ResultsDatabase& database, const BatchOptions& options)
+      : session_(session), plan_(plan), database_(database), options_(options), pending_(pending_runs(plan, database)),
+        pending_count_(pending_.ok() ? pending_->size() : 0), failure_(pending_.status()), stopping_(!pending_.ok()),
+        in_flight_(static_cast<std::size_t>(session.size()), 0) {
+    outcome_.total = plan.runs.size();
+    outcome_.already_done = outcome_.total - pending_count_;
+  }
 
-  std::size_t cursor = 0;  // the next pending run to hand out
-  bool stopping = !pending.ok();
-  Status failure = pending.status();
-  std::vector<int> in_flight(static_cast<std::size_t>(session.size()), 0);
-  int total_in_flight = 0;
-  // Gives `worker` its next run, or tells it to stop once it has nothing left in flight.
-  const auto feed = [&](int worker) {
-    if (!stopping && cursor < pending_count) {
-      send_index(worker, static_cast<std::int64_t>((*pending)[cursor++]));
-      ++in_flight[static_cast<std::size_t>(worker)];
-      ++total_in_flight;
-    } else if (in_flight[static_cast<std::size_t>(worker)] == 0) {
-      send_index(worker, kStop);
+  Result<BatchOutcome> run() {
+    if (pending_.ok() && options_.on_progress) options_.on_progress(outcome_.already_done, outcome_.total);
+    for (int round = 0; round < kInFlightPerWorker; ++round) {
+      for (int worker = 1; worker < session_.size(); ++worker) {
+        if (round == 0 || in_flight_[static_cast<std::size_t>(worker)] > 0) feed(worker);
+      }
     }
-  };
-  for (int round = 0; round < kInFlightPerWorker; ++round) {
-    for (int worker = 1; worker < session.size(); ++worker) {
-      if (round == 0 || in_flight[static_cast<std::size_t>(worker)] > 0) feed(worker);
+    while (total_in_flight_ > 0 || !records_.empty()) {
+      const std::vector<int> senders = receive_arrived();
+      if (options_.cancellation != nullptr && options_.cancellation->cancelled()) stopping_ = true;
+      if (!failure_.ok()) stopping_ = true;
+      commit_when_due();
+      for (const int sender : senders) feed(sender);
+      // Polling with a short sleep keeps rank 0 off the CPU, which the workers need when ranks
+      // outnumber cores.
+      if (senders.empty()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    if (!failure_.ok()) return failure_;
+    if (outcome_.executed < pending_count_) {
+      return cancelled_error("the batch was cancelled after " + std::to_string(outcome_.executed) + " of " +
+                             std::to_string(pending_count_) + " pending runs; run it again to resume");
+    }
+    return outcome_;
+  }
+
+ private:
+  /// Gives `worker` its next run, or tells it to stop once it has nothing left in flight.
+  void feed(int worker) {
+    int& running = in_flight_[static_cast<std::size_t>(worker)];
+    if (!stopping_ && cursor_ < pending_count_) {
+      send_index(worker, static_cast<std::int64_t>((*pending_)[cursor_++]));
+      ++running;
+      ++total_in_flight_;
+    } else if (running == 0) {
+      send_index(worker, kStop);
     }
   }
 
-  // Results wait here for their commit, on the thread runner's terms (kCommitBatch, kCommitLinger).
-  std::vector<RunRecord> records;
-  auto first_waiting = std::chrono::steady_clock::now();
-  while (total_in_flight > 0 || !records.empty()) {
-    // Everything that has arrived. Polling with a short sleep keeps rank 0 off the CPU, which the
-    // workers need when ranks outnumber cores.
+  /// Takes every result that has arrived; returns the ranks that sent them.
+  std::vector<int> receive_arrived() {
     std::vector<int> senders;
     for (;;) {
       int arrived = 0;
       MPI_Status probed;
       MPI_Iprobe(MPI_ANY_SOURCE, kResultTag, MPI_COMM_WORLD, &arrived, &probed);
-      if (arrived == 0) break;
+      if (arrived == 0) return senders;
       const nlohmann::json message = nlohmann::json::parse(receive_text(probed), nullptr, false);
-      --in_flight[static_cast<std::size_t>(probed.MPI_SOURCE)];
-      --total_in_flight;
+      --in_flight_[static_cast<std::size_t>(probed.MPI_SOURCE)];
+      --total_in_flight_;
       senders.push_back(probed.MPI_SOURCE);
-      const std::string rank = "rank " + std::to_string(probed.MPI_SOURCE);
-      if (message.is_discarded() || !message.contains("run") || !message["run"].is_number_unsigned() ||
-          message["run"].get<std::size_t>() >= plan.runs.size()) {
-        failure = data_loss_error(rank + " sent a malformed result");
-      } else if (message.contains("failure")) {
-        failure = internal_error(rank + ": " + message["failure"].get<std::string>());
-      } else if (Result<RunOutcome> run_outcome = outcome_from_json_text(message.value("outcome", std::string()));
-                 !run_outcome.ok()) {
-        failure = run_outcome.status().with_context(rank);
-      } else {
-        const auto index = message["run"].get<std::size_t>();
-        if (records.empty()) first_waiting = std::chrono::steady_clock::now();
-        records.push_back(make_record(plan, plan.runs[index], std::move(*run_outcome)));
-      }
+      take_result(message, "rank " + std::to_string(probed.MPI_SOURCE));
     }
-    if (options.cancellation != nullptr && options.cancellation->cancelled()) stopping = true;
-    if (!failure.ok()) stopping = true;
-    const bool commit = records.size() >= kCommitBatch || total_in_flight == 0 ||
-                        std::chrono::steady_clock::now() - first_waiting >= kCommitLinger;
-    if (!records.empty() && failure.ok() && commit) {
-      if (Status status = database.insert(records); !status.ok()) {
-        failure = status;
-        stopping = true;
-      } else {
-        outcome.executed += records.size();
-        for (const auto& record : records) outcome.failed += record.outcome.error ? 1 : 0;
-        if (options.on_progress) options.on_progress(outcome.already_done + outcome.executed, outcome.total);
-      }
-      records.clear();
+  }
+
+  /// Queues a worker's result for the next commit, or records why it cannot be.
+  void take_result(const nlohmann::json& message, const std::string& rank) {
+    if (message.is_discarded() || !message.contains("run") || !message["run"].is_number_unsigned() ||
+        message["run"].get<std::size_t>() >= plan_.runs.size()) {
+      failure_ = data_loss_error(rank + " sent a malformed result");
+    } else if (message.contains("failure")) {
+      failure_ = internal_error(rank + ": " + message["failure"].get<std::string>());
+    } else if (Result<RunOutcome> run_outcome = outcome_from_json_text(message.value("outcome", std::string()));
+               !run_outcome.ok()) {
+      failure_ = run_outcome.status().with_context(rank);
+    } else {
+      const auto index = message["run"].get<std::size_t>();
+      if (records_.empty()) first_waiting_ = std::chrono::steady_clock::now();
+      records_.push_back(make_record(plan_, plan_.runs[index], std::move(*run_outcome)));
     }
-    if (!failure.ok()) records.clear();
-    for (const int sender : senders) feed(sender);
-    if (senders.empty()) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  if (!failure.ok()) return failure;
-  if (outcome.executed < pending_count) {
-    return cancelled_error("the batch was cancelled after " + std::to_string(outcome.executed) + " of " +
-                           std::to_string(pending_count) + " pending runs; run it again to resume");
+
+  /// Commits the queued results when a batch is full, nothing is in flight, or the oldest has
+  /// waited kCommitLinger; after a failure they are dropped.
+  void commit_when_due() {
+    const bool due = records_.size() >= kCommitBatch || total_in_flight_ == 0 ||
+                     std::chrono::steady_clock::now() - first_waiting_ >= kCommitLinger;
+    if (!records_.empty() && failure_.ok() && due) {
+      if (Status status = database_.insert(records_); !status.ok()) {
+        failure_ = status;
+        stopping_ = true;
+      } else {
+        outcome_.executed += records_.size();
+        for (const auto& record : records_) outcome_.failed += record.outcome.error ? 1 : 0;
+        if (options_.on_progress) options_.on_progress(outcome_.already_done + outcome_.executed, outcome_.total);
+      }
+      records_.clear();
+    }
+    if (!failure_.ok()) records_.clear();
   }
-  return outcome;
-}
+
+  const MpiSession& session_;
+  const BatchPlan& plan_;
+  ResultsDatabase& database_;
+  const BatchOptions& options_;
+  Result<std::vector<std::size_t>> pending_;
+  std::size_t pending_count_;
+  Status failure_;
+  bool stopping_;
+  std::vector<int> in_flight_;  // per rank
+  int total_in_flight_ = 0;
+  std::size_t cursor_ = 0;  // the next pending run to hand out
+  std::vector<RunRecord> records_;  // results waiting for their commit
+  std::chrono::steady_clock::time_point first_waiting_ = std::chrono::steady_clock::now();
+  BatchOutcome outcome_;
+};
 
 }  // namespace
 
@@ -178,7 +208,7 @@ Result<BatchOutcome> run_batch_mpi(const MpiSession& session, const BatchPlan& p
                                    const BatchOptions& options) {
   if (session.rank() != 0) return work(plan, options.time_series);
   if (session.size() == 1) return run_batch(plan, *database, options);
-  return coordinate(session, plan, *database, options);
+  return Coordinator(session, plan, *database, options).run();
 }
 
 }  // namespace fleetcast::batch
