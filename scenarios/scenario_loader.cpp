@@ -112,4 +112,19 @@ Result<Scenario> load_scenario_json_under(std::string_view json_text, std::strin
   return as_result(validate_scenario_json_under(json_text, source, root, catalog));
 }
 
+std::vector<ScenarioFile> scenario_files(const Scenario& scenario) {
+  std::vector<ScenarioFile> files;
+  if (!scenario.source_file.empty()) files.push_back({"the scenario", scenario.source_file});
+  if (scenario.pricing.database) files.push_back({"the scenario's price database", *scenario.pricing.database});
+  for (const Workload& workload : scenario.workloads) {
+    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+    const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
+    if (trace != nullptr) files.push_back({"the demand trace of workload '" + workload.name + "'", trace->file});
+  }
+  if (!scenario.spot.interruption_trace.empty()) {
+    files.push_back({"the scenario's spot availability trace", scenario.spot.interruption_trace});
+  }
+  return files;
+}
+
 }  // namespace fleetcast

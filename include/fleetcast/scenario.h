@@ -372,4 +372,16 @@ Result<Scenario> load_scenario(const std::filesystem::path& file, const PriceSou
 Result<Scenario> load_scenario_json_under(std::string_view json_text, std::string_view source, const FileRoot& root,
                                           const PriceSource* catalog = nullptr);
 
+/// A file a loaded scenario was read from or reads, and what it is to the scenario.
+struct ScenarioFile {
+  std::string what;  // "the demand trace of workload 'api'", for messages
+  std::filesystem::path path;
+};
+
+/// The files `scenario` was read from and reads, in document order: its own file (when it was
+/// loaded from one), its price database, each workload's demand trace, and its spot
+/// availability trace. A command that writes files checks them against these, so that no output
+/// destroys an input.
+std::vector<ScenarioFile> scenario_files(const Scenario& scenario);
+
 }  // namespace fleetcast

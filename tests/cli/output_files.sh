@@ -32,6 +32,37 @@ expect_refused "--ledger: './intervals.csv' names the same file as --intervals (
 [[ ! -e intervals.csv ]] || { echo "run wrote intervals.csv although it was refused"; exit 1; }
 expect_refused "--out: expected a file path, found an empty one" plan scenario.json --quiet --out ""
 
+# The files a scenario reads, which the command line does not name: its demand trace (by plan, run
+# and backtest), a --forecast file, and a sweep's base scenario (by batch --summary).
+mkdir -p data && cp "$source/scenarios/examples/data/recsys_requests_per_second_1h.csv" data/trace.csv
+cp data/trace.csv trace-before.csv
+sed 's#data/recsys_requests_per_second_1h.csv#data/trace.csv#' "$source/scenarios/examples/recsys_planned.json" > traced.json
+# expect_kept MESSAGE FILE COPY ARGS...: exit 2, MESSAGE on stderr, FILE the same as COPY.
+expect_kept() {
+  local message=$1 file=$2 copy=$3 code=0
+  shift 3
+  "$fleetcast" "$@" > stdout.txt 2> stderr.txt || code=$?
+  [[ $code == 2 ]] || { echo "fleetcast $*: exit $code, expected 2"; cat stderr.txt; exit 1; }
+  grep -qF -- "$message" stderr.txt || { echo "fleetcast $*: expected '$message' in:"; cat stderr.txt; exit 1; }
+  cmp -s "$file" "$copy" || { echo "fleetcast $*: $file was overwritten"; exit 1; }
+}
+expect_kept "--out: 'data/trace.csv' names the same file as the demand trace of workload 'recsys-api'" data/trace.csv \
+  trace-before.csv plan traced.json --quiet --replicas 0 --out data/trace.csv
+expect_kept "--intervals: './data/../data/trace.csv' names the same file as the demand trace of workload 'recsys-api'" \
+  data/trace.csv trace-before.csv run traced.json --intervals ./data/../data/trace.csv
+expect_kept "--html: 'data/trace.csv' names the same file as the demand trace" data/trace.csv trace-before.csv \
+  backtest traced.json --quiet --train-until 2026-12-19T00:00:00Z --html data/trace.csv
+echo '{}' > forecast.json && cp forecast.json forecast-before.json
+expect_kept "--out: 'forecast.json' names the same file as --forecast recsys-api=forecast.json" forecast.json \
+  forecast-before.json plan traced.json --quiet --forecast recsys-api=forecast.json --out forecast.json
+cat > sweep.json <<'SWEEP'
+{"format_version": 1, "base": "scenario.json",
+ "parameters": [{"name": "spot_share", "path": "/spot/max_share_per_pool_percent", "values": [30, 100]}]}
+SWEEP
+expect_kept "--summary: 'scenario.json' names the same file as the scenario ('scenario.json')" scenario.json before.json \
+  batch --sweep sweep.json --out sweep.db --summary scenario.json --quiet
+[[ ! -e sweep.db ]] || { echo "batch created sweep.db although it was refused"; exit 1; }
+
 # A link to a plan file: the plan replaces the file, the link stays.
 echo stale > real/plan.json
 ln -s real/plan.json plan-link.json

@@ -57,6 +57,16 @@ Result<batch::BatchPlan> make_plan(const BatchArguments& arguments) {
   return batch::plan_files(arguments.files);
 }
 
+/// Refuses --out and --summary where they name a file one of the plan's scenarios reads.
+int guard_outputs_against_plan(const BatchArguments& arguments, const batch::BatchPlan& plan) {
+  const OutputFile outputs[] = {{"--out", arguments.out.string()}, {"--summary", arguments.summary_csv.string()}};
+  std::vector<ScenarioFile> read;
+  for (const batch::BatchPoint& point : plan.points) {
+    for (ScenarioFile& file : scenario_files(point.scenario)) read.push_back(std::move(file));
+  }
+  return guard_outputs_against(outputs, read);
+}
+
 /// What rank 0 (or the only process) does after the runs: the summary printed and written, the
 /// counts, and the exit code.
 int report(const BatchArguments& arguments, const batch::BatchPlan& plan, batch::ResultsDatabase& database,
@@ -123,6 +133,7 @@ int run_threads(const BatchArguments& arguments) {
     std::cerr << plan.status().message() << '\n';
     return kExitInvalidInput;
   }
+  if (int code = guard_outputs_against_plan(arguments, *plan); code != kExitOk) return code;
   int exit_code = kExitOk;
   auto database = open_for_batch(arguments, exit_code);
   if (!database) return exit_code;
@@ -152,6 +163,9 @@ int run_mpi(const BatchArguments& arguments) {
     if (root) std::cerr << "batch: the MPI ranks expanded different batches; every rank must see the same files\n";
     return kExitInvalidInput;
   }
+  // Rank 0 checks and says why; every rank stops with it.
+  const int guarded = root ? guard_outputs_against_plan(arguments, *plan) : kExitOk;
+  if (!mpi.all(guarded == kExitOk)) return kExitInvalidInput;
   int exit_code = kExitOk;
   std::unique_ptr<batch::ResultsDatabase> database;
   if (root) database = open_for_batch(arguments, exit_code);

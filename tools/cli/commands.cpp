@@ -62,6 +62,19 @@ void guard_file_options(CLI::App* command, std::vector<std::string> inputs, std:
   });
 }
 
+int guard_outputs_against(std::span<const OutputFile> outputs, std::span<const ScenarioFile> inputs) {
+  for (const OutputFile& output : outputs) {
+    if (output.path.empty()) continue;
+    for (const ScenarioFile& input : inputs) {
+      if (!same_file(output.path, input.path.string())) continue;
+      std::cerr << output.option << ": '" << output.path << "' names the same file as " << input.what << " ('"
+                << input.path.string() << "'), which writing it would destroy; choose another file\n";
+      return kExitInvalidInput;
+    }
+  }
+  return kExitOk;
+}
+
 int exit_code_for(const Status& status) {
   switch (status.code()) {
     case StatusCode::invalid_argument:

@@ -9,10 +9,12 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "fleetcast/file_system.h"
+#include "fleetcast/scenario.h"
 #include "fleetcast/status.h"
 
 namespace fleetcast::cli {
@@ -43,6 +45,20 @@ void add_serve_command(CLI::App& app, int& exit_code);
 /// the same file is the same inode where both exist, else the same path once resolved. A refusal is
 /// a CLI::ValidationError naming both options: exit code 2 before anything runs.
 void guard_file_options(CLI::App* command, std::vector<std::string> inputs, std::vector<std::string> outputs);
+
+/// An output option ("--out") and the path it was given ("" when not given).
+struct OutputFile {
+  std::string option;
+  std::string path;
+};
+
+/// The check of guard_file_options against the files a loaded input reads, which the command line
+/// does not name (a scenario's demand traces and price database, a sweep's base scenario, a
+/// --forecast file): prints "--out: 'd.csv' names the same file as the demand trace of workload
+/// 'w' ('/abs/d.csv'), which writing it would destroy; choose another file" and returns
+/// kExitInvalidInput for the first output that names one of `inputs`, else kExitOk. Called after
+/// the inputs load and before anything is written.
+int guard_outputs_against(std::span<const OutputFile> outputs, std::span<const ScenarioFile> inputs);
 
 /// Writes an output file a command's option names: nothing when `path` is empty; "/dev/stdout"
 /// (or /dev/fd/1) is written to std::cout, "/dev/stderr" (or /dev/fd/2) to std::cerr (the

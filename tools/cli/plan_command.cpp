@@ -78,8 +78,10 @@ struct PlanningInputs {
   PlanOptions options;
 };
 
-// Loads the inputs, or prints why not and returns the exit code.
-std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArguments& arguments) {
+// Loads the inputs, or prints why not and returns the exit code; `outputs` are the files the
+// command will write, refused where they name a file the inputs read.
+std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArguments& arguments,
+                                                               std::span<const OutputFile> outputs) {
   auto inputs = std::make_unique<PlanningInputs>();
   auto scenario = load_scenario(arguments.scenario);
   if (!scenario.ok()) {
@@ -87,6 +89,12 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
     return kExitInvalidInput;
   }
   inputs->scenario = std::move(*scenario);
+  std::vector<ScenarioFile> read = scenario_files(inputs->scenario);
+  for (const std::string& entry : arguments.supplied_forecasts) {
+    const std::size_t equals = entry.find('=');
+    if (equals != std::string::npos) read.push_back({"--forecast " + entry, entry.substr(equals + 1)});
+  }
+  if (int code = guard_outputs_against(outputs, read); code != kExitOk) return code;
   auto prices = open_scenario_prices(inputs->scenario.pricing);
   if (!prices.ok()) {
     std::cerr << arguments.scenario << ": " << prices.status().message() << '\n';
@@ -260,8 +268,8 @@ struct PlannedScenario {
 };
 
 // Loads the inputs and plans them, or prints why not and returns the exit code.
-std::variant<PlannedScenario, int> load_and_plan(const PlanningArguments& arguments) {
-  auto loaded = load_inputs(arguments);
+std::variant<PlannedScenario, int> load_and_plan(const PlanningArguments& arguments, std::span<const OutputFile> outputs) {
+  auto loaded = load_inputs(arguments, outputs);
   if (auto* code = std::get_if<int>(&loaded)) return *code;
   PlannedScenario planned{std::move(std::get<std::unique_ptr<PlanningInputs>>(loaded)), {}};
   auto plan = make_plan(planned.inputs->scenario, *planned.inputs->prices, planned.inputs->options);
@@ -274,7 +282,8 @@ std::variant<PlannedScenario, int> load_and_plan(const PlanningArguments& argume
 }
 
 int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
-  auto planned = load_and_plan(arguments);
+  const OutputFile outputs[] = {{"--out", out_file}, {"--html", arguments.html_file}};
+  auto planned = load_and_plan(arguments, outputs);
   if (auto* code = std::get_if<int>(&planned)) return *code;
   const PlanningInputs& inputs = *std::get<PlannedScenario>(planned).inputs;
   const Plan& plan = std::get<PlannedScenario>(planned).plan;
@@ -295,7 +304,7 @@ int run_plan(const PlanningArguments& arguments, const std::string& out_file) {
 }
 
 int run_commitments(const PlanningArguments& arguments) {
-  auto planned = load_and_plan(arguments);
+  auto planned = load_and_plan(arguments, {});
   if (auto* code = std::get_if<int>(&planned)) return *code;
   const PlanningInputs& inputs = *std::get<PlannedScenario>(planned).inputs;
   const Plan& plan = std::get<PlannedScenario>(planned).plan;
@@ -313,7 +322,8 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
     std::cerr << "--train-until: " << cut.status().message() << '\n';
     return kExitInvalidInput;
   }
-  auto loaded = load_inputs(arguments);
+  const OutputFile outputs[] = {{"--plan-out", plan_file}, {"--html", arguments.html_file}};
+  auto loaded = load_inputs(arguments, outputs);
   if (auto* code = std::get_if<int>(&loaded)) return *code;
   PlanningInputs& inputs = *std::get<std::unique_ptr<PlanningInputs>>(loaded);
   auto result = run_plan_backtest(inputs.scenario, *inputs.prices, *cut, inputs.options, backtest);

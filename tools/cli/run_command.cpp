@@ -96,6 +96,11 @@ int run(const RunArguments& arguments) {
     std::cerr << scenario.status().message() << '\n';
     return kExitInvalidInput;
   }
+  const OutputFile output_files[] = {{"--intervals", arguments.intervals_csv},
+                                     {"--ledger", arguments.ledger_csv},
+                                     {"--trace", arguments.trace_file},
+                                     {"--html", arguments.html_file}};
+  if (int code = guard_outputs_against(output_files, scenario_files(*scenario)); code != kExitOk) return code;
   auto prices = open_scenario_prices(scenario->pricing);
   if (!prices.ok()) {
     std::cerr << arguments.scenario << ": " << prices.status().message() << '\n';
