@@ -75,7 +75,7 @@ std::vector<AwsGroup> aws_groups(const Plan& plan, std::span<const CompressedSch
                                          std::string(spot_allocation_strategy_name(distribution.spot_allocation_strategy))};
     group.capacity_rebalance = distribution.capacity_rebalance;
     const TargetTracking& tracking = planned.target_tracking;
-    group.default_instance_warmup = static_cast<int>(tracking.instance_warmup.count());
+    group.default_instance_warmup = tracking.instance_warmup.count();
     for (const ScheduleAction& exported : schedule.actions) {
       AwsScheduledAction action;
       action.name = scheduled_action_name(planned.name, exported);
@@ -92,7 +92,7 @@ std::vector<AwsGroup> aws_groups(const Plan& plan, std::span<const CompressedSch
     }
     group.scaling_policy = AwsTargetTracking{planned.name + "-target-tracking", aws_metrics_for(tracking.metric),
                                              tracking.target_value, tracking.disable_scale_in,
-                                             static_cast<int>(tracking.instance_warmup.count())};
+                                             tracking.instance_warmup.count()};
     group.tags = {{"fleetcast:scenario", plan.scenario}, {"fleetcast:workload", planned.workload},
                   {"fleetcast:plan-hash", hash}};
     groups.push_back(std::move(group));

@@ -6,6 +6,8 @@
 // Thread-safety: value types; the functions are reentrant.
 #pragma once
 
+#include <cstdint>
+
 #include <optional>
 #include <span>
 #include <string>
@@ -59,7 +61,7 @@ struct AwsTargetTracking {
   std::vector<AwsMetric> metrics;  // AWS takes exactly one
   double target_value = 0;
   bool disable_scale_in = false;
-  int estimated_instance_warmup = 0;  // seconds
+  std::int64_t estimated_instance_warmup = 0;  // seconds
 };
 
 struct AwsGroup {
@@ -73,7 +75,7 @@ struct AwsGroup {
   std::vector<AwsOverride> overrides;  // cheapest first, as the plan lists them
   AwsDistribution distribution;
   bool capacity_rebalance = false;
-  int default_instance_warmup = 0;   // seconds
+  std::int64_t default_instance_warmup = 0;  // seconds
   std::vector<AwsScheduledAction> scheduled_actions;  // in time order
   AwsTargetTracking scaling_policy;
   std::vector<std::pair<std::string, std::string>> tags;  // propagated to instances

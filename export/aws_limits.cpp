@@ -157,9 +157,27 @@ void check_target_tracking(const AwsTargetTracking& policy, std::string_view sub
     violations.add(subject, "TargetTrackingConfiguration.TargetValue", std::to_string(policy.target_value),
                    "AWS requires a positive number");
   }
-  if (policy.estimated_instance_warmup < 0) {
+  if (policy.estimated_instance_warmup < 0 || policy.estimated_instance_warmup > kMaxApiInteger) {
     violations.add(subject, "EstimatedInstanceWarmup", std::to_string(policy.estimated_instance_warmup),
-                   "AWS allows 0 seconds or more");
+                   "AWS allows 0 to " + std::to_string(kMaxApiInteger) + " seconds (a 32-bit Integer)");
+  }
+}
+
+// "us-east-1", "us-gov-west-1", "ap-southeast-2": two letters, then hyphenated words, then a number.
+bool is_aws_region_code(const std::string& region) {
+  const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t dash = region.find('-');
+  if (dash != 2 || !lower(region[0]) || !lower(region[1])) return false;
+  std::size_t words = 0;
+  for (;;) {
+    const std::size_t next = region.find('-', dash + 1);
+    const std::string_view part = std::string_view(region).substr(dash + 1, next == std::string::npos ? std::string::npos : next - dash - 1);
+    if (part.empty()) return false;
+    if (next == std::string::npos) return words > 0 && std::all_of(part.begin(), part.end(), digit);
+    if (!std::all_of(part.begin(), part.end(), lower)) return false;
+    ++words;
+    dash = next;
   }
 }
 
@@ -203,9 +221,13 @@ void check_group(const AwsGroup& group, Violations& violations) {
     violations.add(subject, member(distribution, "OnDemandPercentageAboveBaseCapacity"),
                    std::to_string(spread.on_demand_percentage_above_base), "AWS allows a percentage from 0 to 100");
   }
-  if (group.default_instance_warmup < 0) {
+  if (group.default_instance_warmup < 0 || group.default_instance_warmup > kMaxDefaultInstanceWarmup) {
     violations.add(subject, "DefaultInstanceWarmup", std::to_string(group.default_instance_warmup),
-                   "AWS allows 0 seconds or more");
+                   "AWS allows 0 to " + std::to_string(kMaxDefaultInstanceWarmup) + " seconds");
+  }
+  if (!is_aws_region_code(group.region)) {
+    violations.add(subject, "region", in_quotes(group.region),
+                   "AWS region codes are an area, a direction and a number, such as us-east-1 or ap-southeast-2");
   }
   for (const std::span<const AwsScheduledAction> batch : scheduled_action_batches(group)) {
     check_scheduled_action_batch(batch, subject, violations);

@@ -1,7 +1,8 @@
 // What AWS Auto Scaling enforces, checked before an exporter writes anything: names and their
 // lengths, allocation strategy names, percentages 0-100, integer weights 1-999, at most 40
 // instance types, Min <= Desired <= Max, at most 125 scheduled actions per group and 50 per
-// BatchPutScheduledUpdateGroupAction, a valid cron recurrence and time zone, EndTime after StartTime, and exactly one metric per target-tracking policy.
+// BatchPutScheduledUpdateGroupAction, a valid cron recurrence and time zone, EndTime after StartTime, exactly one metric per target-tracking policy,
+// instance warm-ups AWS accepts, and a region code of AWS's form (us-east-1).
 //
 // Each check adds to a Violations list one line per broken limit, naming the group, the request
 // field, the value found and the limit, so that a refused plan is fixed in one pass.
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,6 +27,11 @@ namespace fleetcast::exporters {
 inline constexpr std::size_t kMaxActionsPerBatch = 50;  // BatchPutScheduledUpdateGroupAction
 inline constexpr std::size_t kMaxOverrides = 40;        // MixedInstancesPolicy.LaunchTemplate.Overrides
 inline constexpr int kMaxWeightedCapacity = 999;
+// DefaultInstanceWarmup: "a value, in seconds, from 0 to 3600" (EC2 Auto Scaling user guide,
+// "Enable the default instance warmup for a group").
+inline constexpr std::int64_t kMaxDefaultInstanceWarmup = 3600;
+// EstimatedInstanceWarmup and the other request integers are the API's Integer type: 32 bits.
+inline constexpr std::int64_t kMaxApiInteger = 2147483647;
 
 class Violations {
  public:

@@ -1,5 +1,6 @@
 // The plan's JSON document (format "fleetcast-plan", version 1): writing, and reading with every
 // field checked, so that an exporter never works from a plan it misread.
+#include <algorithm>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -321,6 +322,22 @@ void check_purchase_date(DiagnosticSink& sink, const std::string& pointer, Insta
   }
 }
 
+// A region as providers name them ("us-east-1", "us-central1", "eastus"): lower-case letters and
+// digits, hyphens inside, at most 64 characters. Exports write it into file names and into the
+// shell command lines of their README, so nothing else may pass.
+std::optional<std::string> read_region(ObjectReader& reader) {
+  std::optional<std::string> region = reader.string("region", Presence::required);
+  if (!region) return region;
+  const auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; };
+  if (region->empty() || region->size() > 64 || !std::all_of(region->begin(), region->end(), allowed) ||
+      region->front() == '-' || region->back() == '-') {
+    reader.error("region", "expected a region name such as us-east-1 (lower-case letters, digits and inner hyphens, "
+                           "at most 64 characters), found " + scenarios::describe_value(json(*region)));
+    return std::nullopt;
+  }
+  return region;
+}
+
 // A commitment of a plan over `horizon`; one without a start (written before purchases were
 // dated) is bought at the horizon's start.
 CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value, const std::string& pointer,
@@ -331,7 +348,7 @@ CommitmentRecommendation read_commitment(DiagnosticSink& sink, const json& value
                        "upfront_per_instance_usd", "expected_utilisation", "break_even_utilisation",
                        "expected_saving_usd", "reason", "term_valuation", "term_choice", "renews"});
   assign(commitment.instance_type, reader.string("instance_type", Presence::required));
-  assign(commitment.region, reader.string("region", Presence::required));
+  assign(commitment.region, read_region(reader));
   assign(commitment.count, reader.integer("count", Presence::required, 1, kCountMax));
   if (auto term = reader.choice("term", Presence::required, {"1y", "3y"})) {
     commitment.terms.term = *parse_reservation_term(*term);
@@ -422,7 +439,7 @@ PlannedPool read_pool(DiagnosticSink& sink, const json& value, const std::string
                        "hourly_price_usd", "instances"});
   assign(pool.name, reader.string("name", Presence::required));
   assign(pool.provider, reader.string("provider", Presence::required));
-  assign(pool.region, reader.string("region", Presence::required));
+  assign(pool.region, read_region(reader));
   assign(pool.instance_type, reader.string("instance_type", Presence::required));
   if (auto option = reader.choice("option", Presence::required, option_names())) {
     pool.option = *parse_purchase_option(*option);
@@ -462,7 +479,7 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   if (auto kind = reader.choice("workload_kind", Presence::required, {"service", "batch"})) {
     group.workload_kind = *kind == "service" ? WorkloadKind::service : WorkloadKind::batch;
   }
-  assign(group.region, reader.string("region", Presence::required));
+  assign(group.region, read_region(reader));
   assign(group.gpu_model, reader.string("gpu_model", Presence::required));
   reader.array("instance_types", Presence::required, [&](const json& element, const std::string& element_pointer) {
     ObjectReader type_reader(sink, element, element_pointer, {"instance_type", "weighted_capacity"});
@@ -508,6 +525,51 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
     }
   }
   return group;
+}
+
+// A group's parts agree with each other and with its pools, so that what an exporter writes (its
+// instances, weighted by its types' capacities) is the capacity its schedule states: one row of
+// counts per interval, each instance type weighted by its pools' GPUs per instance, and the
+// schedule's capacity at every interval the GPUs its instances hold. A document without
+// per-group instances is exported from its schedule alone.
+void check_group_agrees(DiagnosticSink& sink, const Plan& plan, const PlannedGroup& group, const std::string& pointer) {
+  if (group.instances.empty()) return;
+  const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
+  for (std::size_t i = 0; i < group.instances.size(); ++i) {
+    if (group.instances[i].size() != intervals) {
+      sink.error(child_pointer(child_pointer(pointer, "instances"), i),
+                 "expected one count per horizon interval (" + std::to_string(intervals) + "), found " +
+                     std::to_string(group.instances[i].size()));
+      return;
+    }
+  }
+  for (std::size_t t = 0; t < group.instance_types.size(); ++t) {
+    const GroupInstanceType& type = group.instance_types[t];
+    for (const std::size_t p : group.pools) {
+      const PlannedPool& pool = plan.pools[p];
+      if (pool.instance_type != type.instance_type || pool.gpus_per_instance == type.weighted_capacity) continue;
+      sink.error(child_pointer(child_pointer(child_pointer(pointer, "instance_types"), t), "weighted_capacity"),
+                 "expected the GPUs per instance of pool " + pool.name + " (" + std::to_string(pool.gpus_per_instance) +
+                     "), found " + std::to_string(type.weighted_capacity));
+      return;
+    }
+  }
+  std::vector<std::int64_t> gpus(intervals, 0);
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    for (std::size_t k = 0; k < intervals; ++k) {
+      gpus[k] += std::int64_t{group.instances[i][k]} * plan.pools[group.pools[i]].gpus_per_instance;
+    }
+  }
+  std::size_t next = 0;
+  std::int64_t stated = group.min_capacity;
+  for (std::size_t k = 0; k < intervals; ++k) {
+    const Instant begin = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
+    while (next < group.schedule.size() && group.schedule[next].at <= begin) stated = group.schedule[next++].desired_capacity;
+    if (stated == gpus[k]) continue;
+    sink.error(child_pointer(pointer, "schedule"), "expected the capacity of the group's instances, " + std::to_string(gpus[k]) +
+                                                       " GPUs from " + format_instant(begin) + ", found " + std::to_string(stated));
+    return;
+  }
 }
 
 void read_expected(ObjectReader& root, DiagnosticSink& sink, PlanOutcome& expected) {
@@ -580,6 +642,7 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   });
   root.array("groups", Presence::required, [&](const json& element, const std::string& pointer) {
     plan.groups.push_back(read_group(sink, element, pointer, plan.pools.size()));
+    if (sink.empty()) check_group_agrees(sink, plan, plan.groups.back(), pointer);
   });
   // Absent from documents written before plans bought Savings Plans.
   root.array("savings_plans", Presence::optional, [&](const json& element, const std::string& pointer) {

@@ -2,6 +2,7 @@
 // refused with a message that names the file, the JSON pointer and what was expected.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
 
 #include "fleetcast/plan.h"
@@ -79,8 +80,10 @@ Plan sample_plan() {
   group.distribution = InstancesDistribution{3, 40, SpotAllocationStrategy::capacity_optimized, false};
   group.target_tracking.target_value = 65;
   group.target_tracking.scale_in_cooldown = Seconds{600};
+  // The capacity of its instances: 3, 3 + 4 and 4 + 2 x 4 GPUs.
   group.schedule = {CapacityChange{plan.horizon.start, 3, 16, 3},
-                    CapacityChange{plan.horizon.start + Seconds{3600}, 3, 16, 7}};
+                    CapacityChange{plan.horizon.start + Seconds{3600}, 3, 16, 7},
+                    CapacityChange{plan.horizon.start + Seconds{7200}, 3, 16, 12}};
   group.instances = {{3, 3, 4}, {0, 1, 2}};
   group.launch_lead = Seconds{180};
   group.launch_lead_reason = "the launch latency of aws/us-east-1/g6e.xlarge/spot at its 99th percentile";
@@ -179,6 +182,37 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
         std::string::npos);
   CHECK(error_of(replaced(text, "\"pools\": [\n        0,", "\"pools\": [\n        5,")).find("/groups/0/pools/0: expected the index of one of the plan's 2 pools") !=
         std::string::npos);
+}
+
+TEST_CASE("engine::plan_from_json refuses a group whose parts disagree, and a region no provider names", "[engine][plan]") {
+  const auto error_in = [](const std::function<void(Plan&)>& damage) {
+    Plan plan = sample_plan();
+    damage(plan);
+    return error_of(plan_to_json(plan));
+  };
+  // An exporter follows the instances: a row cut short would export the pool's last hour as none.
+  CHECK_THAT(error_in([](Plan& plan) { plan.groups[0].instances[1].pop_back(); }),
+             Catch::Contains("/groups/0/instances/1: expected one count per horizon interval (3), found 2"));
+  CHECK_THAT(error_in([](Plan& plan) { plan.groups[0].instances[0].push_back(1); }),
+             Catch::Contains("/groups/0/instances/0: expected one count per horizon interval (3), found 4"));
+  CHECK_THAT(error_in([](Plan& plan) { plan.groups[0].instance_types[1].weighted_capacity = 2; }),
+             Catch::Contains("/groups/0/instance_types/1/weighted_capacity: expected the GPUs per instance of pool "
+                             "aws/us-east-1/g6e.12xlarge/spot (4), found 2"));
+  CHECK_THAT(error_in([](Plan& plan) { plan.groups[0].schedule[1].desired_capacity = 8; }),
+             Catch::Contains("/groups/0/schedule: expected the capacity of the group's instances, 7 GPUs from "
+                             "2026-03-02T01:00:00Z, found 8"));
+  CHECK_THAT(error_in([](Plan& plan) { plan.groups[0].schedule.pop_back(); }),
+             Catch::Contains("12 GPUs from 2026-03-02T02:00:00Z, found 7"));
+  // Exports write regions into file names and shell command lines.
+  CHECK_THAT(error_in([](Plan& plan) { plan.groups[0].region = "us-east-1;touch /tmp/x"; }),
+             Catch::Contains("/groups/0/region: expected a region name such as us-east-1"));
+  CHECK_THAT(error_in([](Plan& plan) { plan.pools[1].region = "../x"; }), Catch::Contains("/pools/1/region"));
+  CHECK_THAT(error_in([](Plan& plan) { plan.commitments[0].region = "us east 1"; }), Catch::Contains("/commitments/0/region"));
+  for (const std::string region : {"us-central1", "eastus", "ap-southeast-2"}) {
+    Plan plan = sample_plan();
+    plan.groups[0].region = region;
+    CHECK(plan_from_json(plan_to_json(plan), "plan.json").ok());
+  }
 }
 
 TEST_CASE("engine::plan_from_json refuses numbers out of range, deep nesting and wrong types without throwing", "[engine]") {

@@ -158,6 +158,25 @@ TEST_CASE("exporters refuse a target-tracking policy without exactly one metric"
   require_refused(plan, "metric", {"TargetTrackingConfiguration is 0 metrics", "exactly one metric per target-tracking policy"});
 }
 
+TEST_CASE("exporters refuse an instance warm-up AWS does not take, at its full value", "[export]") {
+  Plan plan = fixture_plan();
+  // 2^32 + 90 s: read as 32 bits it would be 90 s, and exported as such.
+  plan.groups[0].target_tracking.instance_warmup = Seconds{4'294'967'386};
+  require_refused(plan, "warmup", {"DefaultInstanceWarmup is 4294967386; AWS allows 0 to 3600 seconds",
+                                   "EstimatedInstanceWarmup is 4294967386; AWS allows 0 to 2147483647 seconds"});
+  plan.groups[0].target_tracking.instance_warmup = Seconds{3601};
+  require_refused(plan, "warmup-hour", {"DefaultInstanceWarmup is 3601; AWS allows 0 to 3600 seconds"});
+}
+
+TEST_CASE("exporters refuse a region that is not an AWS region code", "[export]") {
+  for (const std::string region : {"us-east-1;touch${IFS}/tmp/x;#", "mars", "us-east-", "us-east-1a", "US-EAST-1", "u-east-1"}) {
+    Plan plan = fixture_plan();
+    plan.groups[1].region = region;
+    require_refused(plan, "region", {"group 'llm-two-regions-chat-us-west-2': region is '" + region + "'",
+                                     "AWS region codes are an area, a direction and a number"});
+  }
+}
+
 TEST_CASE("exporters refuse more than 40 instance types and names AWS does not take", "[export]") {
   Plan plan = fixture_plan();
   plan.groups[2].instance_types.clear();
@@ -397,8 +416,9 @@ TEST_CASE("no format writes outside --out, whatever group names and regions a pl
   }
   CHECK_THAT(export_plan(by_name, ExportFormat::aws, out).message(),
              Catch::Contains("export file '../../escaped/01-create-launch-template.json' would lie outside --out"));
+  // A region that is no AWS region code is refused before any file is named after it.
   CHECK_THAT(export_plan(by_region, ExportFormat::cloudformation, out).message(),
-             Catch::Contains("export file '../../escaped.template.json' would lie outside --out"));
+             Catch::Contains("region is '../../escaped'; AWS region codes"));
   CHECK_FALSE(fs::exists(out));
 }
 
