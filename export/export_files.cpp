@@ -77,13 +77,16 @@ Status write_export(const std::vector<ExportFile>& files, const fs::path& out, F
   if (fs::exists(status) && (!fs::is_directory(status) || !fs::is_empty(out, error))) {
     return failed_precondition_error(out.string() + ": exists and is not an empty folder; remove it or choose another --out");
   }
-  const fs::path absolute = fs::absolute(out, error);
+  // "out/", "out/." and "./out" name the folder "out": the temporary folder goes beside it, and
+  // the rename targets the folder itself, not a path rename(2) refuses (a trailing "/.").
+  fs::path absolute = fs::absolute(out, error).lexically_normal();
+  if (!absolute.has_filename() && absolute != absolute.root_path()) absolute = absolute.parent_path();
   const fs::path temporary =
       absolute.parent_path() / ("." + absolute.filename().string() + ".tmp." + std::to_string(::getpid()));
   (void)disk.remove_all(temporary);
   Status written = write_files(disk, files, temporary);
   // rename(2) replaces an empty folder in one step, so `out` is never missing half-way.
-  if (written.ok()) written = disk.rename(temporary, out);
+  if (written.ok()) written = disk.rename(temporary, absolute);
   if (!written.ok()) {
     (void)disk.remove_all(temporary);
     return written.with_context(out.string() + ": nothing exported");

@@ -390,6 +390,22 @@ TEST_CASE("write_export refuses a folder that is not empty and leaves it as it w
   fs::remove_all(out);
 }
 
+TEST_CASE("write_export takes out/, out/. and an empty out/ as the folder out", "[export]") {
+  const fs::path out = fresh_out("slash");
+  for (const std::string suffix : {"/", "/.", "/./"}) {
+    for (const bool empty_folder_first : {false, true}) {
+      INFO("--out " << out.string() + suffix << (empty_folder_first ? " (an empty folder)" : ""));
+      if (empty_folder_first) fs::create_directories(out);
+      const Status status = write_export({ExportFile{"README.txt", "x"}}, out.string() + suffix);
+      CHECK(status.ok());
+      CHECK(fs::is_regular_file(out / "README.txt"));
+      // Nothing but the folder beside it: no temporary left.
+      CHECK(std::distance(fs::directory_iterator(out.parent_path()), fs::directory_iterator()) == 1);
+      fs::remove_all(out);
+    }
+  }
+}
+
 TEST_CASE("no format writes outside --out, whatever group names and regions a plan file holds", "[export]") {
   // The planner names groups safely; a plan file edited by hand may name them anything.
   const fs::path out = fresh_out("escape");
