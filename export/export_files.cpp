@@ -28,21 +28,19 @@ Status write_files(FileSystem& disk, const std::vector<ExportFile>& files, const
   return {};
 }
 
-// Refuses a file whose path would leave the export folder: the exporters name files and folders
-// after the plan's groups and regions, which a plan file may hold anything in.
+}  // namespace
+
 Status check_inside_folder(const std::vector<ExportFile>& files) {
   for (const ExportFile& file : files) {
     const fs::path normal = file.path.lexically_normal();
     if (file.path.empty() || file.path.has_root_path() || normal == "." || *normal.begin() == "..") {
       return invalid_argument_error("export file '" + file.path.string() +
-                                    "' would lie outside --out; expected the plan's group names and regions to "
+                                    "' would lie outside the export folder (--out); expected the plan's group names and regions to "
                                     "make paths inside it (no leading '/', no '..' reaching above it)");
     }
   }
   return {};
 }
-
-}  // namespace
 
 std::optional<ExportFormat> parse_export_format(std::string_view name) {
   for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {

@@ -195,6 +195,7 @@ Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, cons
   }
   if (!output.ok()) return output.status();
   if (Status status = add_commitment_purchases(cut, output->files); !status.ok()) return status;
+  if (Status status = check_inside_folder(output->files); !status.ok()) return status;
   RenderedExport rendered;
   rendered.plan_hash = plan_hash(plan);
   const double step_hours = static_cast<double>(cut.horizon.step.count()) / 3600.0;

@@ -61,6 +61,11 @@ Plan plan_prefix(const Plan& plan, std::size_t intervals);
 /// internal_error when `files` holds no README.txt.
 Status add_commitment_purchases(const Plan& plan, std::vector<ExportFile>& files);
 
+/// Refuses a file whose path would leave the export folder (a leading '/', a '..' reaching above
+/// it): the exporters name files and folders after the plan's groups and regions, which a plan
+/// file may hold anything in. render_export checks what it renders, write_export what it writes.
+Status check_inside_folder(const std::vector<ExportFile>& files);
+
 Result<FormatOutput> render_aws_requests(const Plan& plan, const ExportOptions& options);
 Result<FormatOutput> render_cloudformation(const Plan& plan, const ExportOptions& options);
 Result<FormatOutput> render_kubernetes(const Plan& plan, const ExportOptions& options);

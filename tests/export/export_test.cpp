@@ -431,7 +431,7 @@ TEST_CASE("no format writes outside --out, whatever group names and regions a pl
     }
   }
   CHECK_THAT(export_plan(by_name, ExportFormat::aws, out).message(),
-             Catch::Contains("export file '../../escaped/01-create-launch-template.json' would lie outside --out"));
+             Catch::Contains("export file '../../escaped/01-create-launch-template.json' would lie outside the export folder (--out)"));
   // A region that is no AWS region code is refused before any file is named after it.
   CHECK_THAT(export_plan(by_region, ExportFormat::cloudformation, out).message(),
              Catch::Contains("region is '../../escaped'; AWS region codes"));

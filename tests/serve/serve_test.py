@@ -233,6 +233,13 @@ def check_other_endpoints(server, expected):
     written = {os.path.relpath(os.path.join(d, n), expected["export_dir"]): read_file(os.path.join(d, n))
                for d, _, names in os.walk(expected["export_dir"]) for n in names}
     check(files == written and files, "export's files equal those `fleetcast export` writes")
+    # A plan file may name its groups anything: a path that would leave the export folder is
+    # refused as the CLI refuses it, not handed back for the client to write.
+    escaping = json.loads(expected["quickstart"])
+    escaping["groups"][0]["name"] = "../../evil"
+    status, _, error = server.error("POST", "/v1/export?format=aws", json.dumps(escaping).encode())
+    check(status == 400 and "would lie outside the export folder" in error.get("message", ""),
+          f"an export whose paths leave the folder: 400, got {status} {error}")
     # curl --data-binary sends a form-encoded type; a plan document is tens of KiB, past the 8 KiB
     # httplib allows a form when it reads the body itself.
     form = {"Content-Type": "application/x-www-form-urlencoded"}
