@@ -188,6 +188,7 @@ def check_bad_requests(server, data_dir):
           f"unknown field: 400 with validate's message, got {status} {error}")
     status, _, error = server.error("POST", "/v1/plan", b" " * 70000)
     check(status == 413 and error["code"] == "payload_too_large", f"oversized body: 413, got {status} {error}")
+    check_body_framing(server)
     for what, path in [("../", "../outside.csv"), ("absolute", os.path.join(WORK, "outside.csv")),
                        ("symlink", "data/link.csv")]:
         status, _, error = server.error("POST", "/v1/plan", with_csv(path))
@@ -303,6 +304,38 @@ def check_supplied_forecast(server, expected):
     status, _, error = server.error("POST", "/v1/simulate", json.dumps({"scenario": scenario, "forecasts": {}}).encode())
     check(status == 400 and "body: unknown field 'forecasts'; expected scenario and options" in error["message"],
           f"forecasts where nothing is planned: 400, got {status} {error}")
+
+
+def raw_exchange(server, request):
+    """Sends `request` (bytes) and returns the status line's code and the seconds until the reply."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        start = time.time()
+        try:
+            sock.sendall(request)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused while the body was still going out: the reply is what counts
+        reply = sock.recv(200)
+        return int(reply.split(b" ")[1]) if reply.startswith(b"HTTP/1.1 ") else 0, time.time() - start
+
+
+def check_body_framing(server):
+    """--max-body holds a chunked body as it holds a Content-Length (before, a chunked body was
+    read whole whatever its size); a request whose body httplib would wait for or skip in vain is
+    answered at once, not after --read-timeout (2 s)."""
+    head = b"POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    chunk = b" " * 30000
+    chunked = head + b"Transfer-Encoding: chunked\r\n\r\n" + (b"%x\r\n" % len(chunk) + chunk + b"\r\n") * 3 + b"0\r\n\r\n"
+    for what, request, code in [
+            ("a chunked body over --max-body", chunked, 413),
+            ("no length", head + b"Connection: close\r\n\r\n", 411),
+            ("a negative length", head + b"Content-Length: -5\r\n\r\n", 400),
+            ("a length over --max-body", head + b"Content-Length: 99999999999\r\n\r\n", 413),
+            ("POST to a GET route without a length", b"POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 405)]:
+        status, seconds = raw_exchange(server, request)
+        check(status == code and seconds < 1.5, f"{what}: {code} at once, got {status} after {seconds:.2f} s")
+    small = read_file(QUICKSTART)
+    status, _, data = server.request("POST", "/v1/simulate?replicas=1", iter([small[:1000], small[1000:]]))
+    check(status == 200 and json.loads(data)["cost"], f"a chunked body within --max-body is served, got {status} {data[:200]}")
 
 
 def slow_client(server, results, done):

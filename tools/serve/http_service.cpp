@@ -123,12 +123,19 @@ void HttpService::add_routes() {
                                    "(curl --data-binary @FILE), not as a form field"));
         return;
       }
+      // httplib holds a Content-Length to --max-body, not a chunked body: this holds both.
       std::string body;
-      if (!read([&body](const char* data, std::size_t length) {
-            body.append(data, length);
-            return true;
+      bool too_large = false;
+      if (!read([&](const char* data, std::size_t length) {
+            too_large = body.size() + length > options_.max_body_bytes;
+            if (!too_large) body.append(data, length);
+            return !too_large;
           })) {
-        return;  // httplib answers: the body was cut short or is over the limit
+        if (too_large) {
+          response.status = 413;  // on_error says why
+          response.set_header("Connection", "close");  // the rest of the body is never read
+        }
+        return;  // else httplib answers: the body was cut short
       }
       work_route(request, body, response, endpoint);
     });
@@ -148,7 +155,8 @@ void HttpService::add_routes() {
   });
   server_->set_pre_routing_handler([this](const httplib::Request& request, httplib::Response& response) {
     on_start(request, response);
-    return httplib::Server::HandlerResponse::Unhandled;
+    return refused_before_body(request, response) ? httplib::Server::HandlerResponse::Handled
+                                                  : httplib::Server::HandlerResponse::Unhandled;
   });
   server_->set_error_handler(httplib::Server::HandlerWithResponse(
       [this](const httplib::Request& request, httplib::Response& response) {
@@ -218,6 +226,37 @@ void HttpService::on_error(const httplib::Request& request, httplib::Response& r
     reply = error_reply(400, "bad_request", "malformed HTTP request");
   }
   send(response, reply);
+}
+
+bool HttpService::refused_before_body(const httplib::Request& request, httplib::Response& response) {
+  // httplib reads a body for these methods whatever the route; a request without a length would
+  // hold the connection until the read timed out.
+  if (request.method != "POST" && request.method != "PUT" && request.method != "PATCH" && request.method != "DELETE") {
+    return false;
+  }
+  const auto route = std::find_if(std::begin(kRoutes), std::end(kRoutes),
+                                  [&](const auto& r) { return r.first == request.path && r.second == request.method; });
+  const std::string length = request.get_header_value("Content-Length");
+  const bool chunked = request.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos;
+  if (route == std::end(kRoutes)) {
+    response.status = 404;  // on_error answers 405 where the path has another method
+    on_error(request, response);
+  } else if (!request.has_header("Content-Length") && !chunked) {
+    send(response, error_reply(411, "length_required", request.method + " " + request.path +
+                                                           " without Content-Length or chunked Transfer-Encoding: send the "
+                                                           "document with its length (curl --data-binary @FILE)"));
+  } else if (request.has_header("Content-Length") &&
+             (length.empty() || length.size() > 19 ||
+              !std::all_of(length.begin(), length.end(), [](char c) { return c >= '0' && c <= '9'; }))) {
+    send(response, error_reply(400, "bad_request", "Content-Length '" + length + "' is not a whole number of bytes"));
+  } else if (request.has_header("Content-Length") && std::stoull(length) > options_.max_body_bytes) {
+    response.status = 413;  // on_error says why
+    on_error(request, response);
+  } else {
+    return false;
+  }
+  response.set_header("Connection", "close");  // the body, if any, is never read
+  return true;
 }
 
 void HttpService::on_start(const httplib::Request& request, httplib::Response& response) {

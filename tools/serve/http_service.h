@@ -67,6 +67,10 @@ class HttpService {
                   Reply (*endpoint)(const EndpointContext&, const EndpointRequest&));
   void on_error(const httplib::Request& request, httplib::Response& response);
   void on_start(const httplib::Request& request, httplib::Response& response);
+  /// Answers, before httplib reads a body, a request whose body it would wait for or skip in vain:
+  /// one to a route that takes none (405 or 404), or with no length (411), a malformed length
+  /// (400) or one over --max-body (413). false when the request goes on to its route.
+  bool refused_before_body(const httplib::Request& request, httplib::Response& response);
   void on_logged(const httplib::Request& request, const httplib::Response& response);
   void log_line(const std::string& line);
   void mark_finished();
