@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/random.h"
+#include "core/text.h"
 #include "models/forecast_internal.h"
 #include "models/lstm_network.h"
 #include "models/lstm_training.h"
@@ -236,8 +237,14 @@ Status check_lstm_options(const LstmOptions& options) {
   const auto bad = [](const std::string& what) { return invalid_argument_error("LSTM options: " + what); };
   if (options.layers < 1 || options.layers > 2) return bad("layers is " + std::to_string(options.layers) + ", expected 1 or 2");
   if (options.hidden < 8 || options.hidden > 256) return bad("hidden is " + std::to_string(options.hidden) + ", expected 8..256");
-  if (options.context < 1) return bad("context is " + std::to_string(options.context) + ", expected >= 1");
-  if (options.horizon < 1) return bad("horizon is " + std::to_string(options.horizon) + ", expected >= 1");
+  // Bounded so that the buffers of a forecast (a series' window, horizon x quantiles outputs) fit
+  // in memory whatever a model file says: a million steps is over a century of hours.
+  if (options.context < 1 || options.context > kMaxLstmSteps) {
+    return bad("context is " + std::to_string(options.context) + ", expected 1.." + std::to_string(kMaxLstmSteps));
+  }
+  if (options.horizon < 1 || options.horizon > kMaxLstmSteps) {
+    return bad("horizon is " + std::to_string(options.horizon) + ", expected 1.." + std::to_string(kMaxLstmSteps));
+  }
   if (options.quantiles.empty() || !std::is_sorted(options.quantiles.begin(), options.quantiles.end()) ||
       options.quantiles.front() <= 0 || options.quantiles.back() >= 1 ||
       std::adjacent_find(options.quantiles.begin(), options.quantiles.end()) != options.quantiles.end() ||
@@ -293,6 +300,12 @@ Result<LstmModel> train_lstm(const TimeSeries& series, const LstmOptions& option
   const Eigen::VectorXd best = fit_parameters(windows, origins, options, model);
   if (options.cancellation != nullptr && options.cancellation->cancelled()) {
     return cancelled_error("LSTM training cancelled after " + std::to_string(model.epochs_run) + " epochs");
+  }
+  // No epoch with a finite validation loss: the weights would be the random initial ones.
+  if (!std::isfinite(model.validation_loss)) {
+    return failed_precondition_error("LSTM training diverged: none of its " + std::to_string(model.epochs_run) +
+                                     " epochs reached a finite validation loss; lower the learning rate (" +
+                                     text::format_general(options.learning_rate) + ")");
   }
   // The interval calibration scores every window of the training span, training and validation,
   // so that it sees more than the latest days' regime; the spreads make windows of calm and of

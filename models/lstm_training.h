@@ -26,6 +26,8 @@ std::size_t min_training_samples(const LstmOptions& options, int season);
 /// or across the median with the target elsewhere, a few 1e-9 wide with the target far off), the
 /// interval is the heads' width times this, not the billions such a window's score would ask for.
 inline constexpr double kMaxCalibrationFactor = 5.0;
+/// The most steps of context or horizon an LSTM takes (check_lstm_options).
+inline constexpr int kMaxLstmSteps = 1'000'000;
 /// A head's distance from the median (scaled units) below which it counts as on the median.
 inline constexpr double kMinHalfWidth = 1e-9;
 

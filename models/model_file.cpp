@@ -138,6 +138,16 @@ void read_series_and_scaler(const json& document, LstmModel& model) {
   }
 }
 
+// The number member `key` of `object`, or a BadMember naming its pointer (nlohmann's own error
+// names neither the member nor where it is).
+double number_member(const json& object, const char* key, std::string_view pointer) {
+  const json& value = object.at(key);
+  if (!value.is_number()) {
+    throw BadMember{std::string(pointer) + "/" + key + ": expected a number, found " + value.dump()};
+  }
+  return value.get<double>();
+}
+
 // /calibration: one factor per quantile, each from 0 to kMaxCalibrationFactor as training makes it.
 std::vector<double> calibration_factors(const json& array, std::size_t quantiles) {
   std::vector<double> factors = array.get<std::vector<double>>();
@@ -163,9 +173,9 @@ void read_provenance(const json& document, LstmModel& model) {
     model.trained_until_seconds = integer_member<std::int64_t>(training, "until_seconds", "/training");
   }
   model.epochs_run = integer_member<int>(training, "epochs_run", "/training");
-  model.training_seconds = training.at("seconds").get<double>();
-  model.train_loss = document.at("metrics").at("train_pinball").get<double>();
-  model.validation_loss = document.at("metrics").at("validation_pinball").get<double>();
+  model.training_seconds = number_member(training, "seconds", "/training");
+  model.train_loss = number_member(document.at("metrics"), "train_pinball", "/metrics");
+  model.validation_loss = number_member(document.at("metrics"), "validation_pinball", "/metrics");
 }
 
 }  // namespace

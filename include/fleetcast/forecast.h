@@ -59,8 +59,8 @@ struct EpochProgress {
 struct LstmOptions {
   int layers = 1;                  // 1 or 2
   int hidden = 32;                 // 8..256 (32..128 in practice)
-  int context = 96;                // history steps the network reads before forecasting
-  int horizon = 48;                // steps it forecasts
+  int context = 96;                // history steps the network reads before forecasting, 1..1,000,000
+  int horizon = 48;                // steps it forecasts, 1..1,000,000
   std::vector<double> quantiles = {0.1, 0.5, 0.9};  // ascending, in (0, 1), must contain 0.5
   int max_epochs = 60;
   int patience = 8;                // epochs without validation improvement before stopping

@@ -225,6 +225,18 @@ TEST_CASE("forecast::train_lstm refuses NaN values and bad options", "[models]")
   CHECK_THAT(fc::train_lstm(series, options).status().message(), Catch::Contains("positive and finite"));
 }
 
+TEST_CASE("forecast::train_lstm fails a training that diverged instead of returning its random weights", "[models]") {
+  const fleetcast::TimeSeries series = fleetcast::test::synthetic_hourly_series(10, 1.0, 2);
+  fc::LstmOptions options = one_day_context(3);
+  options.learning_rate = 1e308;  // finite, but every step overflows the weights
+  auto model = fc::train_lstm(series, options);
+  REQUIRE_FALSE(model.ok());
+  CHECK(model.status().code() == fleetcast::StatusCode::failed_precondition);
+  CHECK_THAT(model.status().message(),
+             Catch::Contains("LSTM training diverged: none of its 3 epochs reached a finite validation loss; lower the "
+                             "learning rate (1e+308)"));
+}
+
 TEST_CASE("forecast::train_lstm stops at the epoch after its cancellation, saying so", "[models]") {
   const fleetcast::TimeSeries series = fleetcast::test::synthetic_hourly_series(10, 1.0, 2);
   fleetcast::CancellationToken token;

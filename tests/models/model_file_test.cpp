@@ -131,6 +131,18 @@ TEST_CASE("forecast::model_from_json refuses another version, layout or paramete
     refused("/series/season_steps", 4294967296LL, "expected an integer from -2147483648 to 2147483647");
     refused("/parameters/0", 1e300, "expected a float32 number, found 1e+300");
     refused("/parameters/1", "x", "expected a float32 number");
+    refused("/metrics/validation_pinball", nullptr, "expected a number, found null");
+    refused("/training/seconds", "1", "expected a number, found \"1\"");
+  }
+  SECTION("a context or horizon no forecast's buffers could hold") {
+    // A horizon of 1e9 steps made predict allocate horizon x quantiles floats and abort.
+    document["options"]["horizon"] = 1'000'000'000;
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("m.json: /options: LSTM options: horizon is 1000000000, expected 1..1000000"));
+    document["options"]["horizon"] = 48;
+    document["options"]["context"] = 1'000'001;
+    CHECK_THAT(fc::model_from_json(document.dump(), "m.json").status().message(),
+               Catch::Contains("context is 1000001, expected 1..1000000"));
   }
   SECTION("not a model") {
     CHECK_THAT(fc::model_from_json("{\"a\": 1}", "m.json").status().message(),
