@@ -21,6 +21,14 @@ Result<Money> parse_price(std::string_view text, std::string_view where, std::st
 
 namespace {
 
+/// invalid_argument naming `where` for a price above `limit_usd` (see kMaxHourlyPriceUsd).
+Status check_price(Money price, std::int64_t limit_usd, std::string_view what, std::string_view where) {
+  if (price <= Money::from_micro_usd(limit_usd * 1'000'000)) return {};
+  return invalid_argument_error(std::string(where) + ": " + std::string(what) + " of " + format_usd(price) +
+                                " USD is above the limit of " + std::to_string(limit_usd) +
+                                " USD, far above any instance's (costs are summed in micro-USD and would overflow)");
+}
+
 /// Why `count` is no count of devices, or "" when it is one; checked before any conversion to
 /// int, which is undefined for NaN and out-of-range values.
 std::string count_problem(double count) {
@@ -158,6 +166,8 @@ Status CatalogBuilder::add_instance_type(InstanceType type, std::string where) {
 
 Status CatalogBuilder::add_offer(Offer offer, std::string where) {
   if (Status status = check_pool_names(offer.pool, where); !status.ok()) return status;
+  if (Status status = check_price(offer.hourly, kMaxHourlyPriceUsd, "hourly price", where); !status.ok()) return status;
+  if (Status status = check_price(offer.upfront, kMaxUpfrontUsd, "upfront payment", where); !status.ok()) return status;
   std::string what = "offer for " + offer.pool.instance_type + " in " + offer.pool.region;
   auto key = std::make_tuple(offer.pool, offer.reservation, offer.valid_from);
   return add_unique(offers_, catalog_.offers, std::move(key), std::move(offer), std::move(where), what);
@@ -165,6 +175,7 @@ Status CatalogBuilder::add_offer(Offer offer, std::string where) {
 
 Status CatalogBuilder::add_spot_price(SpotPricePoint point, std::string where) {
   if (Status status = check_pool_names(point.pool, where); !status.ok()) return status;
+  if (Status status = check_price(point.price, kMaxHourlyPriceUsd, "spot price", where); !status.ok()) return status;
   std::string what = "spot price for " + point.pool.instance_type + " in " + point.pool.region;
   auto key = std::make_pair(point.pool, point.at);
   return add_unique(spot_prices_, catalog_.spot_prices, std::move(key), std::move(point), std::move(where), what);
@@ -183,6 +194,7 @@ Status CatalogBuilder::add_savings_plan_rate(SavingsPlanRate rate, std::string w
                                check_name(rate.instance_type, "instance type", false, where)}) {
     if (!status.ok()) return status;
   }
+  if (Status status = check_price(rate.hourly, kMaxHourlyPriceUsd, "Savings Plan rate", where); !status.ok()) return status;
   std::string what = "Savings Plan rate for " + rate.instance_type + " in " + rate.region;
   auto key = std::make_tuple(rate.provider, savings_plan_rate_key(rate), rate.valid_from);
   return add_unique(savings_plan_rates_, catalog_.savings_plan_rates, std::move(key), std::move(rate),

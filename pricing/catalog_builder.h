@@ -9,6 +9,7 @@
 // Thread-safety: not thread-safe; one builder per import.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +24,14 @@ namespace fleetcast::pricing {
 /// Parses a price field. `where` names the place ("file:12", "file: /3/pricing/us-east-1/...")
 /// and `field` the column or key, both used in the error message.
 Result<Money> parse_price(std::string_view text, std::string_view where, std::string_view field);
+
+/// The most an hourly price (on-demand, reserved, spot, a Savings Plan rate) or an upfront
+/// payment per instance may be: a hundred times the dearest instance AWS lists (about $100 per
+/// hour; a 3-year all-upfront reservation of it about $1.3M). Costs are summed in int64 micro-USD
+/// (+-9.2e12 USD): with these bounds a week of a million instances stays in range, where an
+/// unbounded price wrapped the sums to negative costs.
+inline constexpr std::int64_t kMaxHourlyPriceUsd = 10'000;
+inline constexpr std::int64_t kMaxUpfrontUsd = 100'000'000;
 
 /// The most vCPUs or GPUs an instance type may have: far above any machine, and far inside int.
 inline constexpr double kMaxDeviceCount = 100'000;

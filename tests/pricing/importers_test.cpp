@@ -321,3 +321,16 @@ TEST_CASE("pricing::parse_price_file refuses empty and unprintable names, showin
   CHECK_THAT(error_of_text(ImportFormat::skypilot, "tab.csv", header + "p5.48\txlarge,H100,8,192,98.32,us-east-1\n"),
              Catch::Contains("tab.csv:2: instance type 'p5.48\\x09xlarge' holds a control character"));
 }
+
+TEST_CASE("pricing::parse_price_file refuses prices whose costs would overflow, at their line", "[pricing]") {
+  // Costs are summed in int64 micro-USD: a $1e9/h price wrapped a week's cost to a negative one.
+  const std::string header = "instance_type,region,option,term,payment,hourly_usd,upfront_usd\n";
+  CHECK(error_of_text(ImportFormat::fleetcast_csv, "limit.csv", header + "x1,r1,on_demand,,,10000,\n") == "no error");
+  CHECK_THAT(error_of_text(ImportFormat::fleetcast_csv, "hourly.csv", header + "x1,r1,on_demand,,,10000.000001,\n"),
+             Catch::Contains("hourly.csv:2: hourly price of 10000.000001 USD is above the limit of 10000 USD"));
+  CHECK_THAT(error_of_text(ImportFormat::fleetcast_csv, "spot.csv", header + "x1,r1,spot,,,1000000000,\n"),
+             Catch::Contains("spot.csv:2: spot price of 1000000000.000000 USD is above the limit of 10000 USD"));
+  CHECK_THAT(error_of_text(ImportFormat::fleetcast_csv, "upfront.csv",
+                           header + "x1,r1,reserved,3y,partial_upfront,1,100000001\n"),
+             Catch::Contains("upfront.csv:2: upfront payment of 100000001.000000 USD is above the limit of 100000000 USD"));
+}
