@@ -35,7 +35,11 @@ class CsvColumns {
         return invalid_argument_error(table.source + ":" + std::to_string(table.header_line) + ": unknown column '" +
                                       name + "'" + text::did_you_mean(name, known));
       }
-      columns.index_[name] = i;
+      // Two cells for one field: which one the file meant cannot be known.
+      if (!columns.index_.emplace(name, i).second) {
+        return invalid_argument_error(table.source + ":" + std::to_string(table.header_line) + ": column '" + name +
+                                      "' appears twice");
+      }
     }
     for (const std::string& name : required) {
       if (!columns.index_.contains(name)) {

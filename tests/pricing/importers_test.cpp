@@ -334,3 +334,12 @@ TEST_CASE("pricing::parse_price_file refuses prices whose costs would overflow, 
                            header + "x1,r1,reserved,3y,partial_upfront,1,100000001\n"),
              Catch::Contains("upfront.csv:2: upfront payment of 100000001.000000 USD is above the limit of 100000000 USD"));
 }
+
+TEST_CASE("pricing::parse_price_file refuses a column that appears twice", "[pricing]") {
+  CHECK_THAT(error_of_text(ImportFormat::fleetcast_csv, "twice.csv",
+                           "instance_type,region,option,hourly_usd,hourly_usd\nx1,r1,on_demand,3,4\n"),
+             Catch::Contains("twice.csv:1: column 'hourly_usd' appears twice"));
+  CHECK_THAT(error_of_text(ImportFormat::skypilot, "sky_twice.csv",
+                           "InstanceType,Region,Price,Price\np5.48xlarge,us-east-1,55.04,1.00\n"),
+             Catch::Contains("sky_twice.csv:1: column 'Price' appears twice"));
+}
