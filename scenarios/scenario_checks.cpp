@@ -107,29 +107,46 @@ double peak_demand(const Demand& demand, const Horizon& horizon) {
          std::max(1.0, generator.weekend_factor) * generator.spike_magnitude;
 }
 
-// The GPUs the workload's peak needs on its slowest GPU model must fit one group (kMaxGroupGpus):
-// a throughput of 1e-10 requests/s per GPU is a unit mistake, not a fleet to simulate.
+// A peak below this many GPU-equivalents on the workload's fastest model is read as no demand by
+// the whole-instance arithmetic of the planner and the simulator (their tolerances are 1e-9 GPU):
+// a unit mistake, like its opposite below.
+constexpr double kMinPeakGpus = 1e-6;
+
+// The GPUs the workload's peak needs at its target utilisation on its slowest GPU model must fit
+// one group (kMaxGroupGpus): a throughput of 1e-10 requests/s per GPU is a unit mistake, not a
+// fleet to simulate; and on its fastest model they must be at least kMinPeakGpus.
 void check_fleet_size(const ServiceWorkload& service, const std::vector<std::string>& models, const Horizon& horizon,
                       const std::string& pointer, DiagnosticSink& sink) {
   const bool in_requests = service.demand.unit == DemandUnit::requests_per_second;
-  double slowest_rate = 0;
-  std::string slowest;
+  double slowest_rate = 0, fastest_rate = 0;
+  std::string slowest, fastest;
   for (const std::string& model : models) {
     const auto entry = service.throughput_per_gpu.find(model);
     if (entry == service.throughput_per_gpu.end() && in_requests) continue;  // reported as missing
     const double rate = entry == service.throughput_per_gpu.end() ? 1.0 : entry->second;
     if (slowest.empty() || rate < slowest_rate) slowest_rate = rate, slowest = model;
+    if (fastest.empty() || rate > fastest_rate) fastest_rate = rate, fastest = model;
   }
-  if (slowest.empty()) return;
-  const double peak = peak_demand(service.demand, horizon), gpus = peak / slowest_rate;
-  if (gpus <= kMaxGroupGpus) return;
-  const bool rated = service.throughput_per_gpu.contains(slowest);
-  sink.error(rated ? child_pointer(pointer + "/throughput_per_gpu", slowest) : pointer + "/demand",
-             "demand peaks at " + nlohmann::json(peak).dump() + (in_requests ? " requests/s" : " GPUs") +
-                 (rated ? " and a GPU of '" + slowest + "' serves " + nlohmann::json(slowest_rate).dump() : "") +
-                 ", which needs " + (std::ostringstream() << std::setprecision(3) << gpus).str() +
-                 " GPUs; expected at most " +
-                 std::to_string(kMaxGroupGpus) + " (check the demand's and the throughput's units)");
+  if (slowest.empty() || !(service.target_utilisation > 0)) return;
+  const double peak = peak_demand(service.demand, horizon);
+  const double most = peak / slowest_rate / service.target_utilisation, least = peak / fastest_rate;
+  if (most > kMaxGroupGpus) {
+    const bool rated = service.throughput_per_gpu.contains(slowest);
+    sink.error(rated ? child_pointer(pointer + "/throughput_per_gpu", slowest) : pointer + "/demand",
+               "demand peaks at " + nlohmann::json(peak).dump() + (in_requests ? " requests/s" : " GPUs") +
+                   (rated ? " and a GPU of '" + slowest + "' serves " + nlohmann::json(slowest_rate).dump() : "") +
+                   ", which needs " + (std::ostringstream() << std::setprecision(3) << most).str() +
+                   " GPUs at the target utilisation of " + nlohmann::json(service.target_utilisation).dump() +
+                   "; expected at most " + std::to_string(kMaxGroupGpus) + " (check the demand's and the throughput's units)");
+  } else if (peak > 0 && least < kMinPeakGpus) {
+    const bool rated = service.throughput_per_gpu.contains(fastest);
+    sink.error(rated ? child_pointer(pointer + "/throughput_per_gpu", fastest) : pointer + "/demand",
+               "demand peaks at " + nlohmann::json(peak).dump() + (in_requests ? " requests/s" : " GPUs") +
+                   (rated ? " and a GPU of '" + fastest + "' serves " + nlohmann::json(fastest_rate).dump() : "") +
+                   ", " + (std::ostringstream() << std::setprecision(3) << least).str() +
+                   " of a GPU; expected at least " + nlohmann::json(kMinPeakGpus).dump() +
+                   ", below which plans and simulations read it as no demand (check the demand's and the throughput's units)");
+  }
 }
 
 void check_demand(Workload& workload, ServiceWorkload& service, const Horizon& horizon, const std::string& pointer,
