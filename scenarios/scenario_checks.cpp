@@ -301,8 +301,20 @@ void check_spot(const Scenario& scenario, ScenarioFiles& files, DiagnosticSink& 
   }
   if (scenario.spot.interruption_model != InterruptionModel::trace) return;
   const Result<csv::CsvTable>& table = files.table(scenario.spot.interruption_trace);
-  const Status parsed = table.ok() ? parse_availability_trace(*table).status() : table.status();
-  if (!parsed.ok()) sink.error("/spot/interruption/trace", parsed.message());
+  if (!table.ok()) {
+    sink.error("/spot/interruption/trace", table.status().message());
+    return;
+  }
+  const Result<AvailabilityTrace> trace = parse_availability_trace(*table);
+  if (!trace.ok()) {
+    sink.error("/spot/interruption/trace", trace.status().message());
+  } else if (trace->length < scenario.horizon.duration) {
+    // run, plan and backtest replay it from the horizon's start, and never wrap it around.
+    sink.error("/spot/interruption/trace", trace->source + " covers " + format_duration(trace->length) + " (" +
+                                               std::to_string(trace->length.count()) + " s) but the horizon lasts " +
+                                               format_duration(scenario.horizon.duration) +
+                                               "; traces are not wrapped around: use a longer trace or a shorter horizon");
+  }
 }
 
 void check_policy(const Scenario& scenario, DiagnosticSink& sink) {

@@ -424,12 +424,12 @@ TEST_CASE("batch: a run outcome written before Savings Plans reads them as 0", "
 }
 
 TEST_CASE("batch: a scenario that cannot run is recorded with its error and no figures", "[batch]") {
-  // A spot availability trace of 30 days cannot drive a 60-day horizon: the scenario validates, the
-  // simulator refuses it.
-  const std::string trace = (std::filesystem::path(FLEETCAST_SOURCE_DIR) / "scenarios/examples/data/spot_availability_g6e_us-east-1.csv").string();
+  // A demand trace of 21 days cannot drive a 60-day horizon: the scenario validates (a trace may be
+  // history for a plan), the simulator refuses it.
+  const std::string trace = (std::filesystem::path(FLEETCAST_SOURCE_DIR) / "scenarios/examples/data/recsys_requests_per_second_1h.csv").string();
   auto plan = plan_sweep(write_sweep("unrunnable.json", R"(
     "parameters": [
-      {"name": "interruptions", "path": "/spot/interruption", "values": [{"model": "trace", "trace": ")" + trace + R"("}]},
+      {"name": "demand", "path": "/workloads/0/demand", "values": [{"unit": "gpus", "csv": ")" + trace + R"(", "scale": 0.01}]},
       {"name": "duration", "path": "/horizon/duration", "values": ["60d"]}])"));
   REQUIRE(plan.ok());
   auto database = fresh_database("unrunnable.db");
@@ -441,7 +441,7 @@ TEST_CASE("batch: a scenario that cannot run is recorded with its error and no f
   REQUIRE(records->size() == 1);
   const RunOutcome& run = records->front().outcome;
   REQUIRE(run.error.has_value());
-  CHECK_THAT(*run.error, Contains("traces are not wrapped around"));
+  CHECK_THAT(*run.error, Contains("covers 2026-12-07T00:00:00Z to 2026-12-28T00:00:00Z (504 samples every 1h) but the horizon needs"));
   CHECK_FALSE(run.plan_hash.has_value());
   CHECK(run.cost.total == Money{});
 }
