@@ -168,6 +168,14 @@ Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries
   QuantileForecast out;
   out.start_seconds = history.time_of(history.values.size());
   out.step = history.step;
+  // Every timestamp fleetcast reads lies within years 0000-9999: a forecast past them could not
+  // be read back (as a supplied forecast, say).
+  const std::int64_t room = (kLatestInstant.time_since_epoch().count() - out.start_seconds) / std::max<std::int64_t>(1, history.step.count());
+  if (!within_instant_range(out.start_seconds) || steps - 1 > room) {
+    return invalid_argument_error("forecast_ahead: " + std::to_string(steps) + " steps of " + format_duration(history.step) +
+                                  " from " + format_instant(Instant{Seconds{out.start_seconds}}) +
+                                  " run past 9999-12-31T23:59:59Z, the last instant fleetcast reads");
+  }
   const int per_day = steps_per_day(history.step);
   // The first block's whole days: a later block repeats them at the same times of day.
   const int repeatable = block / per_day * per_day;

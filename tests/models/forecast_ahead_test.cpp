@@ -137,6 +137,19 @@ TEST_CASE("forecast_ahead: one block when it holds every step; nothing to foreca
   CHECK_FALSE(forecast_ahead(forecaster, history, 3, 0).ok());
 }
 
+TEST_CASE("forecast_ahead: a forecast that would run past year 9999 is refused", "[models]") {
+  ClimbingForecaster forecaster;
+  // The last sample at 9999-12-31T22:59:59Z: the first step falls on the last instant read.
+  const TimeSeries history{253'402'297'199, Seconds{3600}, {1}};
+  REQUIRE(forecast_ahead(forecaster, history, 1, 48).ok());
+  auto past = forecast_ahead(forecaster, history, 2, 48);
+  REQUIRE_FALSE(past.ok());
+  CHECK_THAT(past.status().message(), Catch::Contains("2 steps of 1h from 9999-12-31T23:59:59Z run past 9999-12-31T23:59:59Z"));
+  // A step count whose span would overflow int64 seconds is refused the same way.
+  const TimeSeries yearly{0, Seconds{315'360'000'000}, {1}};
+  CHECK_FALSE(forecast_ahead(forecaster, yearly, 2'000'000'000, 48).ok());
+}
+
 TEST_CASE("mean_band_width_per_block: the mean p90 - p10 of each block, the last one shorter", "[models]") {
   // The climbing forecaster's band is 21 wide (p10 20 below the median, p90 1 above); forecast_ahead
   // widens block b by sqrt(b + 1). A history high enough that no p10 is raised to zero.

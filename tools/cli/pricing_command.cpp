@@ -255,13 +255,16 @@ void add_pricing_command(CLI::App& app, int& exit_code, FileSystem* files) {
   list->add_option("--region", list_options->filters.regions, "Region (repeatable)");
   list->add_option("--option", list_options->filters.option, "on_demand, reserved or spot");
   list->add_option("--provider", list_options->filters.provider, "aws, gcp, azure, ...");
-  list->add_option("--min-gpus", list_options->filters.min_gpu_count, "At least this many GPUs per instance");
+  list->add_option("--min-gpus", list_options->filters.min_gpu_count, "At least this many GPUs per instance")
+      ->check(CLI::NonNegativeNumber);
   list->add_flag("--json", list_options->json, "Print a JSON array of offers");
   list->callback([list_options, &exit_code] { exit_code = run_list(*list_options); });
 
   auto show_options = std::make_shared<ShowOptions>();
   auto* show = pricing->add_subcommand("show", "Describe an instance type and list all its offers");
-  show->add_option("INSTANCE_TYPE", show_options->instance_type, "e.g. p5.48xlarge")->required();
+  show->add_option("INSTANCE_TYPE", show_options->instance_type, "e.g. p5.48xlarge")
+      ->required()
+      ->check([](const std::string& name) { return name.empty() ? std::string("expected an instance type, found an empty name") : std::string(); });
   add_db_option(*show, show_options->db);
   show->add_flag("--json", show_options->json, "Print a JSON array of offers");
   show->callback([show_options, &exit_code] { exit_code = run_show(*show_options); });
