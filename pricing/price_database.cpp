@@ -493,10 +493,15 @@ Result<std::unique_ptr<PriceDatabase>> PriceDatabase::open(const std::filesystem
   if (read_only && !std::filesystem::exists(file, ec)) {
     return not_found_error(file.string() + ": no pricing database there (import a price file to create one)");
   }
-  if (!read_only && file.has_parent_path()) {  // the folder too goes through the seam
-    PosixFileSystem disk;
-    FileSystem& files = options.file_system != nullptr ? *options.file_system : disk;
-    if (Status status = files.create_folders(file.parent_path()); !status.ok()) return status;
+  if (!read_only && file.has_parent_path()) {
+    if (options.create_folders) {  // the folder too goes through the seam
+      PosixFileSystem disk;
+      FileSystem& files = options.file_system != nullptr ? *options.file_system : disk;
+      if (Status status = files.create_folders(file.parent_path()); !status.ok()) return status;
+    } else if (!std::filesystem::is_directory(file.parent_path(), ec)) {
+      return not_found_error(file.string() + ": no folder " + file.parent_path().string() +
+                             " to create the pricing database in; create it first, or check the path");
+    }
   }
   const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                     SQLITE_OPEN_NOMUTEX;

@@ -363,6 +363,10 @@ class PriceDatabase final : public PriceSource {
     std::chrono::milliseconds busy_timeout{5000};
     /// Fill a newly created database with builtin_price_catalog().
     bool seed_builtin_catalog = true;
+    /// Create the missing folders above a new database file (read_write only): for a default
+    /// location such as ~/.local/share/fleetcast; a path someone typed whose folder is missing is
+    /// more likely a typo, refused (not_found) when false.
+    bool create_folders = false;
     /// Where the database's writes go (the file-system seam fault-injection tests use); it must outlive
     /// the object. nullptr: the real disk through SQLite's own VFS.
     FileSystem* file_system = nullptr;

@@ -250,11 +250,18 @@ TEST_CASE("pricing::PriceDatabase on a read-only disk refuses an import and keep
   CHECK(database_digest(file) != before);
 }
 
-TEST_CASE("pricing::PriceDatabase makes its database's folder through the file-system seam", "[pricing]") {
+TEST_CASE("pricing::PriceDatabase makes its database's folder through the file-system seam, when asked", "[pricing]") {
   const std::filesystem::path dir = fresh_database("folder_through_seam").replace_extension("");
   std::filesystem::remove_all(dir);
+  // Not asked (a path someone typed): a missing folder is refused, and nothing is made.
+  const auto typo = PriceDatabase::open(dir / "new" / "prices.db", PriceDatabase::Options{});
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.status().code() == StatusCode::not_found);
+  CHECK_THAT(typo.status().message(), Catch::Contains("no folder " + (dir / "new").string()));
+  CHECK_FALSE(std::filesystem::exists(dir));
   RefusingWrites read_only_disk;
   PriceDatabase::Options options;
+  options.create_folders = true;
   options.file_system = &read_only_disk;
   const auto refused = PriceDatabase::open(dir / "new" / "prices.db", options);
   REQUIRE_FALSE(refused.ok());
@@ -262,7 +269,8 @@ TEST_CASE("pricing::PriceDatabase makes its database's folder through the file-s
   CHECK_THAT(refused.status().message(), Catch::Contains((dir / "new").string()));
   CHECK_FALSE(std::filesystem::exists(dir));
   // The real disk makes it.
-  CHECK(open_or_fail(dir / "new" / "prices.db")->instance_types("aws").ok());
+  options.file_system = nullptr;
+  CHECK(open_or_fail(dir / "new" / "prices.db", options)->instance_types("aws").ok());
   CHECK(std::filesystem::is_directory(dir / "new"));
 }
 
@@ -279,7 +287,9 @@ TEST_CASE("pricing::PriceDatabase refuses paths it cannot write even as root, le
 
   const std::filesystem::path regular = dir / "regular";
   std::ofstream(regular) << "not a folder";
-  const auto under_file = PriceDatabase::open(regular / "prices.db");
+  PriceDatabase::Options create_folders;
+  create_folders.create_folders = true;
+  const auto under_file = PriceDatabase::open(regular / "prices.db", create_folders);
   REQUIRE_FALSE(under_file.ok());
   CHECK(under_file.status().code() == StatusCode::permission_denied);
   CHECK_THAT(under_file.status().message(), Catch::Contains(regular.string()) && Catch::Contains("Not a directory"));

@@ -52,6 +52,7 @@ Result<std::unique_ptr<PriceDatabase>> open_database(const std::string& db_optio
   if (!path.ok()) return path.status();
   PriceDatabase::Options read_write;
   read_write.file_system = files;
+  read_write.create_folders = db_option.empty();  // the default location's folders, never a typed path's
   Result<std::unique_ptr<PriceDatabase>> db = PriceDatabase::open(*path, read_write);
   if (!writing && !db.ok() && db.status().code() == StatusCode::permission_denied) {
     PriceDatabase::Options options;
