@@ -14,7 +14,20 @@ std::optional<double> parse_double(std::string_view s) noexcept {
   if (*first == '+') ++first;  // from_chars refuses a leading '+', people write it
   double value = 0;
   auto [end, ec] = std::from_chars(first, s.data() + s.size(), value);
-  if (ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(value)) return std::nullopt;
+  if (end != s.data() + s.size()) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // Too small for a double (1e-400, 0.000...1): zero, as JSON readers and strtod read it; too
+    // large is refused. The magnitude is below 1 when the exponent is negative or, without one,
+    // the integer part is zero.
+    const std::string_view number(first, static_cast<std::size_t>(end - first));
+    const std::size_t exponent = number.find_first_of("eE");
+    const bool tiny = exponent != std::string_view::npos
+                          ? exponent + 1 < number.size() && number[exponent + 1] == '-'
+                          : number.substr(0, number.find('.')).find_first_not_of("-0") == std::string_view::npos;
+    if (!tiny) return std::nullopt;
+    return number.front() == '-' ? -0.0 : 0.0;
+  }
+  if (ec != std::errc{} || !std::isfinite(value)) return std::nullopt;
   return value;
 }
 

@@ -13,7 +13,7 @@
 namespace fleetcast::text {
 
 /// The whole of `s` as a finite double, or nullopt ("1e3" and "-0.5" parse; "", "1x", "nan",
-/// "inf" do not).
+/// "inf" and "1e400" do not; "1e-400", too small for a double, reads as 0, as JSON readers read it).
 std::optional<double> parse_double(std::string_view s) noexcept;
 /// The whole of `s` as an int64 in base 10, or nullopt (no sign other than a leading '-').
 std::optional<std::int64_t> parse_int64(std::string_view s) noexcept;

@@ -12,6 +12,13 @@ TEST_CASE("core::text parses whole numbers only", "[core]") {
   CHECK_FALSE(text::parse_double("1x"));
   CHECK_FALSE(text::parse_double("nan"));
   CHECK_FALSE(text::parse_double("inf"));
+  // Beyond a double: too small reads as zero (as JSON readers read it), too large is refused.
+  CHECK(text::parse_double("1e-400").value() == 0);
+  CHECK(text::parse_double("-2.5E-999").value() == 0);
+  CHECK(text::parse_double("0." + std::string(400, '0') + "1").value() == 0);
+  CHECK_FALSE(text::parse_double("1e400"));
+  CHECK_FALSE(text::parse_double("-1e+400"));
+  CHECK_FALSE(text::parse_double("1" + std::string(400, '0')));
   CHECK_FALSE(text::parse_double(""));
   CHECK(text::parse_int64("-42").value() == -42);
   CHECK_FALSE(text::parse_int64("4.2"));
