@@ -77,8 +77,15 @@ std::optional<SweepParameter> read_parameter(DiagnosticSink& sink, const json& v
       reader.error("path", "expected a JSON pointer such as \"/policy/min_capacity\", found \"" + parameter.path + "\"");
     }
   }
+  std::size_t position = 0;
   const bool is_array = reader.array("values", Presence::required, [&](const json& element, const std::string&) {
-    parameter.values.push_back(element);
+    // A value equal to an earlier one (50 and 50.0 compare equal, numbers by value) is the same
+    // point; kept, its runs would hash apart (the texts differ) and run twice.
+    if (std::find(parameter.values.begin(), parameter.values.end(), element) == parameter.values.end()) {
+      parameter.values.push_back(element);
+      parameter.positions.push_back(position);
+    }
+    ++position;
   });
   if (is_array && parameter.values.empty()) reader.error("values", "expected at least one value");
   reader.finish();
@@ -151,7 +158,7 @@ std::optional<Scenario> validate_point(const json& document, const std::vector<s
       const std::string& path = parameters[p].path;
       const std::string& at = diagnostic.location;
       if (parameters.size() == 1 || at == path || at.starts_with(path + "/") || path.starts_with(at + "/")) {
-        location = child_pointer(child_pointer(child_pointer("/parameters", p), "values"), value_index[p]);
+        location = child_pointer(child_pointer(child_pointer("/parameters", p), "values"), parameters[p].positions[value_index[p]]);
         context = parameters[p].name + " = " + point[p].second.dump();
         break;
       }

@@ -47,7 +47,8 @@ inline constexpr std::uint64_t kMaxSweepPoints = 5'000;
 struct SweepParameter {
   std::string name;                   // [A-Za-z0-9_], unique in the sweep
   std::string path;                   // JSON pointer into the base scenario
-  std::vector<nlohmann::json> values; // at least one
+  std::vector<nlohmann::json> values; // at least one, none equal to another (50 and 50.0 are equal)
+  std::vector<std::size_t> positions;  // each value's index in the file's "values", for messages
 };
 
 struct SeedRange {

@@ -52,6 +52,20 @@ TEST_CASE("scenarios::sweep expands the cartesian product with the last paramete
   }
 }
 
+TEST_CASE("scenarios::sweep takes a value equal to an earlier one (50 and 50.0) as the same point", "[batch]") {
+  auto sweep = scenarios::read_sweep_file(write_sweep("repeated.json", R"(
+    "parameters": [{"name": "spot_share", "path": "/spot/max_share_per_pool_percent", "values": [50, 50.0, 70, 50]}])"));
+  REQUIRE(sweep.ok());
+  REQUIRE(sweep->points.size() == 2);
+  CHECK(sweep->points[0].scenario.spot.max_share_per_pool_percent == 50);
+  CHECK(sweep->points[1].scenario.spot.max_share_per_pool_percent == 70);
+  // A message still names the value where the file has it.
+  const auto file = write_sweep("repeated_bad.json", R"(
+    "parameters": [{"name": "spot_share", "path": "/spot/max_share_per_pool_percent", "values": [50, 50.0, "lots"]}])");
+  CHECK_THAT(scenarios::read_sweep_file(file).status().message(),
+             Contains(file.string() + ": /parameters/0/values/2: with spot_share = \"lots\""));
+}
+
 TEST_CASE("scenarios::sweep without parameters or seeds is the base scenario once", "[batch]") {
   auto sweep = scenarios::read_sweep_file(write_sweep("base_only.json", R"("parameters": [])"));
   REQUIRE(sweep.ok());
