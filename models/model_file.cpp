@@ -254,11 +254,35 @@ Result<LstmModel> load_model(const std::filesystem::path& path) {
   return model_from_json(*text, path.string());
 }
 
+namespace {
+
+// A model store holds forecast_models alone (or nothing yet): a price catalog, a batch results
+// database or another application's must not gain a table, nor be switched to WAL, by a save.
+Status refuse_other_database(sqlite3* db, const std::filesystem::path& file) {
+  auto tables = sqlite::prepare(db, file,
+                                "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'forecast_models' "
+                                "ORDER BY name LIMIT 3");
+  if (!tables.ok()) return tables.status();
+  std::string names;
+  for (;;) {
+    Result<bool> row = tables->step("reading the database's tables");
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    names += (names.empty() ? "" : ", ") + tables->text(0);
+  }
+  if (names.empty()) return {};
+  return failed_precondition_error(file.string() + ": not a model store (it holds tables " + names +
+                                   "); choose another database file");
+}
+
+}  // namespace
+
 Status save_model_to_database(const LstmModel& model, const std::filesystem::path& database, std::string_view name,
                               FileSystem* file_system) {
   auto db = sqlite::open(database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, std::chrono::seconds(10),
                          "opening the model store", file_system);
   if (!db.ok()) return db.status();
+  if (Status status = refuse_other_database(db->get(), database); !status.ok()) return status;
   // WAL, as the other databases: a save that fails part-way leaves frames readers ignore, where a
   // rollback journal would stay hot and refuse read-only openers (forecast predict) until the next
   // save.

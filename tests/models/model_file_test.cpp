@@ -1,6 +1,7 @@
 // The versioned model file: round trips through a file and SQLite, and refuses other versions,
 // other layouts and truncated parameters.
 #include <catch2/catch.hpp>
+#include <sqlite3.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -65,6 +66,22 @@ TEST_CASE("forecast::save_model_to_database round-trips through table forecast_m
   auto missing = fc::load_model_from_database(path, "other");
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.status().message(), Catch::Contains("forecast_models['other']: no model of that name"));
+}
+
+TEST_CASE("forecast::save_model_to_database refuses a database of something else and leaves it as it was", "[models]") {
+  const auto path = output_path("other.sqlite");
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "CREATE TABLE runs (a); CREATE TABLE meta (b)", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  const std::uintmax_t size = std::filesystem::file_size(path);
+  const fleetcast::Status saved = fc::save_model_to_database(small_model(), path, "dlrm");
+  REQUIRE_FALSE(saved.ok());
+  CHECK(saved.code() == fleetcast::StatusCode::failed_precondition);
+  CHECK_THAT(saved.message(), Catch::Contains(path.string() + ": not a model store (it holds tables meta, runs)"));
+  CHECK(std::filesystem::file_size(path) == size);
+  CHECK_FALSE(std::filesystem::exists(path.string() + "-wal"));
 }
 
 TEST_CASE("forecast::model_from_json refuses another version, layout or parameter count", "[models]") {
