@@ -19,14 +19,6 @@ std::string pool_name(const PoolKey& key) {
 
 using text::contains;
 
-// Whether an instance type meets a workload's GPU requirement.
-bool satisfies(const InstanceType& type, const GpuRequirement& gpu) {
-  if (type.gpu_count < gpu.min_gpus_per_instance) return false;
-  if (!gpu.gpu_models.empty() && !contains(gpu.gpu_models, type.gpu_model)) return false;
-  const double memory_per_gpu = type.gpu_count > 0 ? type.gpu_memory_gib / type.gpu_count : 0;
-  return memory_per_gpu + 1e-9 >= gpu.min_gpu_memory_gib;
-}
-
 /// Demand units one GPU of `model` delivers for a workload: its throughput or speed entry, else 1
 /// (the validator requires an entry for every model when demand is in requests/s).
 double units_per_gpu(const Workload& workload, const std::string& model) {
@@ -195,7 +187,7 @@ Status add_groups(FleetModel& model, const Scenario& scenario) {
     for (std::size_t p = 0; p < model.pools.size(); ++p) {
       const PoolModel& pool = model.pools[p];
       const bool region_ok = workload.regions.empty() || contains(workload.regions, pool.key.region);
-      if (!region_ok || !satisfies(pool.type, workload.gpu)) continue;
+      if (!region_ok || !meets(pool.type, workload.gpu)) continue;
       group.units_per_gpu[p] = units_per_gpu(workload, pool.type.gpu_model);
       (pool.market ? group.spot_pools : group.on_demand_pools).push_back(p);
     }

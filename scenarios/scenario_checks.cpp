@@ -229,6 +229,26 @@ void check_workloads(Scenario& scenario, const CatalogView& view, ScenarioFiles&
                        "; the catalog has " + quoted_list(view.gpu_models));
       }
     }
+    // An unknown model is reported above; with known ones, some candidate must meet the whole
+    // requirement, or no run, plan or backtest can place the workload.
+    const bool models_known = std::all_of(workload.gpu.gpu_models.begin(), workload.gpu.gpu_models.end(),
+                                          [&](const std::string& model) { return contains(view.gpu_models, model); });
+    if (models_known && !view.candidates.empty() &&
+        std::none_of(view.candidates.begin(), view.candidates.end(),
+                     [&](const InstanceType& type) { return meets(type, workload.gpu); })) {
+      std::string offered;
+      for (const InstanceType& type : view.candidates) {
+        const double memory = type.gpu_count > 0 ? type.gpu_memory_gib / type.gpu_count : 0;
+        offered += (offered.empty() ? "" : ", ") + type.name + " (" + std::to_string(type.gpu_count) + " x " +
+                   type.gpu_model + ", " + nlohmann::json(memory).dump() + " GiB each)";
+      }
+      sink.error(pointer + "/gpu", "no instance type of instance_types meets the requirement (" +
+                                       (workload.gpu.gpu_models.empty() ? std::string("any model")
+                                                                        : quoted_list(workload.gpu.gpu_models)) +
+                                       ", " + std::to_string(workload.gpu.min_gpus_per_instance) + "+ GPUs per instance, " +
+                                       nlohmann::json(workload.gpu.min_gpu_memory_gib).dump() +
+                                       " GiB per GPU); the candidates are " + offered);
+    }
     if (auto* service = std::get_if<ServiceWorkload>(&workload.spec)) {
       check_demand(workload, *service, scenario.horizon, pointer, view, files, sink);
     }

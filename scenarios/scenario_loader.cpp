@@ -112,6 +112,15 @@ Result<Scenario> load_scenario_json_under(std::string_view json_text, std::strin
   return as_result(validate_scenario_json_under(json_text, source, root, catalog));
 }
 
+bool meets(const InstanceType& type, const GpuRequirement& gpu) {
+  if (type.gpu_count < gpu.min_gpus_per_instance) return false;
+  if (!gpu.gpu_models.empty() && std::find(gpu.gpu_models.begin(), gpu.gpu_models.end(), type.gpu_model) == gpu.gpu_models.end()) {
+    return false;
+  }
+  const double memory_per_gpu = type.gpu_count > 0 ? type.gpu_memory_gib / type.gpu_count : 0;
+  return memory_per_gpu + 1e-9 >= gpu.min_gpu_memory_gib;
+}
+
 std::vector<ScenarioFile> scenario_files(const Scenario& scenario) {
   std::vector<ScenarioFile> files;
   if (!scenario.source_file.empty()) files.push_back({"the scenario", scenario.source_file});

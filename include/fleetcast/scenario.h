@@ -113,6 +113,10 @@ struct GpuRequirement {
   friend bool operator==(const GpuRequirement&, const GpuRequirement&) = default;
 };
 
+/// Whether `type` meets `gpu`: its model among gpu_models (when any), at least min_gpus_per_instance
+/// GPUs, and at least min_gpu_memory_gib per GPU. The validator and the fleet model use this one rule.
+bool meets(const InstanceType& type, const GpuRequirement& gpu);
+
 /// A latency-sensitive service: demand over time, served by running GPUs.
 struct ServiceWorkload {
   Demand demand;

@@ -181,8 +181,17 @@ TEST_CASE("engine: GPUs that serve a tiny rate each keep their capacity and are 
 TEST_CASE("engine: a scenario no pool can serve is refused before it runs", "[engine]") {
   const InMemoryPriceSource prices = test_catalog();
   std::string json = scenario_json("2d", R"(["on_demand"])", R"({"kind": "target_tracking", "target_tracking": {"target_value": 70}})");
-  json.replace(json.find(R"("kind": "service")"), 17, R"("kind": "service", "gpu": {"min_gpus_per_instance": 2})");
-  auto report = simulate(load(json, prices), prices);
+  // The validator refuses it in a file, at the requirement...
+  std::string unmet = json;
+  unmet.replace(unmet.find(R"("kind": "service")"), 17, R"("kind": "service", "gpu": {"min_gpus_per_instance": 2})");
+  const ScenarioValidation validation = validate_scenario_json(unmet, "unmet.json", &prices);
+  REQUIRE_FALSE(validation.valid());
+  CHECK(validation.diagnostics.front().location == "/workloads/0/gpu");
+  CHECK_THAT(validation.diagnostics.front().message, Catch::Contains("no instance type of instance_types meets the requirement"));
+  // ... and the simulator in a scenario an embedder built.
+  Scenario scenario = load(json, prices);
+  scenario.workloads[0].gpu.min_gpus_per_instance = 2;
+  auto report = simulate(scenario, prices);
   REQUIRE_FALSE(report.ok());
   CHECK(report.status().code() == StatusCode::failed_precondition);
   CHECK_THAT(report.status().message(), Catch::Contains("workload 'w': no candidate pool satisfies its GPU requirement"));
