@@ -196,7 +196,7 @@ struct ResultsDatabase::Impl {
     if (*tables != 0) {
       return failed_precondition_error(file.string() +
                                        ": not a fleetcast results database (it holds other tables); "
-                                       "give --out a new file or an earlier results database");
+                                       "choose a new file or an earlier results database");
     }
     if (mode == Mode::read_only) {
       return failed_precondition_error(file.string() + ": the results database is empty (no batch has written to it)");

@@ -14,9 +14,10 @@ Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string
     case SQLITE_READONLY:
     case SQLITE_PERM:
       return permission_denied_error(message);
-    case SQLITE_NOTADB:
+    case SQLITE_NOTADB:  // a file of another kind given where a database belongs: wrong input
+      return failed_precondition_error(message + " (the file is not a SQLite database)");
     case SQLITE_CORRUPT:
-      return data_loss_error(message + " (the file is not a SQLite database, or it is damaged)");
+      return data_loss_error(message + " (the database is damaged)");
     case SQLITE_FULL:
       return {StatusCode::resource_exhausted, message + " (the disk is full)"};
     case SQLITE_CANTOPEN:

@@ -96,7 +96,7 @@ TEST_CASE("pricing::PriceDatabase refuses a file that is not SQLite and leaves i
   std::ofstream(file) << content;
   const auto db = PriceDatabase::open(file);
   REQUIRE_FALSE(db.ok());
-  CHECK(db.status().code() == StatusCode::data_loss);
+  CHECK(db.status().code() == StatusCode::failed_precondition);
   CHECK_THAT(db.status().message(), Catch::Contains("not_sqlite.db") && Catch::Contains("not a SQLite database"));
   std::ifstream in(file);
   CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == content);

@@ -24,7 +24,8 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitInvalidInput = 2;
 
 /// The exit code of a failed command: kExitInvalidInput for invalid_argument, not_found,
-/// failed_precondition and out_of_range (the input or the usage was wrong), else kExitFailure.
+/// failed_precondition and out_of_range (the input or the usage was wrong, a file that is not the
+/// database it should be included), else kExitFailure.
 int exit_code_for(const Status& status);
 
 void add_validate_command(CLI::App& app, int& exit_code);

@@ -25,21 +25,9 @@ std::string env(const char* name) {
   return value == nullptr ? std::string{} : std::string(value);
 }
 
-// Unlike the other commands (exit_code_for), a database in an unusable state (a newer schema, a
-// locked file: failed_precondition) is a failure of the database, exit 1, not invalid input.
-int pricing_exit_code(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::invalid_argument:
-    case StatusCode::not_found:
-      return kExitInvalidInput;
-    default:
-      return kExitFailure;
-  }
-}
-
 int report(const Status& status) {
   std::cerr << "fleetcast pricing: " << status.message() << '\n';
-  return pricing_exit_code(status);
+  return exit_code_for(status);
 }
 
 // Opens the database for writing (creating or upgrading it); a write-protected file is still
