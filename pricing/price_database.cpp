@@ -573,7 +573,13 @@ Result<ImportSummary> PriceDatabase::import_file(ImportFormat format, const std:
   if (!text.ok()) return text.status();
   Result<PriceCatalog> catalog = pricing::parse_price_text(format, *text, file, options);
   if (!catalog.ok()) return catalog.status();
-  return import_catalog(*catalog, import_format_name(format), file.string(), pricing::file_hash(*text), options);
+  // The import's identity is the file and the options that shape what it writes: the same file
+  // imported for another cloud, or with prices from another date, is another import. Defaults
+  // add nothing, so that databases written before keep recognising their imports.
+  std::string identity = *text;
+  if (options.provider != ImportOptions{}.provider) identity += "\n--provider " + options.provider;
+  if (options.valid_from) identity += "\n--valid-from " + format_instant(*options.valid_from);
+  return import_catalog(*catalog, import_format_name(format), file.string(), pricing::file_hash(identity), options);
 }
 
 Result<std::vector<InstanceType>> PriceDatabase::instance_types(std::string_view provider) const {

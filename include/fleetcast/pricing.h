@@ -331,9 +331,10 @@ Result<PriceCatalog> parse_price_file(ImportFormat format, const std::filesystem
 
 struct ImportSummary {
   std::string source;     // the file as given
-  std::string file_hash;  // "fnv1a64:<16 hex digits>" of the file's bytes
+  std::string file_hash;  // "fnv1a64:<16 hex digits>" of the file's bytes, followed by the import
+                          // options that differ from the defaults (see import_file)
   std::int64_t rows = 0;  // rows written (0 when already imported)
-  bool already_imported = false;  // the same bytes were imported before: nothing changed
+  bool already_imported = false;  // the same bytes were imported before with the same options: nothing changed
 };
 
 /// The default location of the pricing database, from the environment's values (empty = unset):
@@ -383,7 +384,8 @@ class PriceDatabase final : public PriceSource {
   PriceDatabase(const PriceDatabase&) = delete;
   PriceDatabase& operator=(const PriceDatabase&) = delete;
 
-  /// Parses `file` and writes it in one transaction; on any error nothing changes.
+  /// Parses `file` and writes it in one transaction; on any error nothing changes. A file already
+  /// imported with the same options (provider, valid_from) is recognised and changes nothing.
   Result<ImportSummary> import_file(ImportFormat format, const std::filesystem::path& file,
                                     const ImportOptions& options = {});
   /// Writes a catalog in one transaction, logged under `source` and `file_hash`.

@@ -165,6 +165,19 @@ TEST_CASE("pricing::PriceDatabase imports are idempotent: the same file twice ch
   const std::string after_reordered = database_digest(file);
   CHECK(after_reordered.substr(0, after_reordered.rfind(';', after_reordered.size() - 2)) ==
         after_first.substr(0, after_first.rfind(';', after_first.size() - 2)));
+  // The same file for another cloud, or with prices from another date, is another import.
+  ImportOptions gcp = at_file_date();
+  gcp.provider = "gcp";
+  const auto for_gcp = db->import_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv"), gcp);
+  REQUIRE(for_gcp.ok());
+  CHECK_FALSE(for_gcp->already_imported);
+  CHECK(for_gcp->rows > 0);
+  ImportOptions later = at_file_date();
+  later.valid_from = *later.valid_from + Seconds{86400};
+  const auto next_day = db->import_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv"), later);
+  REQUIRE(next_day.ok());
+  CHECK_FALSE(next_day->already_imported);
+  CHECK(db->import_file(ImportFormat::skypilot, fixture("skypilot_aws_vms.csv"), later)->already_imported);
 }
 
 TEST_CASE("pricing::PriceDatabase stores spot history and answers the price at a time", "[pricing]") {
