@@ -64,4 +64,17 @@ Result<Statement> prepare(sqlite3* db, const std::filesystem::path& file, std::s
   return Statement(db, stmt, &file);
 }
 
+Result<std::string> other_table_names(sqlite3* db, const std::filesystem::path& file, std::string_view except) {
+  auto tables = prepare(db, file, "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> ?1 ORDER BY name LIMIT 3");
+  if (!tables.ok()) return tables.status();
+  tables->bind(1, except);
+  std::string names;
+  for (;;) {
+    Result<bool> row = tables->step("reading the database's tables");
+    if (!row.ok()) return row.status();
+    if (!*row) return names;
+    names += (names.empty() ? "" : ", ") + tables->text(0);
+  }
+}
+
 }  // namespace fleetcast::sqlite

@@ -123,4 +123,9 @@ Status exec(sqlite3* db, const std::filesystem::path& file, const char* sql, std
 /// Prepares a statement for repeated use (SQLITE_PREPARE_PERSISTENT).
 Result<Statement> prepare(sqlite3* db, const std::filesystem::path& file, std::string_view sql);
 
+/// The names of up to three tables of the database other than `except`, in name order and
+/// comma-separated ("" when there is none): what a store that refuses another kind of database
+/// names in its refusal.
+Result<std::string> other_table_names(sqlite3* db, const std::filesystem::path& file, std::string_view except = {});
+
 }  // namespace fleetcast::sqlite

@@ -259,19 +259,10 @@ namespace {
 // A model store holds forecast_models alone (or nothing yet): a price catalog, a batch results
 // database or another application's must not gain a table, nor be switched to WAL, by a save.
 Status refuse_other_database(sqlite3* db, const std::filesystem::path& file) {
-  auto tables = sqlite::prepare(db, file,
-                                "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'forecast_models' "
-                                "ORDER BY name LIMIT 3");
-  if (!tables.ok()) return tables.status();
-  std::string names;
-  for (;;) {
-    Result<bool> row = tables->step("reading the database's tables");
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    names += (names.empty() ? "" : ", ") + tables->text(0);
-  }
-  if (names.empty()) return {};
-  return failed_precondition_error(file.string() + ": not a model store (it holds tables " + names +
+  Result<std::string> names = sqlite::other_table_names(db, file, "forecast_models");
+  if (!names.ok()) return names.status();
+  if (names->empty()) return {};
+  return failed_precondition_error(file.string() + ": not a model store (it holds tables " + *names +
                                    "); choose another database file");
 }
 

@@ -466,18 +466,10 @@ namespace {
 // table: one with tables is another database (a batch results database, a model store), which a
 // pricing command must not turn into a price catalog. Read-only, an empty one is no catalog either.
 Status refuse_other_database(sqlite3* db, const std::filesystem::path& file, bool read_only) {
-  Result<sqlite::Statement> tables =
-      sqlite::prepare(db, file, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 3");
-  if (!tables.ok()) return tables.status();
-  std::string names;
-  for (;;) {
-    Result<bool> row = tables->step("reading the database's tables");
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    names += (names.empty() ? "" : ", ") + tables->text(0);
-  }
-  if (!names.empty()) {
-    return failed_precondition_error(file.string() + ": not a pricing database (it holds tables " + names +
+  Result<std::string> names = sqlite::other_table_names(db, file);
+  if (!names.ok()) return names.status();
+  if (!names->empty()) {
+    return failed_precondition_error(file.string() + ": not a pricing database (it holds tables " + *names +
                                      " and no pricing schema); choose another database file");
   }
   if (read_only) return not_found_error(file.string() + ": an empty database, no pricing database (import a price file to create one)");
