@@ -130,22 +130,22 @@ void check_fleet_size(const ServiceWorkload& service, const std::vector<std::str
   if (slowest.empty() || !(service.target_utilisation > 0)) return;
   const double peak = peak_demand(service.demand, horizon);
   const double most = peak / slowest_rate / service.target_utilisation, least = peak / fastest_rate;
+  // "demand peaks at P requests/s and a GPU of 'M' serves R, <what>", at M's throughput where rated.
+  const auto refuse = [&](const std::string& model, double rate, const std::string& what) {
+    const bool rated = service.throughput_per_gpu.contains(model);
+    sink.error(rated ? child_pointer(pointer + "/throughput_per_gpu", model) : pointer + "/demand",
+               "demand peaks at " + nlohmann::json(peak).dump() + (in_requests ? " requests/s" : " GPUs") +
+                   (rated ? " and a GPU of '" + model + "' serves " + nlohmann::json(rate).dump() : "") + ", " + what +
+                   " (check the demand's and the throughput's units)");
+  };
+  const auto figure = [](double value) { return (std::ostringstream() << std::setprecision(3) << value).str(); };
   if (most > kMaxGroupGpus) {
-    const bool rated = service.throughput_per_gpu.contains(slowest);
-    sink.error(rated ? child_pointer(pointer + "/throughput_per_gpu", slowest) : pointer + "/demand",
-               "demand peaks at " + nlohmann::json(peak).dump() + (in_requests ? " requests/s" : " GPUs") +
-                   (rated ? " and a GPU of '" + slowest + "' serves " + nlohmann::json(slowest_rate).dump() : "") +
-                   ", which needs " + (std::ostringstream() << std::setprecision(3) << most).str() +
-                   " GPUs at the target utilisation of " + nlohmann::json(service.target_utilisation).dump() +
-                   "; expected at most " + std::to_string(kMaxGroupGpus) + " (check the demand's and the throughput's units)");
+    refuse(slowest, slowest_rate, "which needs " + figure(most) + " GPUs at the target utilisation of " +
+                                      nlohmann::json(service.target_utilisation).dump() + "; expected at most " +
+                                      std::to_string(kMaxGroupGpus));
   } else if (peak > 0 && least < kMinPeakGpus) {
-    const bool rated = service.throughput_per_gpu.contains(fastest);
-    sink.error(rated ? child_pointer(pointer + "/throughput_per_gpu", fastest) : pointer + "/demand",
-               "demand peaks at " + nlohmann::json(peak).dump() + (in_requests ? " requests/s" : " GPUs") +
-                   (rated ? " and a GPU of '" + fastest + "' serves " + nlohmann::json(fastest_rate).dump() : "") +
-                   ", " + (std::ostringstream() << std::setprecision(3) << least).str() +
-                   " of a GPU; expected at least " + nlohmann::json(kMinPeakGpus).dump() +
-                   ", below which plans and simulations read it as no demand (check the demand's and the throughput's units)");
+    refuse(fastest, fastest_rate, figure(least) + " of a GPU; expected at least " + nlohmann::json(kMinPeakGpus).dump() +
+                                      ", below which plans and simulations read it as no demand");
   }
 }
 
