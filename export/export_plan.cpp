@@ -99,11 +99,15 @@ Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules
     if (spot_pool) cost += extra_cost(exported, group, *spot_pool, add_instances(exported, group, *spot_pool, spot));
     summary[g].extra_cost = cost;
     export_launch_lead(group, exported.horizon.step);
+    // Whole instances may hold more than the exported capacity: the schedule states what they
+    // hold, so that the exported plan is a plan check_plan_groups accepts.
+    const std::vector<int> held = group.instances.empty() ? schedule.capacity : planned_group_gpus(exported, group);
+    for (const int gpus : held) group.max_capacity = std::max(group.max_capacity, gpus);
     group.schedule.clear();
-    for (std::size_t k = 0; k < schedule.capacity.size(); ++k) {
-      if (k > 0 && schedule.capacity[k] == schedule.capacity[k - 1]) continue;
+    for (std::size_t k = 0; k < held.size(); ++k) {
+      if (k > 0 && held[k] == held[k - 1]) continue;
       const Instant at = exported.horizon.start + exported.horizon.step * static_cast<std::int64_t>(k);
-      group.schedule.push_back(CapacityChange{at, schedule.capacity[k], group.max_capacity, schedule.capacity[k]});
+      group.schedule.push_back(CapacityChange{at, held[k], group.max_capacity, held[k]});
     }
   }
   return exported;
@@ -132,28 +136,6 @@ Status check_options(const Plan& plan, const ExportOptions& options) {
 
 }  // namespace
 
-std::vector<int> planned_group_gpus(const Plan& plan, const PlannedGroup& group) {
-  const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, plan.horizon.intervals()));
-  std::vector<int> gpus(intervals, 0);
-  if (group.instances.empty()) {  // a document without per-group instances: its schedule
-    std::size_t next = 0;
-    int desired = group.min_capacity;
-    for (std::size_t k = 0; k < intervals; ++k) {
-      const Instant begin = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
-      while (next < group.schedule.size() && group.schedule[next].at <= begin) desired = group.schedule[next++].desired_capacity;
-      gpus[k] = desired;
-    }
-    return gpus;
-  }
-  for (std::size_t i = 0; i < group.pools.size() && i < group.instances.size(); ++i) {
-    const int per_instance = plan.pools[group.pools[i]].gpus_per_instance;
-    for (std::size_t k = 0; k < intervals && k < group.instances[i].size(); ++k) {
-      gpus[k] += group.instances[i][k] * per_instance;
-    }
-  }
-  return gpus;
-}
-
 Plan plan_prefix(const Plan& plan, std::size_t intervals) {
   Plan cut = plan;
   const auto keep = static_cast<std::ptrdiff_t>(std::min<std::size_t>(intervals, static_cast<std::size_t>(plan.horizon.intervals())));
@@ -172,14 +154,8 @@ Plan plan_prefix(const Plan& plan, std::size_t intervals) {
 }
 
 Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, const ExportOptions& options) {
+  if (Status status = check_plan_groups(plan); !status.ok()) return status;
   if (Status status = check_options(plan, options); !status.ok()) return status;
-  for (const PlannedGroup& group : plan.groups) {
-    const bool counts = group.instances.empty() || group.instances.size() == group.pools.size();
-    if (!counts || std::any_of(group.pools.begin(), group.pools.end(), [&](std::size_t p) { return p >= plan.pools.size(); })) {
-      return invalid_argument_error("group '" + group.name + "': expected its pools as indices of the plan's pools, "
-                                    "with instance counts for each or for none");
-    }
-  }
   const Plan cut = options.window ? plan_prefix(plan, static_cast<std::size_t>(*options.window / plan.horizon.step)) : plan;
   Result<FormatOutput> output = internal_error("unknown export format");
   switch (format) {

@@ -44,9 +44,6 @@ struct ScheduleFiring {
 /// replay_schedule replays. invalid_argument for a recurrence that is not a valid cron expression.
 Result<std::vector<ScheduleFiring>> schedule_firings(std::span<const ScheduleAction> actions, const Horizon& horizon);
 
-/// GPUs the plan runs in group `group` in each interval: its pools' instances times their GPUs.
-std::vector<int> planned_group_gpus(const Plan& plan, const PlannedGroup& group);
-
 /// `plan` restricted to the first `intervals` intervals of its horizon (schedules, instances and
 /// forecasts cut; the horizon shortened).
 Plan plan_prefix(const Plan& plan, std::size_t intervals);

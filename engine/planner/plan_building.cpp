@@ -242,13 +242,7 @@ int reactive_on_demand_percent(const Plan& plan, const std::string& workload) {
   double above = 0, above_on_demand = 0;
   for (const PlannedGroup& group : plan.groups) {
     if (group.workload != workload) continue;
-    std::vector<int> gpus;  // per interval, the group's planned GPUs
-    for (std::size_t i = 0; i < group.pools.size() && i < group.instances.size(); ++i) {
-      const int per_instance = plan.pools.at(group.pools[i]).gpus_per_instance;
-      gpus.resize(std::max(gpus.size(), group.instances[i].size()), 0);
-      for (std::size_t k = 0; k < group.instances[i].size(); ++k) gpus[k] += group.instances[i][k] * per_instance;
-    }
-    const double group_above = gpu_intervals_above(gpus, group.distribution.on_demand_base_capacity);
+    const double group_above = gpu_intervals_above(planned_group_gpus(plan, group), group.distribution.on_demand_base_capacity);
     above += group_above;
     above_on_demand += group_above * group.distribution.on_demand_percentage_above_base;
   }

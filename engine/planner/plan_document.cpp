@@ -7,6 +7,7 @@
 
 #include "core/csv.h"
 #include "core/json_text.h"
+#include "engine/planner/plan_groups.h"
 #include "core/hash.h"
 #include "fleetcast/plan.h"
 #include "scenarios/json_reader.h"
@@ -514,10 +515,6 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   });
   if (auto lead = reader.duration("launch_lead", Presence::optional)) group.launch_lead = *lead;
   assign(group.launch_lead_reason, reader.string("launch_lead_reason", Presence::optional));
-  if (!group.instances.empty() && group.instances.size() != group.pools.size()) {
-    reader.error("instances", "expected one row of instance counts per pool of the group (" +
-                                  std::to_string(group.pools.size()) + "), found " + std::to_string(group.instances.size()));
-  }
   for (std::size_t i = 1; i < group.schedule.size(); ++i) {
     if (group.schedule[i].at <= group.schedule[i - 1].at) {
       sink.error(child_pointer(child_pointer(pointer, "schedule"), i), "expected changes in increasing time order");
@@ -525,51 +522,6 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
     }
   }
   return group;
-}
-
-// A group's parts agree with each other and with its pools, so that what an exporter writes (its
-// instances, weighted by its types' capacities) is the capacity its schedule states: one row of
-// counts per interval, each instance type weighted by its pools' GPUs per instance, and the
-// schedule's capacity at every interval the GPUs its instances hold. A document without
-// per-group instances is exported from its schedule alone.
-void check_group_agrees(DiagnosticSink& sink, const Plan& plan, const PlannedGroup& group, const std::string& pointer) {
-  if (group.instances.empty()) return;
-  const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
-  for (std::size_t i = 0; i < group.instances.size(); ++i) {
-    if (group.instances[i].size() != intervals) {
-      sink.error(child_pointer(child_pointer(pointer, "instances"), i),
-                 "expected one count per horizon interval (" + std::to_string(intervals) + "), found " +
-                     std::to_string(group.instances[i].size()));
-      return;
-    }
-  }
-  for (std::size_t t = 0; t < group.instance_types.size(); ++t) {
-    const GroupInstanceType& type = group.instance_types[t];
-    for (const std::size_t p : group.pools) {
-      const PlannedPool& pool = plan.pools[p];
-      if (pool.instance_type != type.instance_type || pool.gpus_per_instance == type.weighted_capacity) continue;
-      sink.error(child_pointer(child_pointer(child_pointer(pointer, "instance_types"), t), "weighted_capacity"),
-                 "expected the GPUs per instance of pool " + pool.name + " (" + std::to_string(pool.gpus_per_instance) +
-                     "), found " + std::to_string(type.weighted_capacity));
-      return;
-    }
-  }
-  std::vector<std::int64_t> gpus(intervals, 0);
-  for (std::size_t i = 0; i < group.pools.size(); ++i) {
-    for (std::size_t k = 0; k < intervals; ++k) {
-      gpus[k] += std::int64_t{group.instances[i][k]} * plan.pools[group.pools[i]].gpus_per_instance;
-    }
-  }
-  std::size_t next = 0;
-  std::int64_t stated = group.min_capacity;
-  for (std::size_t k = 0; k < intervals; ++k) {
-    const Instant begin = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
-    while (next < group.schedule.size() && group.schedule[next].at <= begin) stated = group.schedule[next++].desired_capacity;
-    if (stated == gpus[k]) continue;
-    sink.error(child_pointer(pointer, "schedule"), "expected the capacity of the group's instances, " + std::to_string(gpus[k]) +
-                                                       " GPUs from " + format_instant(begin) + ", found " + std::to_string(stated));
-    return;
-  }
 }
 
 void read_expected(ObjectReader& root, DiagnosticSink& sink, PlanOutcome& expected) {
@@ -642,7 +594,10 @@ Plan read_plan(const json& document, DiagnosticSink& sink) {
   });
   root.array("groups", Presence::required, [&](const json& element, const std::string& pointer) {
     plan.groups.push_back(read_group(sink, element, pointer, plan.pools.size()));
-    if (sink.empty()) check_group_agrees(sink, plan, plan.groups.back(), pointer);
+    if (!sink.empty()) return;
+    if (auto disagreement = engine::planner::find_group_disagreement(plan, plan.groups.back())) {
+      sink.error(pointer + disagreement->part, disagreement->message);
+    }
   });
   // Absent from documents written before plans bought Savings Plans.
   root.array("savings_plans", Presence::optional, [&](const json& element, const std::string& pointer) {

@@ -1247,21 +1247,17 @@ Scenario with_plan_purchases(const Scenario& scenario, const Plan& plan) {
 }
 
 // Adds one group's instances per pool and interval to workload w's planned capacity, checking
-// that each pool is one the workload may use in `model` and that every interval has a count.
+// that each pool is one the workload may use in `model`. For a plan check_plan_groups accepts.
 Status add_group_capacity(engine::PlannedCapacity& capacity, const PlannedGroup& group, std::size_t w, const Plan& plan,
                           const Scenario& scenario, const engine::FleetModel& model) {
   const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
   capacity.launch_lead[w] = std::max(capacity.launch_lead[w], group.launch_lead);
   for (std::size_t i = 0; i < group.pools.size(); ++i) {
-    const std::string& name = plan.pools.at(group.pools[i]).name;
+    const std::string& name = plan.pools[group.pools[i]].name;
     const auto pool = std::find_if(model.pools.begin(), model.pools.end(), [&](const engine::PoolModel& p) { return p.name == name; });
     if (pool == model.pools.end() || model.groups[w].units_per_gpu[static_cast<std::size_t>(pool - model.pools.begin())] <= 0) {
       return invalid_argument_error("plan group '" + group.name + "': pool " + name + " is not one workload '" +
                                     group.workload + "' may use in scenario '" + scenario.name + "'");
-    }
-    if (group.instances[i].size() != intervals) {
-      return invalid_argument_error("plan group '" + group.name + "': expected " + std::to_string(intervals) +
-                                    " instance counts for pool " + name + ", found " + std::to_string(group.instances[i].size()));
     }
     const auto p = static_cast<std::size_t>(pool - model.pools.begin());
     capacity.plan_pools[w][p] = true;
@@ -1325,6 +1321,7 @@ Status check_plan_of_scenario(const Plan& plan, const Scenario& scenario) {
 
 Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& plan, const PriceSource& prices,
                                        const SimulationOptions& options, PlanDemand demand) {
+  if (Status status = check_plan_groups(plan); !status.ok()) return status;
   const Scenario planned = with_plan_purchases(scenario, plan);  // the model points into it: it outlives the model
   auto model = engine::build_fleet_model(planned, prices);
   if (!model.ok()) return model.status().with_context("plan of scenario '" + plan.scenario + "' cannot run");

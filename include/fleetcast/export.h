@@ -180,8 +180,9 @@ struct RenderedExport {
   std::vector<ExportFile> files;
   std::vector<GroupExportSummary> groups;  // plan order
   /// The plan as exported: each group's instances raised to its exported schedule (the extra
-  /// GPUs placed as the group's instances distribution places them), horizon cut to the window.
-  /// Simulating it is simulating the export.
+  /// GPUs placed as the group's instances distribution places them, in whole instances, which the
+  /// group's schedule then states), horizon cut to the window. Simulating it is simulating the
+  /// export; check_plan_groups accepts it, so it is also a plan document (plan_to_json).
   Plan exported;
 };
 

@@ -303,6 +303,20 @@ enum class PlanDemand {
 /// one scenario's plan with another's demand and reservations.
 Status check_plan_of_scenario(const Plan& plan, const Scenario& scenario);
 
+/// ok when the plan's horizon is whole steps (a positive step, at least one interval) and every
+/// group of `plan` is one capacity: each pool an index of Plan::pools; instance
+/// counts for every pool or for none, one per horizon interval; each instance type weighted by its
+/// pools' GPUs per instance; the schedule's desired capacity at every interval the GPUs its
+/// instances hold. invalid_argument naming the group and its part otherwise. plan_from_json
+/// applies these rules (at the document's JSON pointers); render_export and simulate_plan apply
+/// them to plans built or edited in memory, so that what is exported is what was simulated.
+Status check_plan_groups(const Plan& plan);
+
+/// GPUs group `group` of `plan` runs in each horizon interval: its pools' instances times their
+/// GPUs per instance (its schedule's desired capacity in a plan without instance counts). For a
+/// plan check_plan_groups accepts.
+std::vector<int> planned_group_gpus(const Plan& plan, const PlannedGroup& group);
+
 /// Simulates the plan: each group runs its planned instances per interval, replaces interrupted
 /// spot capacity, and adds on-demand capacity reactively when demand exceeds the plan at the
 /// target utilisation. invalid_argument when the plan does not fit the scenario (a pool or

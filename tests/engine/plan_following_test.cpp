@@ -249,6 +249,7 @@ TEST_CASE("engine: demand above the plan is launched as the exported group would
 TEST_CASE("engine: the reactive part's on-demand percentage weighs a workload's groups by what they plan above base",
           "[engine]") {
   Plan plan;
+  plan.horizon = Horizon{Instant{}, Seconds{3 * 3600}, Seconds{3600}};  // 3 intervals
   plan.pools.resize(2);
   plan.pools[0].gpus_per_instance = 1;
   plan.pools[1].gpus_per_instance = 4;

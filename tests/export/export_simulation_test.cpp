@@ -114,3 +114,58 @@ TEST_CASE("a 30-day plan of a real load series exports within the limits and ser
   // known debts): here 0.02% of the plan's cost beyond it; 0.5% allowed.
   check_exports(scenario, prices, *plan, PlanDemand::scenario, 0.005);
 }
+
+TEST_CASE("a plan edited in memory so that its parts disagree is refused by export and simulation",
+          "[export][simulation]") {
+  auto scenario = load_scenario(FLEETCAST_SOURCE_DIR "/scenarios/examples/recsys_planned.json");
+  REQUIRE(scenario.ok());
+  auto prices = open_scenario_prices(scenario->pricing);
+  REQUIRE(prices.ok());
+  PlanOptions planning;
+  planning.replicas = 0;
+  auto made = make_plan(*scenario, **prices, planning);
+  REQUIRE(made.ok());
+  REQUIRE_FALSE(made->groups.empty());
+  REQUIRE_FALSE(made->groups[0].instances.empty());
+  REQUIRE(check_plan_groups(*made).ok());
+  const auto refused = [&](const Plan& plan, const std::string& expected) {
+    INFO(expected);
+    CHECK_THAT(check_plan_groups(plan).message(), Catch::Contains(expected));
+    auto rendered = render_export(plan, ExportFormat::aws);
+    REQUIRE_FALSE(rendered.ok());
+    CHECK_THAT(rendered.status().message(), Catch::Contains(expected));
+    SimulationOptions options;
+    options.replicas = 1;
+    auto simulated = simulate_plan(*scenario, plan, **prices, options, PlanDemand::forecast);
+    REQUIRE_FALSE(simulated.ok());
+    CHECK_THAT(simulated.status().message(), Catch::Contains(expected));
+  };
+  const std::string group = "plan group '" + made->groups[0].name + "', ";
+
+  refused(Plan{}, "plan horizon: expected a positive step");  // a default Plan: no division by its zero step
+  Plan plan = *made;
+  plan.groups[0].pools[0] = plan.pools.size();
+  refused(plan, group + "pools/0: expected the index of one of the plan's");
+  plan = *made;
+  plan.groups[0].instances[0].pop_back();
+  refused(plan, group + "instances/0: expected one count per horizon interval");
+  plan = *made;
+  plan.groups[0].instances.pop_back();
+  refused(plan, group + "instances: expected one row of instance counts per pool of the group");
+  // One more instance in the first interval than the schedule states: exported from the
+  // instances, simulated from them, the schedule saying otherwise.
+  plan = *made;
+  plan.groups[0].instances[0][0] += 1;
+  refused(plan, group + "schedule: expected the capacity of the group's instances");
+
+  // The plan as exported (whole instances above the exported capacity) is itself a plan.
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::kubernetes}) {
+    auto rendered = render_export(*made, format);
+    REQUIRE(rendered.ok());
+    INFO(check_plan_groups(rendered->exported).message());
+    CHECK(check_plan_groups(rendered->exported).ok());
+    auto reread = plan_from_json(plan_to_json(rendered->exported), "exported");
+    INFO((reread.ok() ? std::string() : reread.status().message()));
+    CHECK(reread.ok());
+  }
+}
