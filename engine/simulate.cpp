@@ -8,11 +8,10 @@
 #include "engine/fleet_model.h"
 #include "engine/run_replicas.h"
 #include "fleetcast/simulation.h"
+#include "core/csv.h"
 #include "core/json_text.h"
 
 namespace fleetcast {
-
-
 
 Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& prices, const SimulationOptions& options) {
   if (scenario.policy.kind == PolicyKind::predictive) {
@@ -47,9 +46,13 @@ std::string_view ledger_charge_name(LedgerCharge charge) noexcept {
 }
 
 std::string simulation_report_json(const SimulationReport& report) {
-  const ReplicaOutcome& first = report.replicas.front();
+  // Replica 0's figures; a report built by hand with no replica reads as one that cost nothing.
+  const ReplicaOutcome none;
+  const ReplicaOutcome& first = report.replicas.empty() ? none : report.replicas.front();
   nlohmann::json by_pool = nlohmann::json::object();
-  for (std::size_t p = 0; p < report.pools.size(); ++p) by_pool[report.pools[p]] = usd(first.cost_by_pool[p]);
+  for (std::size_t p = 0; p < report.pools.size(); ++p) {
+    by_pool[report.pools[p]] = usd(p < first.cost_by_pool.size() ? first.cost_by_pool[p] : Money{});
+  }
   nlohmann::json replicas = nlohmann::json::array();
   for (const ReplicaOutcome& outcome : report.replicas) {
     replicas.push_back({{"replica", outcome.replica},
@@ -96,14 +99,24 @@ std::string simulation_report_json(const SimulationReport& report) {
 std::string simulation_intervals_csv(const SimulationReport& report) {
   std::ostringstream out;
   out << "interval_start";
-  for (const auto& workload : report.workloads) out << ",demand:" << workload << ",served:" << workload;
-  for (const auto& pool : report.pools) out << ",gpus:" << pool;
+  for (const auto& workload : report.workloads) {
+    out << ',' << csv::quote_field("demand:" + workload) << ',' << csv::quote_field("served:" + workload);
+  }
+  for (const auto& pool : report.pools) out << ',' << csv::quote_field("gpus:" + pool);
   out << '\n';
   out.precision(10);
+  // Every row has the header's fields: a value a record lacks (a report built by hand) is empty.
+  const auto field = [&out](const std::vector<double>& values, std::size_t i) {
+    out << ',';
+    if (i < values.size()) out << values[i];
+  };
   for (const IntervalRecord& record : report.intervals) {
     out << format_instant(record.start);
-    for (std::size_t w = 0; w < record.demand.size(); ++w) out << ',' << record.demand[w] << ',' << record.served[w];
-    for (double gpus : record.running_gpus) out << ',' << gpus;
+    for (std::size_t w = 0; w < report.workloads.size(); ++w) {
+      field(record.demand, w);
+      field(record.served, w);
+    }
+    for (std::size_t p = 0; p < report.pools.size(); ++p) field(record.running_gpus, p);
     out << '\n';
   }
   return out.str();
@@ -112,7 +125,7 @@ std::string simulation_intervals_csv(const SimulationReport& report) {
 std::string simulation_ledger_csv(const SimulationReport& report, Instant horizon_start) {
   std::string csv = "hour_start,pool,option,cost_usd\n";
   for (const LedgerEntry& entry : report.ledger) {
-    csv += format_instant(horizon_start + kHour * entry.hour) + "," + entry.pool + "," +
+    csv += format_instant(horizon_start + kHour * entry.hour) + "," + csv::quote_field(entry.pool) + "," +
            std::string(ledger_charge_name(entry.charge)) + "," + format_usd(entry.cost) + "\n";
   }
   return csv;

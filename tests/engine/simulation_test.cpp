@@ -5,6 +5,9 @@
 #include <string>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
+#include "core/csv.h"
 #include "engine/billing_ledger.h"
 #include "fleetcast/simulation.h"
 #include "tests/engine/test_catalog.h"
@@ -354,4 +357,33 @@ TEST_CASE("engine: an instance that runs under a minute is billed the 60 s minim
   CHECK(short_runs >= 1);  // the test exercises the minimum
   // One charge a day, each rounded once to the micro-dollar.
   CHECK(std::abs(report->replicas.front().cost.on_demand.micro_usd() - billed_seconds * 1'000'000 / 3600) <= 7);
+}
+
+TEST_CASE("engine: the ledger and interval CSVs quote names holding commas, and a report built by hand writes whole rows",
+          "[engine]") {
+  // A Savings Plan's ledger name holds commas ("... in us-east-1, $3.000000/h, 3y all_upfront").
+  SimulationReport report;
+  report.workloads = {"chat, 70b", "batch"};
+  report.pools = {"aws/us-east-1/p5.48xlarge/on_demand"};
+  report.ledger = {LedgerEntry{2, "ec2_instance Savings Plan for g5 in us-east-1, $3.000000/h, 3y \"all\"", LedgerCharge::savings_plan,
+                               Money::from_micro_usd(3'000'000)}};
+  IntervalRecord record;
+  record.demand = {5};  // one value short of the two workloads; no served, no running GPUs
+  report.intervals = {record};
+
+  auto ledger = csv::parse(simulation_ledger_csv(report, Instant{}), "ledger");
+  REQUIRE(ledger.ok());
+  REQUIRE(ledger->rows.size() == 1);
+  CHECK(ledger->rows[0][1] == report.ledger[0].pool);
+  CHECK(ledger->rows[0][2] == "savings_plan");
+  CHECK(ledger->rows[0][3] == "3.000000");
+
+  auto intervals = csv::parse(simulation_intervals_csv(report), "intervals");
+  REQUIRE(intervals.ok());
+  CHECK(intervals->header[1] == "demand:chat, 70b");
+  REQUIRE(intervals->rows.size() == 1);
+  CHECK(intervals->rows[0][1] == "5");
+  CHECK(intervals->rows[0][2].empty());  // what the record lacks is an empty field, never a read past its end
+
+  CHECK_NOTHROW(nlohmann::json::parse(simulation_report_json(SimulationReport{})));  // no replica: nothing to read
 }
