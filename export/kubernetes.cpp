@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/planner/plan_building.h"
 #include "export/aws_group.h"
 #include "export/aws_limits.h"
 #include "export/exporters.h"
@@ -364,14 +365,23 @@ std::string quantity(double value) {
   return milli % 1000 == 0 ? std::to_string(milli / 1000) : std::to_string(milli) + "m";
 }
 
+// The group's name is a label value (check_kubernetes_limits); the workload's name, which may
+// hold any character, is an annotation.
 ordered_json labels(const PlannedGroup& group) {
-  return {{"app.kubernetes.io/name", group.name},
-          {"app.kubernetes.io/managed-by", "fleetcast"},
-          {"fleetcast.io/workload", group.workload}};
+  return {{"app.kubernetes.io/name", group.name}, {"app.kubernetes.io/managed-by", "fleetcast"}};
 }
 
 ordered_json metadata(const std::string& name, const PlannedGroup& group, const std::string& hash) {
-  return {{"name", name}, {"labels", labels(group)}, {"annotations", {{"fleetcast.io/plan", hash}}}};
+  return {{"name", name},
+          {"labels", labels(group)},
+          {"annotations", {{"fleetcast.io/plan", hash}, {"fleetcast.io/workload", group.workload}}}};
+}
+
+// A repository path component of the workload's name (lower-case letters, digits, inner '-'),
+// under the placeholder registry the team replaces.
+std::string image_name(const PlannedGroup& group) {
+  const std::string part = engine::planner::name_part(group.workload);
+  return std::string(kRegistryPlaceholder) + "/" + (part.empty() ? "workload" : part) + ":latest";
 }
 
 ordered_json requirement(std::string_view key, const std::vector<std::string>& values) {
@@ -452,7 +462,7 @@ ordered_json deployment(const KubernetesGroup& group, const CapacityPart& part, 
                                                        requirement("karpenter.k8s.aws/instance-gpu-name", gpu_names)})}}})}}}}}};
   ordered_json container = {
       {"name", planned.workload_kind == WorkloadKind::batch ? "worker" : "server"},
-      {"image", std::string(kRegistryPlaceholder) + "/" + planned.workload + ":latest"},
+      {"image", image_name(planned)},
       {"resources", {{"limits", {{kGpuResource, std::to_string(group.gpus_per_pod)}}}}}};
   ordered_json result = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", metadata(name, planned, hash)}};
   result["metadata"]["labels"].update(selector);

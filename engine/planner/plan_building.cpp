@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/hash.h"
 #include "engine/launch_latency.h"
 
 namespace fleetcast::engine::planner {
@@ -193,20 +194,43 @@ int break_even_level(std::vector<int> usage, double break_even) {
   return index < usage.size() ? std::max(0, usage[index]) : 0;
 }
 
-std::string group_name(const std::string& scenario, const std::string& workload, const std::string& region) {
+std::string name_part(std::string_view text) {
   std::string name;
-  for (const std::string& part : {scenario, workload, region}) {
-    if (!name.empty()) name += '-';
-    for (char c : part) {
-      const auto u = static_cast<unsigned char>(c);
-      name += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '-';
-    }
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    name += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '-';
   }
   name.erase(std::unique(name.begin(), name.end(), [](char a, char b) { return a == '-' && b == '-'; }), name.end());
+  while (!name.empty() && name.front() == '-') name.erase(name.begin());
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  return name;
+}
+
+std::string group_name(const std::string& scenario, const std::string& workload, const std::string& region) {
+  std::string name = name_part(scenario + "-" + workload + "-" + region);
   if (name.size() > 63) name.resize(63);
   while (!name.empty() && name.back() == '-') name.pop_back();
   return name;
 }
+
+namespace {
+
+// Two workloads whose names differ only where group_name cannot keep it ("image api" and
+// "image_api", or past the 63rd character) would get one group name, which AWS and Kubernetes
+// refuse; each such group's name ends in a hash of its workload and region instead.
+void make_group_names_distinct(Plan& plan) {
+  std::map<std::string, int> uses;
+  for (const PlannedGroup& group : plan.groups) ++uses[group.name];
+  for (PlannedGroup& group : plan.groups) {
+    if (uses[group.name] < 2) continue;
+    const std::string suffix = "-" + hash_hex(Fnv1a64().add(group.workload).add("\n").add(group.region).value()).substr(0, 8);
+    std::string base = group.name.substr(0, 63 - suffix.size());
+    while (!base.empty() && base.back() == '-') base.pop_back();
+    group.name = base + suffix;
+  }
+}
+
+}  // namespace
 
 void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
                        const std::vector<int>& reserved) {
@@ -236,6 +260,7 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
       plan.groups.push_back(std::move(group));
     }
   }
+  make_group_names_distinct(plan);
 }
 
 int reactive_on_demand_percent(const Plan& plan, const std::string& workload) {

@@ -95,8 +95,13 @@ Result<std::optional<ReservationOffer>> cheapest_reservation(const PriceSource& 
 /// Every reservation offer of an on-demand pool (one per term, class and payment the catalog has).
 Result<std::vector<ReservationOffer>> reservation_offers(const PriceSource& prices, const PoolKey& pool);
 
-/// "<scenario>-<workload>-<region>" in lowercase letters, digits and '-', at most 63 characters: a
-/// name AWS and Kubernetes both accept.
+/// `text` in lowercase letters, digits and inner single '-' (every other run of characters one
+/// '-'): a part of a name AWS, Kubernetes and image registries all accept. Empty when `text`
+/// holds no letter or digit.
+std::string name_part(std::string_view text);
+
+/// name_part of "<scenario>-<workload>-<region>", at most 63 characters. describe_capacity makes
+/// the names of a plan's groups distinct (a hash suffix where two would be equal).
 std::string group_name(const std::string& scenario, const std::string& workload, const std::string& region);
 
 }  // namespace fleetcast::engine::planner

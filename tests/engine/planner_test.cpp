@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/demand.h"
 #include "engine/fleet_model.h"
 #include "engine/planner/hindsight_optimum.h"
+#include "engine/planner/plan_building.h"
 #include "fleetcast/plan.h"
 #include "tests/engine/test_catalog.h"
 
@@ -357,6 +359,38 @@ TEST_CASE("engine::make_plan keeps spot within its per-pool share and says which
                                 [&](std::size_t p) { return plan.pools[p].instance_type == "four.gpu"; });
   CHECK(group.launch_lead == Seconds{four ? 360 : 240});
   CHECK(group.launch_lead_reason.find("99th percentile") != std::string::npos);
+}
+
+TEST_CASE("engine::make_plan gives distinct group names to workloads whose names clean to one", "[engine][planner]") {
+  // "image api" and "image_api" both clean to "image-api"; two names alike in their first 63
+  // characters are cut to one. AWS and Kubernetes each refuse two groups of one name.
+  const InMemoryPriceSource prices = test_catalog();
+  const std::string long_name(70, 'w');
+  std::string text = planning_json(24, R"(["one.gpu"])", R"(["on_demand"])", R"({"unit": "gpus", "generator": {"base": 3}})");
+  const std::string workload = R"({"name": "svc", "kind": "service", "demand": {"unit": "gpus", "generator": {"base": 3}},
+                   "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}})";
+  const std::string named = [&] {
+    std::string all;
+    for (const std::string& name : std::vector<std::string>{"image api", "image_api", "solo", long_name + "1", long_name + "2"}) {
+      std::string one = workload;
+      one.replace(one.find("svc"), 3, name);
+      all += (all.empty() ? "" : ", ") + one;
+    }
+    return all;
+  }();
+  text.replace(text.find(workload), workload.size(), named);
+  const Plan plan = plan_of(load(text, prices), prices);
+  REQUIRE(plan.groups.size() == 5);
+  std::set<std::string> names;
+  for (const PlannedGroup& group : plan.groups) {
+    INFO(group.name);
+    names.insert(group.name);
+    CHECK(group.name.size() <= 63);
+    CHECK(group.name == engine::planner::name_part(group.name));  // still a clean name
+  }
+  CHECK(names.size() == 5);
+  CHECK(plan.groups[2].name == "plan-test-solo-r1");  // a name no other group shares is kept as it was
+  CHECK_THAT(plan.groups[0].name, Catch::StartsWith("plan-test-image-api-r1-"));
 }
 
 TEST_CASE("engine::make_plan under a budget trades the served quantile for cost and says so", "[engine][planner]") {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -341,6 +342,36 @@ TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over
   CHECK(pool["spec"]["limits"]["nvidia.com/gpu"] == "64");
   CHECK(pool["spec"]["disruption"]["consolidationPolicy"] == "WhenEmpty");
   CHECK_FALSE(fs::exists(finetune / "01-nodepool-reserved.json"));  // no on-demand base
+}
+
+TEST_CASE("kubernetes export keeps a workload name of any characters out of label values and image names", "[export]") {
+  // Kubernetes, "Labels and Selectors": a label value is at most 63 characters, empty or beginning
+  // and ending with an alphanumeric character, with '-', '_', '.' and alphanumerics between.
+  const std::regex label_value("^(|[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$");
+  Plan plan = fixture_plan();
+  for (PlannedGroup& group : plan.groups) group.workload = "Image api/it's \xc3\xbc " + group.workload;
+  const fs::path out = fresh_out("kubernetes-workload-names");
+  REQUIRE(export_plan(plan, ExportFormat::kubernetes, out).ok());
+  std::size_t deployments = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(out)) {
+    if (entry.path().extension() != ".json") continue;
+    const nlohmann::json document = read_json(entry.path());
+    // Every object's labels, and its pod template's.
+    for (const char* path : {"/metadata/labels", "/spec/template/metadata/labels"}) {
+      const nlohmann::json::json_pointer pointer(path);
+      if (!document.contains(pointer)) continue;
+      for (const auto& [key, value] : document.at(pointer).items()) {
+        INFO(entry.path() << " " << key << ": " << value);
+        CHECK(std::regex_match(value.get<std::string>(), label_value));
+      }
+    }
+    if (document["kind"] != "Deployment") continue;
+    ++deployments;
+    CHECK_THAT(document["metadata"]["annotations"]["fleetcast.io/workload"].get<std::string>(), Catch::StartsWith("Image api/it's \xc3\xbc "));
+    const std::string image = document["spec"]["template"]["spec"]["containers"][0]["image"];
+    CHECK_THAT(image, Catch::Contains("/image-api-it-s-") && Catch::EndsWith(":latest"));
+  }
+  CHECK(deployments > 0);
 }
 
 TEST_CASE("KEDA windows end a midnight hold on a month's last day in the next month", "[export]") {
