@@ -39,13 +39,15 @@ bool is_one_of(std::string_view value, const std::string_view (&names)[N]) {
   return std::find(std::begin(names), std::end(names), value) != std::end(names);
 }
 
-// AWS names of Auto Scaling groups, scheduled actions and policies: 1-255 characters, printable
-// ASCII, no colon (a colon would be read as part of an ARN).
+// AWS names of Auto Scaling groups, scheduled actions and policies: 1-255 characters, "any ASCII
+// character 33 to 126 ... You cannot use a colon (:) in the name" (CreateAutoScalingGroup, API
+// reference: a colon would be read as part of an ARN). The group name's rule, held for the action
+// and policy names too: no space, which a shell line of README.txt would split.
 void check_resource_name(std::string_view name, std::string_view subject, std::string_view field,
                          Violations& violations) {
-  const bool printable = std::all_of(name.begin(), name.end(), [](char c) { return c >= 32 && c <= 126 && c != ':'; });
+  const bool printable = std::all_of(name.begin(), name.end(), [](char c) { return c >= 33 && c <= 126 && c != ':'; });
   if (name.empty() || name.size() > 255 || !printable) {
-    violations.add(subject, field, in_quotes(name), "AWS allows 1 to 255 printable ASCII characters without ':'");
+    violations.add(subject, field, in_quotes(name), "AWS allows 1 to 255 ASCII characters 33 to 126 (no space) without ':'");
   }
 }
 
@@ -201,6 +203,13 @@ void check_group(const AwsGroup& group, Violations& violations) {
     if (entry.weighted_capacity < 1 || entry.weighted_capacity > kMaxWeightedCapacity) {
       violations.add(subject, member(indexed(overrides, i), "WeightedCapacity"), std::to_string(entry.weighted_capacity),
                      "AWS allows a whole number from 1 to " + std::to_string(kMaxWeightedCapacity));
+    }
+  }
+  for (const auto& [key, value] : group.tags) {
+    if (key.empty() || key.size() > kMaxTagKeyLength || value.size() > kMaxTagValueLength) {
+      violations.add(subject, "Tags[" + key + "]", std::to_string(value.size()) + " characters",
+                     "AWS allows keys of 1 to " + std::to_string(kMaxTagKeyLength) + " and values of at most " +
+                         std::to_string(kMaxTagValueLength) + " (the scenario's and workload's names are tagged)");
     }
   }
   const std::string distribution = "MixedInstancesPolicy.InstancesDistribution";

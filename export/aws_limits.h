@@ -27,6 +27,12 @@ namespace fleetcast::exporters {
 inline constexpr std::size_t kMaxActionsPerBatch = 50;  // BatchPutScheduledUpdateGroupAction
 inline constexpr std::size_t kMaxOverrides = 40;        // MixedInstancesPolicy.LaunchTemplate.Overrides
 inline constexpr int kMaxWeightedCapacity = 999;
+// Auto Scaling Tag: "Key ... Length Constraints: Minimum length of 1. Maximum length of 128";
+// "Value ... Minimum length of 0. Maximum length of 256" (API reference, Tag).
+inline constexpr std::size_t kMaxTagKeyLength = 128;
+inline constexpr std::size_t kMaxTagValueLength = 256;
+// EC2 CreateLaunchTemplate VersionDescription: "Maximum length of 255" (API reference).
+inline constexpr std::size_t kMaxVersionDescriptionLength = 255;
 // DefaultInstanceWarmup: "a value, in seconds, from 0 to 3600" (EC2 Auto Scaling user guide,
 // "Enable the default instance warmup for a group").
 inline constexpr std::int64_t kMaxDefaultInstanceWarmup = 3600;

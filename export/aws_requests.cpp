@@ -82,6 +82,17 @@ namespace {
 
 std::string document(const ordered_json& value) { return json_text::dump(value, 2) + "\n"; }
 
+// "fleetcast plan of <scenario>", cut to the launch template's limit at a character boundary (a
+// description: the scenario's whole name is in the group's tags, which are checked).
+std::string version_description(const Plan& plan) {
+  std::string text = "fleetcast plan of " + plan.scenario;
+  if (text.size() <= kMaxVersionDescriptionLength) return text;
+  std::size_t cut = kMaxVersionDescriptionLength;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  text.resize(cut);
+  return text;
+}
+
 // "03-batch-put-scheduled-update-group-action-07.json": numbered from 1, so that the files sort in
 // the order they are applied.
 std::string batch_file_name(std::size_t number, std::size_t count) {
@@ -144,7 +155,7 @@ Result<FormatOutput> render_aws_requests(const Plan& plan, const ExportOptions& 
     const AwsGroup& group = groups[g];
     add(g, "ec2", "create-launch-template", "01-create-launch-template.json",
         ordered_json{{"LaunchTemplateName", group.launch_template_name},
-                     {"VersionDescription", "fleetcast plan of " + plan.scenario},
+                     {"VersionDescription", version_description(plan)},
                      {"LaunchTemplateData",
                       launch_template_data(kImagePlaceholder, ordered_json::array({kSecurityGroupPlaceholder}))}});
     ordered_json create_group{{"AutoScalingGroupName", group.name}};

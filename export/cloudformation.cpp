@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "engine/planner/plan_building.h"
 #include "export/aws_documents.h"
 #include "export/aws_limits.h"
 #include "export/exporters.h"
@@ -113,6 +114,17 @@ void check_template(const std::string& region, const std::vector<const AwsGroup*
   }
 }
 
+// A stack name CloudFormation takes and a shell line keeps whole: "<scenario>-<region>" as
+// letters, digits and '-', beginning with a letter, at most 128 characters (CloudFormation user
+// guide, stack names: "must start with an alphabetical character and can't be longer than 128").
+std::string stack_name(const Plan& plan, const std::string& region) {
+  std::string name = engine::planner::name_part(plan.scenario + "-" + region);
+  if (name.empty() || !std::isalpha(static_cast<unsigned char>(name.front()))) name = "fleetcast-" + name;
+  if (name.size() > 128) name.resize(128);
+  while (name.back() == '-') name.pop_back();
+  return name;
+}
+
 std::string readme(const Plan& plan, const std::vector<std::pair<std::string, std::string>>& templates,
                    const std::vector<std::size_t>& sizes) {
   std::string text = readme_heading(plan, "CloudFormation templates") + ": one stack per region.\n\n"
@@ -120,7 +132,7 @@ std::string readme(const Plan& plan, const std::vector<std::pair<std::string, st
                      "SecurityGroups (security group IDs). Deploy each template in its region:\n\n";
   for (std::size_t i = 0; i < templates.size(); ++i) {
     const auto& [region, file] = templates[i];
-    text += "  aws cloudformation deploy --region " + region + " --stack-name " + plan.scenario + "-" + region +
+    text += "  aws cloudformation deploy --region " + region + " --stack-name " + stack_name(plan, region) +
             " --template-file " + file + (sizes[i] > kMaxInlineTemplateBytes ? " --s3-bucket YOUR-BUCKET" : "") +
             " --parameter-overrides ImageId=" + std::string(kImagePlaceholder) + " Subnets=" +
             std::string(kSubnetPlaceholder) + " SecurityGroups=" + std::string(kSecurityGroupPlaceholder) + "\n";

@@ -184,8 +184,44 @@ TEST_CASE("exporters refuse more than 40 instance types and names AWS does not t
   for (int i = 0; i < 41; ++i) plan.groups[2].instance_types.push_back({"g6e." + std::to_string(i) + "xlarge", 1});
   plan.groups[1].name = "chat:us-west-2";
   require_refused(plan, "overrides-names", {"Overrides is 41 instance types; AWS accepts 1 to 40",
-                         "AutoScalingGroupName is 'chat:us-west-2'; AWS allows 1 to 255 printable ASCII characters without ':'",
+                         "AutoScalingGroupName is 'chat:us-west-2'; AWS allows 1 to 255 ASCII characters 33 to 126 (no space) without ':'",
                          "LaunchTemplateName is 'chat:us-west-2'"});
+  plan = fixture_plan();
+  plan.groups[1].name = "chat us-west-2";  // ASCII 32: "any ASCII character 33 to 126"
+  require_refused(plan, "names-space", {"AutoScalingGroupName is 'chat us-west-2'; AWS allows 1 to 255 ASCII characters 33 to 126"});
+}
+
+TEST_CASE("a scenario name of any length and characters gives tags, descriptions and stack names AWS takes", "[export]") {
+  // Tag values: at most 256 characters (Tag); VersionDescription: at most 255 (CreateLaunchTemplate);
+  // a stack name: a letter, then letters, digits and '-', at most 128 (CloudFormation).
+  Plan plan = fixture_plan();
+  plan.scenario = "2nd fleet; it's " + std::string(300, 'x');
+  require_refused(plan, "long-scenario", {"Tags[fleetcast:scenario] is 316 characters; AWS allows keys of 1 to 128 and values of at most 256"});
+
+  plan.scenario = "2nd fleet; it's \xc3\xbc" + std::string(235, 'x');  // a tag of 253 bytes; "fleetcast plan of " makes 271
+  auto aws = render_export(plan, ExportFormat::aws);
+  REQUIRE(aws.ok());
+  const auto launch_template = std::find_if(aws->files.begin(), aws->files.end(), [](const ExportFile& file) {
+    return file.path.filename() == "01-create-launch-template.json";
+  });
+  REQUIRE(launch_template != aws->files.end());
+  const std::string description = nlohmann::json::parse(launch_template->contents)["VersionDescription"];
+  CHECK(description.size() == 255);
+  CHECK_THAT(description, Catch::StartsWith("fleetcast plan of 2nd fleet; it's \xc3\xbc"));
+
+  auto cloudformation = render_export(plan, ExportFormat::cloudformation);
+  REQUIRE(cloudformation.ok());
+  const std::string readme = cloudformation->files.back().contents;
+  const std::regex stack_name("--stack-name ([^ ]+) ");
+  std::size_t stacks = 0;
+  for (auto match = std::sregex_iterator(readme.begin(), readme.end(), stack_name); match != std::sregex_iterator(); ++match) {
+    const std::string name = (*match)[1];
+    INFO(name);
+    CHECK(std::regex_match(name, std::regex("[A-Za-z][-A-Za-z0-9]{0,127}")));
+    CHECK_THAT(name, Catch::StartsWith("fleetcast-2nd-fleet-it-s-xxx"));
+    ++stacks;
+  }
+  CHECK(stacks == 2);  // one per region
 }
 
 TEST_CASE("aws_limits checks recurrences, time zones and batch sizes of any scheduled action", "[export]") {
