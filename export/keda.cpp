@@ -18,6 +18,11 @@ namespace chrono = std::chrono;
 // robfig/cron (KEDA's cron library) looks for the next match at most five years ahead.
 constexpr Seconds kCronLookahead = 5 * kYear + 2 * kDay;
 
+// A date window's crons recur every year, so a window as long as a year would start where it
+// ends (KEDA's cron scaler: "Start and end should not be the same") and a longer one would close
+// inside itself: a longer hold is written as consecutive windows of at most this length.
+constexpr Seconds kLongestDateWindow = 180 * kDay;
+
 // A hold of a recurring action within one UTC day: [day + from, day + to), to <= 24h.
 struct DayHold {
   chrono::sys_days day;
@@ -154,7 +159,10 @@ Result<std::vector<CronWindow>> keda_windows(std::span<const ScheduleAction> act
     if (to <= from || firing.capacity <= min_replicas) continue;  // overridden at once, or minReplicaCount holds it
     const chrono::sys_days day = chrono::floor<chrono::days>(from);
     if (actions[firing.action].recurrence.empty() || to - Instant{day} > 2 * kDay) {
-      windows.push_back({from, CronWindow{date_cron(from), date_cron(to), firing.capacity, false}});
+      for (Instant piece = from; piece < to; piece += kLongestDateWindow) {
+        const Instant piece_end = std::min(to, piece + kLongestDateWindow);
+        windows.push_back({piece, CronWindow{date_cron(piece), date_cron(piece_end), firing.capacity, false}});
+      }
     } else if (to - Instant{day} > kDay) {
       add_daily(firing.action, DayHold{day, from - Instant{day}, kDay, firing.capacity});
       add_daily(firing.action, DayHold{day + chrono::days{1}, Seconds{0}, to - Instant{day + chrono::days{1}}, firing.capacity});

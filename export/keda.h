@@ -12,7 +12,8 @@
 //    ends at "0 0 a+1-b+1 M *", and on a month's last day at "0 0 1 M+1 *" (a window of its own);
 //  - a recurring action's hold that crosses midnight: split there into two daily holds, each
 //    written as above;
-//  - a one-off action's hold longer than two days: one date window.
+//  - a one-off action's hold longer than two days: one date window, or consecutive ones of at
+//    most 180 days each where it is longer (a date window of a year would start where it ends).
 // Dates in crons recur every year: the windows repeat a year later unless the ScaledObject is
 // replaced before then. Holds at or below minReplicaCount need no window and get none.
 //

@@ -631,6 +631,11 @@ Result<FormatOutput> render_kubernetes(const Plan& plan, const ExportOptions& op
   auto aws = compressed_aws_groups(plan, options);
   if (!aws.ok()) return aws.status();
   Violations violations("Kubernetes");
+  // KEDA's cron triggers name whole minutes: intervals that start between minutes cannot be held.
+  if (plan.horizon.start.time_since_epoch() % kMinute != Seconds{0} || plan.horizon.step % kMinute != Seconds{0}) {
+    violations.add("plan", "horizon", format_instant(plan.horizon.start) + " in steps of " + format_duration(plan.horizon.step),
+                   "KEDA's cron triggers fire on whole minutes: every interval must start on a whole minute");
+  }
   std::vector<KubernetesGroup> groups;
   for (const PlannedGroup& group : plan.groups) groups.push_back(kubernetes_group(plan, group, violations));
   if (!violations.empty()) return violations.status();

@@ -428,6 +428,37 @@ TEST_CASE("KEDA windows end a midnight hold on a month's last day in the next mo
   CHECK(*replayed == floor);
 }
 
+TEST_CASE("KEDA holds a level of a year or more as consecutive date windows that never start where they end", "[export]") {
+  // 400 days at 3 replicas from 2026-12-08 (KEDA's cron scaler: "Start and end should not be the
+  // same"; a date window of exactly a year would be "0 0 8 12 *" to "0 0 8 12 *"). Pieces of 180
+  // days: Dec 8 -> Jun 6 -> Dec 3 -> Jan 12, 2028.
+  const Horizon horizon{*parse_instant("2026-12-07T00:00:00Z"), 401 * kDay, kDay};
+  const std::vector<ScheduleAction> actions{{*parse_instant("2026-12-07T00:00:00Z"), "", std::nullopt, 1},
+                                            {*parse_instant("2026-12-08T00:00:00Z"), "", std::nullopt, 3}};
+  auto windows = keda_windows(actions, horizon, 1);
+  REQUIRE(windows.ok());
+  REQUIRE(windows->size() == 3);
+  CHECK((*windows)[0] == CronWindow{"0 0 8 12 *", "0 0 6 6 *", 3, false});
+  CHECK((*windows)[1] == CronWindow{"0 0 6 6 *", "0 0 3 12 *", 3, false});
+  CHECK((*windows)[2] == CronWindow{"0 0 3 12 *", "0 0 12 1 *", 3, false});
+  for (const CronWindow& window : *windows) CHECK(window.start != window.end);
+  auto replayed = replay_keda_windows(*windows, horizon, 1);
+  REQUIRE(replayed.ok());
+  // Every day at 3, the first too: the last window's dates (Dec 3 - Jan 12) held a year earlier
+  // as well, which is above the plan's 1 (dates recur every year; the export counts it as extra).
+  CHECK(*replayed == std::vector<int>(401, 3));
+}
+
+TEST_CASE("kubernetes export refuses a plan whose intervals start between whole minutes, saying why", "[export]") {
+  Plan plan = fixture_plan();
+  plan.horizon.start += Seconds{30};
+  auto rendered = render_export(plan, ExportFormat::kubernetes);
+  REQUIRE_FALSE(rendered.ok());
+  CHECK(rendered.status().code() == StatusCode::invalid_argument);
+  CHECK_THAT(rendered.status().message(), Catch::Contains("KEDA's cron triggers fire on whole minutes"));
+  CHECK(render_export(plan, ExportFormat::aws).ok());  // StartTime takes seconds
+}
+
 TEST_CASE("kubernetes export shares max actions between a group's ScaledObjects and refuses more", "[export]") {
   // us-east-1 chat changes both its on-demand and its spot replicas: each needs a cron trigger at
   // least, so one action for the group cannot hold it; two can, one level each.
