@@ -256,6 +256,8 @@ void add_batch_command(CLI::App& app, int& exit_code, FileSystem* files) {
   export_command->add_flag("--time-series", export_arguments->time_series,
                            "JSON: include each run's recorded time series");
   guard_file_options(export_command, {"--db"}, {"--out"});
+  export_command->footer(
+      "Exit status: 0 written, 1 a failure (database, I/O), 2 invalid input (no such database, or not a results database).");
   export_command->callback([export_arguments, &exit_code] { exit_code = export_results(*export_arguments); });
 
   command->callback([arguments, export_command, &exit_code] {

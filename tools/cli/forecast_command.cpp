@@ -183,7 +183,7 @@ void add_predict(CLI::App& forecast_app, int& exit_code) {
 
 void add_eval(CLI::App& forecast_app, int& exit_code) {
   auto* command = forecast_app.add_subcommand(
-      "eval", "Rolling-origin backtest: MASE, sMAPE, pinball and p10-p90 coverage of the default forecaster (auto), the LSTM and each baseline");
+      "eval", "Rolling-origin backtest: MASE, sMAPE, pinball and p10-p90 coverage of the validated forecaster (auto: chosen per series on validation origins; the planner's default is the LSTM), the LSTM and each baseline");
   auto series = std::make_shared<std::string>();
   auto options = std::make_shared<forecast::BacktestOptions>();
   auto backend = std::make_shared<BackendFlag>();

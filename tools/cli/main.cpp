@@ -22,6 +22,25 @@ void report_injection(const char* plan, const fleetcast::FaultInjectingFileSyste
   std::cerr << " bytes=" << faulty.bytes_written() << '\n';
 }
 
+// CLI11 reads a misspelt command word as a stray argument and then says only that a subcommand is
+// required. Names the word and the commands there are, when that is what happened.
+bool report_unknown_command(const CLI::App& app) {
+  const CLI::App* current = &app;
+  while (!current->get_subcommands().empty()) current = current->get_subcommands().front();
+  const std::vector<std::string> stray = current->remaining();
+  const std::vector<const CLI::App*> commands = current->get_subcommands([](const CLI::App*) { return true; });
+  if (stray.empty() || stray.front().starts_with('-') || commands.empty()) return false;
+  std::string names;
+  for (const CLI::App* command : commands) names += (names.empty() ? "" : ", ") + command->get_name();
+  std::string path = current->get_name();
+  for (const CLI::App* parent = current->get_parent(); parent != nullptr; parent = parent->get_parent()) {
+    path = parent->get_name() + " " + path;
+  }
+  std::cerr << path << ": unknown command '" << stray.front() << "'; expected one of: " << names
+            << "\nRun with --help for more information.\n";
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,7 +88,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (!report_unknown_command(app)) app.exit(e);
     return fleetcast::cli::kExitInvalidInput;
   }
   if (faulty) report_injection(std::getenv("FLEETCAST_INJECT_FAULT"), *faulty);

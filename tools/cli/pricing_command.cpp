@@ -223,7 +223,7 @@ void add_db_option(CLI::App& command, std::string& db) {
 void add_pricing_command(CLI::App& app, int& exit_code, FileSystem* files) {
   auto* pricing = app.add_subcommand("pricing", "Fill and query the GPU pricing database");
   pricing->require_subcommand(1);
-  pricing->footer("Exit status: 0 success, 1 the database failed (locked, not a database, ...), 2 invalid input.");
+  pricing->footer("Exit status: 0 success, 1 the database failed (locked, I/O), 2 invalid input (a --db that is not a price database too).");
 
   auto import_args = std::make_shared<ImportArguments>();
   import_args->file_system = files;
