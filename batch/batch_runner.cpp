@@ -119,6 +119,10 @@ Result<std::vector<std::size_t>> pending_runs(const BatchPlan& plan, ResultsData
 
 Result<RunRecord> execute_planned_run(const BatchPlan& plan, std::size_t run, bool time_series,
                                       const CancellationToken* cancellation) {
+  if (run >= plan.runs.size() || plan.runs[run].point >= plan.points.size() || !plan.points[plan.runs[run].point].prices) {
+    return invalid_argument_error("batch run " + std::to_string(run) + ": expected a run of the plan (" + std::to_string(plan.runs.size()) +
+                                  " runs), of one of its points, with prices");
+  }
   const BatchRun& spec = plan.runs[run];
   const BatchPoint& point = plan.points[spec.point];
   Result<RunOutcome> outcome = execute_run(point.scenario, spec.seed, *point.prices, {time_series, cancellation});

@@ -1,5 +1,6 @@
 #include "fleetcast/batch.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <system_error>
@@ -110,7 +111,21 @@ constexpr std::string_view kSelectParameters =
 constexpr std::string_view kSelectSamples =
     "SELECT run_hash, interval, series, value FROM time_series ORDER BY run_hash, interval, series";
 
+// SQLite stores a NaN as NULL, read back as 0: a figure that is not a number would come back as
+// another. A record's figures are finite or the record is refused.
+Status check_finite(const RunRecord& record) {
+  const RunOutcome& o = record.outcome;
+  bool finite = std::isfinite(o.served_fraction) && std::isfinite(o.utilisation) && std::isfinite(o.lost_gpu_hours) &&
+                std::isfinite(o.wall_seconds);
+  for (const auto& point : o.time_series) finite = finite && std::isfinite(point.value);
+  if (finite) return {};
+  return invalid_argument_error("run " + record.run_hash + " of '" + record.scenario +
+                                "': expected finite figures (served fraction, utilisation, lost GPU-hours, wall seconds, "
+                                "time series); a results database records numbers");
+}
+
 }  // namespace
+
 
 struct ResultsDatabase::Impl {
   std::filesystem::path file;
@@ -246,6 +261,7 @@ struct ResultsDatabase::Impl {
   }
 
   Status insert_one(const RunRecord& record) {
+    if (Status status = check_finite(record); !status.ok()) return status;
     auto run = statement(kInsertRun);
     if (!run.ok()) return run.status();
     {

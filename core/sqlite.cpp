@@ -32,6 +32,11 @@ Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string
 
 Result<Connection> open(const std::filesystem::path& file, int flags, std::chrono::milliseconds busy_timeout,
                         std::string_view what, FileSystem* file_system) {
+  // SQLite opens a private temporary database for "" and an in-memory one for ":memory:": a
+  // database fleetcast writes to is a file, and what it wrote would vanish on close.
+  if (file.empty() || file == ":memory:") {
+    return invalid_argument_error("'" + file.string() + "': expected the path of a database file (" + std::string(what) + ")");
+  }
   // SQLite says only "unable to open database file" for a folder.
   if (std::error_code error; std::filesystem::is_directory(file, error)) {
     return invalid_argument_error(file.string() + ": is a directory, expected a database file (" + std::string(what) + ")");

@@ -290,6 +290,9 @@ Status add_scheduled_firings(FleetModel& model, const Scenario& scenario) {
 Result<FleetModel> build_fleet_model(const Scenario& scenario, const PriceSource& prices) {
   FleetModel model;
   model.scenario = &scenario;
+  // A scenario built in code has not been through the reader's checks: every per-interval array
+  // is sized by its horizon.
+  if (Status status = check_scenario_values(scenario); !status.ok()) return status;
   if (Status status = check_scheduled_actions(scenario); !status.ok()) return status;
   auto billing = billing_rule(scenario, prices);
   if (!billing.ok()) return billing.status();

@@ -442,6 +442,7 @@ LeadShift lead_shift(Seconds launch_lead, Seconds step) {
 }
 
 Result<std::vector<ScheduleFiring>> schedule_firings(std::span<const ScheduleAction> actions, const Horizon& horizon) {
+  if (Status status = check_horizon(horizon); !status.ok()) return status;
   const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, horizon.intervals()));
   const Instant horizon_end = horizon.start + horizon.step * static_cast<std::int64_t>(intervals);
   std::vector<ScheduleFiring> firings;

@@ -26,7 +26,9 @@ QuantileForecast normal_forecast(const TimeSeries& history, int horizon, std::st
 }
 
 Status check_horizon(int horizon) {
-  if (horizon < 1) return invalid_argument_error("forecast horizon is " + std::to_string(horizon) + ", expected >= 1");
+  if (horizon < 1 || horizon > kMaxForecastSteps) {
+    return invalid_argument_error("forecast horizon is " + std::to_string(horizon) + ", expected 1 to " + std::to_string(kMaxForecastSteps));
+  }
   return {};
 }
 

@@ -161,9 +161,9 @@ void repeat_first_block(QuantileForecast& forecast, std::size_t begin, std::size
 }  // namespace
 
 Result<QuantileForecast> forecast_ahead(const Forecaster& forecaster, TimeSeries history, int steps, int block) {
-  if (steps < 1 || block < 1) {
-    return invalid_argument_error("forecast_ahead: expected at least one step and a block of at least one, found " +
-                                  std::to_string(steps) + " and " + std::to_string(block));
+  if (steps < 1 || steps > kMaxForecastSteps || block < 1) {
+    return invalid_argument_error("forecast_ahead: expected 1 to " + std::to_string(kMaxForecastSteps) +
+                                  " steps and a block of at least one, found " + std::to_string(steps) + " and " + std::to_string(block));
   }
   QuantileForecast out;
   out.start_seconds = history.time_of(history.values.size());

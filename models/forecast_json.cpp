@@ -1,4 +1,5 @@
 // The forecasting documents the CLI prints with --json and a service answers with.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -147,6 +148,40 @@ Result<QuantileForecast> quantile_forecast_from_json(std::string_view text, std:
     previous = timestamp;
   }
   return forecast;
+}
+
+Status check_quantile_forecast(const QuantileForecast& forecast) {
+  if (forecast.step <= Seconds{0}) return invalid_argument_error("forecast step: expected a positive step, found " + std::to_string(forecast.step.count()) + " s");
+  if (forecast.levels.empty() || forecast.values.size() != forecast.levels.size()) {
+    return invalid_argument_error("forecast levels: expected one row of values per level, found " + std::to_string(forecast.levels.size()) +
+                                  " levels and " + std::to_string(forecast.values.size()) + " rows");
+  }
+  for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
+    const double level = forecast.levels[q];
+    if (!(level > 0 && level < 1) || (q > 0 && !(level > forecast.levels[q - 1]))) {
+      return invalid_argument_error("forecast levels/" + std::to_string(q) + ": expected levels strictly ascending in (0, 1)");
+    }
+    if (forecast.values[q].size() != forecast.horizon() || forecast.values[q].empty()) {
+      return invalid_argument_error("forecast values/" + std::to_string(q) + ": expected " + std::to_string(forecast.horizon()) +
+                                    " steps (as the first level's, at least one), found " + std::to_string(forecast.values[q].size()));
+    }
+  }
+  if (std::find(forecast.levels.begin(), forecast.levels.end(), 0.5) == forecast.levels.end()) {
+    return invalid_argument_error("forecast levels: expected the median, 0.5, among them");
+  }
+  const auto last = static_cast<std::int64_t>(forecast.horizon()) - 1;
+  if (!within_instant_range(forecast.start_seconds) || last > (kLatestInstant.time_since_epoch().count() - forecast.start_seconds) / forecast.step.count()) {
+    return invalid_argument_error("forecast start: expected every step within the years 0000 to 9999");
+  }
+  for (std::size_t h = 0; h < forecast.horizon(); ++h) {
+    for (std::size_t q = 0; q < forecast.levels.size(); ++q) {
+      const double value = forecast.values[q][h];
+      if (!std::isfinite(value) || value < 0 || (q > 0 && value < forecast.values[q - 1][h])) {
+        return invalid_argument_error("forecast step " + std::to_string(h) + ": expected finite values >= 0 that do not decrease as the level rises");
+      }
+    }
+  }
+  return {};
 }
 
 Result<QuantileForecast> load_quantile_forecast(const std::filesystem::path& path) {

@@ -591,6 +591,11 @@ void provenance_section(Page& page, const Plan& plan) {
 
 void plan_sections(Page& page, const Plan& plan, const Scenario* scenario, const ReportOptions& options) {
   page.section("summary", "Summary");
+  // A plan built or edited in code may break what every chart is sized by: say so instead.
+  if (Status status = check_plan_groups(plan); !status.ok()) {
+    page.paragraph("This plan cannot be shown: " + status.message());
+    return;
+  }
   page.facts({{"planned cost", report::usd(plan.expected.planned_cost.usd())},
               {"simulated cost (p50 / p95)", plan.expected.replicas > 0
                                                  ? report::usd(plan.expected.cost_p50_usd) + " / " + report::usd(plan.expected.cost_p95_usd)

@@ -119,13 +119,13 @@ DemandGenerator parse_generator(const json& value, const std::string& pointer, D
   assign(generator.base, reader.positive_number("base", Presence::required, kMaxSeriesMagnitude));
   assign(generator.daily_amplitude, reader.number("daily_amplitude", Presence::optional, 0, 1));
   assign_int(generator.peak_hour_utc, reader.integer("peak_hour_utc", Presence::optional, 0, 23));
-  assign(generator.weekend_factor, reader.positive_number("weekend_factor", Presence::optional, 10));
-  assign(generator.trend_per_day, reader.number("trend_per_day", Presence::optional, -0.5, 1));
-  assign(generator.noise, reader.number("noise", Presence::optional, 0, 2));
+  assign(generator.weekend_factor, reader.positive_number("weekend_factor", Presence::optional, kMaxWeekendFactor));
+  assign(generator.trend_per_day, reader.number("trend_per_day", Presence::optional, kMinTrendPerDay, kMaxTrendPerDay));
+  assign(generator.noise, reader.number("noise", Presence::optional, 0, kMaxDemandNoise));
   if (const json* spikes = reader.field("spikes", Presence::optional)) {
     ObjectReader spike_reader(sink, *spikes, child_pointer(pointer, "spikes"), {"per_day", "magnitude", "duration"});
-    assign(generator.spikes_per_day, spike_reader.number("per_day", Presence::required, 0, 1000));
-    assign(generator.spike_magnitude, spike_reader.number("magnitude", Presence::required, 1, 100));
+    assign(generator.spikes_per_day, spike_reader.number("per_day", Presence::required, 0, kMaxSpikesPerDay));
+    assign(generator.spike_magnitude, spike_reader.number("magnitude", Presence::required, 1, kMaxSpikeMagnitude));
     assign(generator.spike_duration, spike_reader.duration("duration", Presence::required));
   }
   return generator;
@@ -190,8 +190,8 @@ BatchWorkload parse_batch(ObjectReader& workload, DiagnosticSink& sink) {
     ObjectReader reader(sink, *jobs, child_pointer(workload.pointer(), "jobs"),
                         {"arrivals_per_day", "gpus_per_job", "work", "work_distribution", "checkpoint_interval",
                          "deadline"});
-    assign(batch.arrivals_per_day, reader.positive_number("arrivals_per_day", Presence::required, 1e6));
-    assign_int(batch.gpus_per_job, reader.integer("gpus_per_job", Presence::required, 1, 4096));
+    assign(batch.arrivals_per_day, reader.positive_number("arrivals_per_day", Presence::required, kMaxArrivalsPerDay));
+    assign_int(batch.gpus_per_job, reader.integer("gpus_per_job", Presence::required, 1, kMaxGpusPerJob));
     assign(batch.work, reader.duration("work", Presence::required));
     batch.exponential_work =
         reader.choice("work_distribution", Presence::optional, {"fixed", "exponential"}) == std::optional<std::string>("exponential");
@@ -479,36 +479,61 @@ SavingsPlan parse_savings_plan(const json& value, const std::string& pointer, Di
 }
 
 
+std::optional<HorizonProblem> horizon_problem(const Horizon& horizon) {
+  const Seconds duration = horizon.duration, step = horizon.step;
+  if (duration <= Seconds{0}) return HorizonProblem{"duration", "expected a positive duration, found " + std::to_string(duration.count()) + " s"};
+  if (step <= Seconds{0}) return HorizonProblem{"step", "expected a positive step, found " + std::to_string(step.count()) + " s"};
+  if (horizon.start < kEarliestInstant || horizon.start > kLatestInstant) {
+    return HorizonProblem{"start", "expected a start within the years 0000 to 9999"};
+  }
+  if (duration > kMaxHorizon) {
+    return HorizonProblem{"duration", "the horizon (" + format_duration(duration) + ") is longer than the limit of " + format_duration(kMaxHorizon)};
+  }
+  if (horizon.start + duration > kLatestInstant) {
+    return HorizonProblem{"duration", "the horizon ends after " + format_instant(kLatestInstant) + ", the latest time fleetcast reads"};
+  }
+  if (step > duration) {
+    return HorizonProblem{"step", "the step (" + format_duration(step) + ") is longer than the horizon (" + format_duration(duration) + ")"};
+  }
+  if (duration.count() % step.count() != 0) {
+    return HorizonProblem{"step", "the step (" + format_duration(step) + ") does not divide the horizon (" + format_duration(duration) +
+                                      "); expected a step such that duration / step is whole"};
+  }
+  if (step.count() % 60 != 0) return HorizonProblem{"step", "expected a step of whole minutes, found " + format_duration(step)};
+  if (const std::int64_t intervals = duration / step; intervals > kMaxIntervals) {
+    return HorizonProblem{"step", "the horizon has " + std::to_string(intervals) + " intervals of " + format_duration(step) +
+                                      ", more than the limit of " + std::to_string(kMaxIntervals) +
+                                      " (10 years at 5 minutes); each workload would need at least " +
+                                      text::format_gibibytes(intervals * kBytesPerWorkloadInterval) + " of memory; use a longer step"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace fleetcast::scenarios
+
+namespace fleetcast {
+
+Status check_horizon(const Horizon& horizon) {
+  if (auto problem = scenarios::horizon_problem(horizon)) return invalid_argument_error("horizon " + problem->field + ": " + problem->message);
+  return {};
+}
+
+}  // namespace fleetcast
+
+namespace fleetcast::scenarios {
+
 Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink) {
   Horizon horizon;
   const json* value = parent.field("horizon", Presence::required);
   if (value == nullptr) return horizon;
   ObjectReader reader(sink, *value, child_pointer(parent.pointer(), "horizon"), {"start", "duration", "step"});
-  assign(horizon.start, reader.instant("start", Presence::required));
+  const auto start = reader.instant("start", Presence::required);
   const auto duration = reader.duration("duration", Presence::required);
   const auto step = reader.duration("step", Presence::required);
-  if (duration && *duration > kMaxHorizon) {
-    reader.error("duration", "the horizon (" + format_duration(*duration) + ") is longer than the limit of " +
-                                 format_duration(kMaxHorizon));
-  } else if (duration && horizon.start + *duration > kLatestInstant) {
-    reader.error("duration", "the horizon ends after " + format_instant(kLatestInstant) +
-                                 ", the latest time fleetcast reads");
-  } else if (duration && step) {
-    if (*step > *duration) {
-      reader.error("step", "the step (" + format_duration(*step) + ") is longer than the horizon (" +
-                               format_duration(*duration) + ")");
-    } else if (duration->count() % step->count() != 0) {
-      reader.error("step", "the step (" + format_duration(*step) + ") does not divide the horizon (" +
-                               format_duration(*duration) + "); expected a step such that duration / step is whole");
-    } else if (step->count() % 60 != 0) {
-      reader.error("step", "expected a step of whole minutes, found " + format_duration(*step));
-    } else if (const std::int64_t intervals = *duration / *step; intervals > kMaxIntervals) {
-      reader.error("step", "the horizon has " + std::to_string(intervals) + " intervals of " + format_duration(*step) +
-                               ", more than the limit of " + std::to_string(kMaxIntervals) +
-                               " (10 years at 5 minutes); each workload would need at least " +
-                               text::format_gibibytes(intervals * kBytesPerWorkloadInterval) + " of memory; use a longer step");
-    }
+  if (start && duration && step) {
+    if (auto problem = horizon_problem(Horizon{*start, *duration, *step})) reader.error(problem->field, problem->message);
   }
+  assign(horizon.start, start);
   assign(horizon.duration, duration);
   assign(horizon.step, step);
   return horizon;

@@ -294,6 +294,9 @@ Result<WorkloadDemand> workload_demand(const Scenario& scenario, const Workload&
   const TimeSeries& history = *averaged;
   const int per_day = history.step.count() > 0 ? forecast::steps_per_day(history.step) : 0;
   if (const auto supplied = options.supplied_forecasts.find(workload.name); supplied != options.supplied_forecasts.end()) {
+    if (Status status = forecast::check_quantile_forecast(supplied->second); !status.ok()) {
+      return status.with_context("workload '" + workload.name + "': supplied forecast");
+    }
     auto bands = supplied_demand(supplied->second, trace, horizon);
     if (!bands.ok()) return bands.status().with_context("workload '" + workload.name + "'");
     demand.bands = std::move(*bands);

@@ -87,12 +87,7 @@ std::optional<GroupDisagreement> find_group_disagreement(const Plan& plan, const
 }  // namespace engine::planner
 
 Status check_plan_groups(const Plan& plan) {
-  if (plan.horizon.step <= Seconds{0} || plan.horizon.duration < plan.horizon.step ||
-      plan.horizon.duration % plan.horizon.step != Seconds{0}) {
-    return invalid_argument_error("plan horizon: expected a positive step and a duration a whole multiple of it, found a duration of " +
-                                  std::to_string(plan.horizon.duration.count()) + " s in steps of " +
-                                  std::to_string(plan.horizon.step.count()) + " s");
-  }
+  if (Status status = check_horizon(plan.horizon); !status.ok()) return status.with_context("plan");
   for (const PlannedGroup& group : plan.groups) {
     if (auto disagreement = engine::planner::find_group_disagreement(plan, group)) {
       return invalid_argument_error("plan group '" + group.name + "', " + disagreement->part.substr(1) + ": " + disagreement->message);

@@ -1161,6 +1161,7 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   if (Status status = check_plan_options(options, risk); !status.ok()) return status;
   Scenario planning = scenario;
   planning.horizon = options.horizon.value_or(scenario.horizon);
+  if (Status status = check_horizon(planning.horizon); !status.ok()) return status.with_context("planning");
   const auto progress = [&](const std::string& line) {
     if (options.on_progress) options.on_progress(line);
   };

@@ -125,7 +125,8 @@ Result<BatchPlan> plan_files(std::span<const std::filesystem::path> files);
 /// "<16 hex digits>": FNV-1a 64 of the canonical scenario text, a newline, and the seed in decimal.
 std::string run_hash(const std::string& canonical_scenario_text, std::uint64_t seed);
 
-/// The record of run `run` of `plan` with its outcome.
+/// The record of run `run` of `plan` with its outcome. Precondition: `run` is one of plan.runs
+/// (its point indexes plan.points), as every run plan_sweep and plan_files make is.
 RunRecord make_record(const BatchPlan& plan, const BatchRun& run, RunOutcome outcome);
 
 // ---- The results database -----------------------------------------------------------------------
@@ -215,7 +216,8 @@ Result<std::vector<std::size_t>> pending_runs(const BatchPlan& plan, ResultsData
 
 /// Executes run `run` of the plan on the calling thread and returns its record. A scenario the
 /// simulator refuses is an outcome carrying the error (it would be refused again on every retry);
-/// the only error returned is cancelled, when the token is cancelled.
+/// the errors returned are cancelled, when the token is cancelled, and invalid_argument for a
+/// `run` that is not an index of plan.runs (or whose point or prices the plan lacks).
 Result<RunRecord> execute_planned_run(const BatchPlan& plan, std::size_t run, bool time_series,
                                       const CancellationToken* cancellation);
 

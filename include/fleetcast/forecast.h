@@ -184,6 +184,10 @@ class BackendRegistry {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The most steps one forecast holds (Forecaster::predict, forecast_ahead, `forecast predict
+/// --steps`): a million steps of each quantile, tens of megabytes; more is a mistake, not a plan.
+inline constexpr int kMaxForecastSteps = 1'000'000;
+
 /// A forecasting method: fit on a history, then forecast from the end of a history.
 /// Thread-safety: fit() mutates; after it, predict() may be called concurrently.
 class Forecaster {
@@ -192,7 +196,8 @@ class Forecaster {
   [[nodiscard]] virtual std::string_view name() const = 0;
   /// Learns from `history` (baselines keep only settings; the LSTM trains).
   virtual Status fit(const TimeSeries& history) = 0;
-  /// Forecasts `horizon` steps after the end of `history` (at most the trained horizon for the LSTM).
+  /// Forecasts `horizon` steps after the end of `history` (1 to kMaxForecastSteps; at most the
+  /// trained horizon for the LSTM).
   [[nodiscard]] virtual Result<QuantileForecast> predict(const TimeSeries& history, int horizon) const = 0;
 };
 
@@ -365,6 +370,13 @@ std::string quantile_forecast_json(const QuantileForecast& forecast, const Backe
 Result<QuantileForecast> quantile_forecast_from_json(std::string_view text, std::string_view source);
 /// Reads the file at `path` as quantile_forecast_from_json does.
 Result<QuantileForecast> load_quantile_forecast(const std::filesystem::path& path);
+
+/// ok when `forecast`, a value built in code, is what the reader above would return: a positive
+/// step, levels strictly ascending in (0, 1) with 0.5 among them, one row of values per level,
+/// every row as long as the first (at least one step), finite values >= 0 that do not decrease
+/// with the level, and every step's time within the years 0000-9999. invalid_argument naming the
+/// first level or step that is not, so that a plan never reads past a short row.
+Status check_quantile_forecast(const QuantileForecast& forecast);
 
 /// A backtest as the JSON `fleetcast forecast eval --json` prints: {"series", "backend",
 /// "lstm_training_seconds", "test": {"origins", "origin_spacing"}, "models": {name: {"mase",

@@ -48,14 +48,29 @@ inline constexpr std::int64_t kBytesPerWorkloadInterval = 40;
 /// workload whose demand needs more (its peak over its least throughput per GPU) is refused; far
 /// above any real group, and within what the simulator's whole-GPU counts hold.
 inline constexpr int kMaxGroupGpus = 1'000'000;
+/// The ranges of a demand generator's and a batch workload's numbers (the scenario format's, and
+/// check_scenario_values's for a scenario built in code).
+inline constexpr double kMaxWeekendFactor = 10;
+inline constexpr double kMinTrendPerDay = -0.5, kMaxTrendPerDay = 1;
+inline constexpr double kMaxDemandNoise = 2;
+inline constexpr double kMaxSpikesPerDay = 1000;
+inline constexpr double kMaxSpikeMagnitude = 100;
+inline constexpr double kMaxArrivalsPerDay = 1e6;
+inline constexpr int kMaxGpusPerJob = 4096;
 
 struct Horizon {
   Instant start;
   Seconds duration{0};
   Seconds step{0};
-  [[nodiscard]] std::int64_t intervals() const { return duration / step; }
+  [[nodiscard]] std::int64_t intervals() const { return duration / step; }  // for a horizon check_horizon accepts
   friend bool operator==(const Horizon&, const Horizon&) = default;
 };
+
+/// ok when `horizon` can be planned and simulated, as a scenario file's is: a positive duration of
+/// at most kMaxHorizon ending by kLatestInstant, a start within the years 0000-9999, a step of whole
+/// minutes that divides the duration, at most kMaxIntervals intervals. invalid_argument naming the
+/// field otherwise. The simulator, the planner and the exporters apply it to values built in code.
+Status check_horizon(const Horizon& horizon);
 
 /// Where prices come from: the built-in catalog or a SQLite price database.
 struct PricingSettings {
@@ -307,6 +322,15 @@ struct Scenario {
   Policy policy;
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
+
+/// ok when the numbers of `scenario`, built or edited in code, lie in the ranges a scenario file's
+/// are read in: its horizon (check_horizon), each demand generator's parameters, a trace's values
+/// (finite, >= 0), each service level, a batch workload's arrivals (<= kMaxArrivalsPerDay), GPUs
+/// per job and work, and the policy's capacities (<= kMaxGroupGpus) and target value. Cross-field
+/// rules against the catalog are the loader's. invalid_argument naming the workload and field
+/// otherwise. The simulator and the planner apply it before they size anything by it.
+Status check_scenario_values(const Scenario& scenario);
+
 
 /// Whether the scenario lists `option` among its candidate purchase options.
 inline bool offers_option(const Scenario& scenario, PurchaseOption option) {

@@ -5,7 +5,11 @@
 // from them must still be valid JSON.
 #include <catch2/catch.hpp>
 
+#include <climits>
+#include <cmath>
 #include <filesystem>
+#include <functional>
+#include <limits>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -17,6 +21,7 @@
 #include "fleetcast/forecast.h"
 #include "fleetcast/plan.h"
 #include "fleetcast/pricing.h"
+#include "fleetcast/report.h"
 #include "fleetcast/run.h"
 #include "fleetcast/scenario.h"
 #include "fleetcast/simulation.h"
@@ -170,6 +175,104 @@ TEST_CASE("api: documents written from values with invalid UTF-8 names are valid
   CHECK(is_valid_json(text));
   REQUIRE_NOTHROW(text = batch::outcome_json_text(record.outcome));
   CHECK(is_valid_json(text));
+}
+
+}  // namespace
+}  // namespace fleetcast
+
+namespace fleetcast {
+namespace {
+
+// What `call` returned is a refusal whose message holds `expected`, and nothing was thrown.
+template <class Call>
+void require_refused_saying(const std::string& expected, Call&& call) {
+  INFO(expected);
+  Status status;
+  REQUIRE_NOTHROW(status = call());
+  CHECK_FALSE(status.ok());
+  CHECK_THAT(status.message(), Catch::Contains(expected));
+}
+
+TEST_CASE("api: values built in code outside the ranges a file is read in come back as a Status", "[api]") {
+  auto quickstart = load_scenario(FLEETCAST_SOURCE_DIR "/scenarios/examples/quickstart.json");
+  REQUIRE(quickstart.ok());
+  const auto prices = make_builtin_price_source();
+  SimulationOptions simulation;
+  simulation.replicas = 1;
+  const auto simulated = [&](const std::function<void(Scenario&)>& edit) {
+    Scenario scenario = *quickstart;
+    edit(scenario);
+    return [scenario, &prices, &simulation] { return simulate(scenario, *prices, simulation).status(); };
+  };
+  const auto generator = [](Scenario& scenario) -> DemandGenerator& {
+    return std::get<DemandGenerator>(std::get<ServiceWorkload>(scenario.workloads[0].spec).demand.source);
+  };
+  require_refused_saying("horizon duration: expected a positive duration", simulated([](Scenario& s) { s.horizon.duration = -kDay; }));
+  require_refused_saying("generator base: expected a number from 0",
+                         simulated([&](Scenario& s) { generator(s).base = std::numeric_limits<double>::quiet_NaN(); }));
+  require_refused_saying("generator spikes per_day", simulated([&](Scenario& s) { generator(s).spikes_per_day = 1e9; }));
+  require_refused_saying("target_value", simulated([](Scenario& s) { s.policy.target_tracking.target_value = std::nan(""); }));
+  require_refused_saying("policy min_capacity", simulated([](Scenario& s) { s.policy.min_capacity = INT_MAX; }));
+  require_refused_saying("arrivals_per_day", simulated([](Scenario& s) {
+    BatchWorkload batch;
+    batch.arrivals_per_day = 1e9;  // a 24 GiB job list over the week
+    batch.work = kHour;
+    s.workloads[0].spec = batch;
+  }));
+
+  auto recsys = load_scenario(FLEETCAST_SOURCE_DIR "/scenarios/examples/recsys_planned.json");
+  REQUIRE(recsys.ok());
+  auto recsys_prices = open_scenario_prices(recsys->pricing);
+  REQUIRE(recsys_prices.ok());
+  const auto planned = [&](const std::function<void(PlanOptions&)>& edit) {
+    PlanOptions options;
+    options.replicas = 0;
+    options.forecaster = "seasonal_naive";
+    edit(options);
+    return [options, &recsys, &recsys_prices] { return make_plan(*recsys, **recsys_prices, options).status(); };
+  };
+  require_refused_saying("horizon step: expected a positive step",
+                         planned([&](PlanOptions& o) { o.horizon = Horizon{recsys->horizon.start, 7 * kDay, Seconds{0}}; }));
+  forecast::QuantileForecast ragged;
+  ragged.start_seconds = recsys->horizon.start.time_since_epoch().count();
+  ragged.step = kHour;
+  ragged.levels = {0.1, 0.5, 0.9};
+  ragged.values = {std::vector<double>(400, 1), std::vector<double>(5, 2), {}};
+  const std::string workload = recsys->workloads[0].name;
+  require_refused_saying("supplied forecast: forecast values/1: expected 400 steps",
+                         planned([&](PlanOptions& o) { o.supplied_forecasts[workload] = ragged; }));
+  forecast::QuantileForecast no_levels = ragged;
+  no_levels.levels.clear();
+  require_refused_saying("expected one row of values per level", planned([&](PlanOptions& o) { o.supplied_forecasts[workload] = no_levels; }));
+  forecast::QuantileForecast not_numbers = ragged;
+  not_numbers.values = std::vector<std::vector<double>>(3, std::vector<double>(400, std::nan("")));
+  require_refused_saying("expected finite values >= 0", planned([&](PlanOptions& o) { o.supplied_forecasts[workload] = not_numbers; }));
+
+  const std::vector<exporters::ScheduleAction> actions{{Instant{}, "", std::nullopt, 3}};
+  require_refused_saying("horizon step", [&] { return exporters::replay_schedule(actions, Horizon{Instant{}, kHour, Seconds{0}}, 0).status(); });
+  require_refused_saying("expected a run of the plan", [] { return batch::execute_planned_run(batch::BatchPlan{}, 7, false, nullptr).status(); });
+  require_refused_saying("expected 1 to 1000000", [] {
+    TimeSeries history{0, kHour, std::vector<double>(24 * 7, 1.0)};
+    return forecast::make_holt_winters()->predict(history, INT_MAX).status();
+  });
+  require_refused_saying("expected the path of a database file", [] { return PriceDatabase::open("").status(); });
+  require_refused_saying("expected the path of a database file",
+                         [] { return batch::ResultsDatabase::open("", batch::ResultsDatabase::Mode::read_write).status(); });
+
+  const auto results = std::filesystem::path(FLEETCAST_TEST_OUTPUT_DIR) / "hostile" / "nan-results.db";
+  std::filesystem::create_directories(results.parent_path());
+  std::filesystem::remove(results);
+  auto database = batch::ResultsDatabase::open(results, batch::ResultsDatabase::Mode::read_write);
+  REQUIRE(database.ok());
+  batch::RunRecord record;
+  record.run_hash = "0123456789abcdef";
+  record.scenario = "nan";
+  record.outcome.served_fraction = std::nan("");
+  require_refused_saying("expected finite figures", [&] { return (*database)->insert(std::span(&record, 1)); });
+
+  std::string html;
+  REQUIRE_NOTHROW(html = plan_report_html(Plan{}));
+  CHECK_THAT(html, Catch::Contains("This plan cannot be shown"));
 }
 
 }  // namespace

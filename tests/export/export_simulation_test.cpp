@@ -142,7 +142,7 @@ TEST_CASE("a plan edited in memory so that its parts disagree is refused by expo
   };
   const std::string group = "plan group '" + made->groups[0].name + "', ";
 
-  refused(Plan{}, "plan horizon: expected a positive step");  // a default Plan: no division by its zero step
+  refused(Plan{}, "horizon duration: expected a positive duration");  // a default Plan: no division by its zero step
   Plan plan = *made;
   plan.groups[0].pools[0] = plan.pools.size();
   refused(plan, group + "pools/0: expected the index of one of the plan's");

@@ -94,6 +94,11 @@ TEST_CASE("plan_report_html downsamples a year at 5 minutes and keeps the total"
   group.workload = "chat";
   group.pools = {0};
   group.instances = {counts};
+  group.max_capacity = 48;
+  for (std::size_t k = 0; k < intervals; ++k) {  // the schedule states what the instances hold (check_plan_groups)
+    const Instant at = plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k);
+    group.schedule.push_back(CapacityChange{at, 8 * counts[k], group.max_capacity, 8 * counts[k]});
+  }
   plan.groups.push_back(group);
   WorkloadForecast forecast;
   forecast.workload = "chat";

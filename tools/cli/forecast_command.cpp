@@ -141,7 +141,7 @@ void add_predict(CLI::App& forecast_app, int& exit_code) {
   command->add_option("--steps", *steps,
                       "Steps to forecast (default: the model's horizon); more are rolled out block by block, each "
                       "block's median feeding the next and its quantiles widened by sqrt(blocks ahead), as a plan does")
-      ->check(CLI::Range(1, 1'000'000));
+      ->check(CLI::Range(1, forecast::kMaxForecastSteps));
   command->add_flag("--json", *json, "Print a JSON object instead of a table");
   command->callback([=, &exit_code] {
     if (Status status = location->check(); !status.ok()) return void(exit_code = report_error(status));
