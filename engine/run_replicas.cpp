@@ -52,7 +52,9 @@ SimulationReport gather(const FleetModel& model, std::vector<std::optional<Repli
 }  // namespace
 
 Result<SimulationReport> run_replicas(const FleetModel& model, const SimulationOptions& options) {
-  if (options.replicas < 1) return invalid_argument_error("replicas: expected at least 1, found " + std::to_string(options.replicas));
+  if (options.replicas < 1 || options.replicas > kMaxReplicas) {
+    return invalid_argument_error("replicas: expected 1 to " + std::to_string(kMaxReplicas) + ", found " + std::to_string(options.replicas));
+  }
   if (options.threads < 0) return invalid_argument_error("threads: expected 0 (automatic) or more, found " + std::to_string(options.threads));
   std::vector<std::optional<ReplicaRun>> runs(static_cast<std::size_t>(options.replicas));
   std::mutex error_mutex;

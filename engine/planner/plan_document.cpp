@@ -615,6 +615,21 @@ constexpr std::pair<ExpiryDecision, std::string_view> kExpiryDecisionNames[] = {
     {ExpiryDecision::renew, "renew"}, {ExpiryDecision::replace, "replace"}, {ExpiryDecision::lapse, "lapse"}};
 }  // namespace
 
+CommitmentStanding commitment_standing(Instant start, Instant end, const Horizon& horizon) noexcept {
+  if (end < horizon.start + horizon.duration) return CommitmentStanding::expires_inside;
+  if (start > horizon.start) return CommitmentStanding::starts_inside;
+  return CommitmentStanding::in_force;
+}
+
+std::string_view commitment_standing_name(CommitmentStanding standing) noexcept {
+  switch (standing) {
+    case CommitmentStanding::expires_inside: return "expires inside the horizon";
+    case CommitmentStanding::starts_inside: return "starts inside the horizon";
+    case CommitmentStanding::in_force: return "in force through the horizon";
+  }
+  return "?";
+}
+
 std::string_view expiry_decision_name(ExpiryDecision decision) noexcept {
   for (const auto& [value, name] : kExpiryDecisionNames) {
     if (value == decision) return name;

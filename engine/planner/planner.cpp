@@ -900,7 +900,9 @@ Status check_plan_options(const PlanOptions& options, double risk) {
   if (!(risk > 0 && risk < 1)) {
     return invalid_argument_error("risk quantile: expected a level in (0, 1), found " + std::to_string(risk));
   }
-  if (options.replicas < 0) return invalid_argument_error("replicas: expected 0 or more, found " + std::to_string(options.replicas));
+  if (options.replicas < 0 || options.replicas > kMaxReplicas) {
+    return invalid_argument_error("replicas: expected 0 to " + std::to_string(kMaxReplicas) + ", found " + std::to_string(options.replicas));
+  }
   if (options.budget && options.budget->micro_usd() <= 0) {
     return invalid_argument_error("budget: expected a positive amount of USD, found " + format_usd(*options.budget));
   }

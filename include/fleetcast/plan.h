@@ -127,6 +127,14 @@ enum class ExpiryDecision { renew, replace, lapse };
 std::string_view expiry_decision_name(ExpiryDecision decision) noexcept;
 std::optional<ExpiryDecision> parse_expiry_decision(std::string_view name) noexcept;
 
+/// Where an owned reservation or Savings Plan, held from `start` to `end`, stands against a plan's
+/// horizon (the loader refuses one wholly outside it): it expires inside, starts inside, or is
+/// in force through it. What `fleetcast commitments` lists for each owned commitment.
+enum class CommitmentStanding { expires_inside, starts_inside, in_force };
+CommitmentStanding commitment_standing(Instant start, Instant end, const Horizon& horizon) noexcept;
+/// "expires inside the horizon", "starts inside the horizon", "in force through the horizon".
+std::string_view commitment_standing_name(CommitmentStanding standing) noexcept;
+
 struct ExpiringCommitment {
   std::string commitment;           // "5 x g6.xlarge in us-east-1, 1y standard no_upfront", "compute Savings Plan $12.500/h, 1y no_upfront"
   Instant expires;

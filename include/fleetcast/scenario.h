@@ -331,6 +331,11 @@ struct Scenario {
 /// otherwise. The simulator and the planner apply it before they size anything by it.
 Status check_scenario_values(const Scenario& scenario);
 
+/// A readable description of `scenario`, several lines: its horizon, seed, pricing, candidate
+/// pools, each workload with its demand and service level or jobs, the commitments owned, spot
+/// and the policy. What `fleetcast validate --summary` prints.
+std::string scenario_summary(const Scenario& scenario);
+
 
 /// Whether the scenario lists `option` among its candidate purchase options.
 inline bool offers_option(const Scenario& scenario, PurchaseOption option) {

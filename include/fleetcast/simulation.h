@@ -22,8 +22,12 @@
 
 namespace fleetcast {
 
+/// The most Monte Carlo replicas one simulation or plan runs: far more than a risk estimate
+/// needs, and what the report's per-replica outcomes can hold.
+inline constexpr int kMaxReplicas = 100'000;
+
 struct SimulationOptions {
-  int replicas = 1;                             // >= 1
+  int replicas = 1;                             // 1 to kMaxReplicas
   int threads = 0;                              // 0: one per hardware thread, at most `replicas`
   /// Where the replicas run (fleetcast/executor.h); nullptr: a pool of `threads` threads started
   /// for the call. Not owned. The report is the same whatever runs it.

@@ -208,6 +208,11 @@ TEST_CASE("api: values built in code outside the ranges a file is read in come b
     return std::get<DemandGenerator>(std::get<ServiceWorkload>(scenario.workloads[0].spec).demand.source);
   };
   require_refused_saying("horizon duration: expected a positive duration", simulated([](Scenario& s) { s.horizon.duration = -kDay; }));
+  require_refused_saying("replicas: expected 1 to 100000", [&] {
+    SimulationOptions too_many = simulation;
+    too_many.replicas = INT_MAX;  // a vector of 2^31 outcomes
+    return simulate(*quickstart, *prices, too_many).status();
+  });
   require_refused_saying("generator base: expected a number from 0",
                          simulated([&](Scenario& s) { generator(s).base = std::numeric_limits<double>::quiet_NaN(); }));
   require_refused_saying("generator spikes per_day", simulated([&](Scenario& s) { generator(s).spikes_per_day = 1e9; }));

@@ -229,3 +229,15 @@ TEST_CASE("engine::plan_from_json refuses numbers out of range, deep nesting and
     CHECK(plan.status().message().find(expected) != std::string::npos);
   }
 }
+
+TEST_CASE("commitment_standing places an owned commitment against the horizon at its edges", "[engine]") {
+  using namespace fleetcast;
+  const Instant start = *parse_instant("2026-12-01T00:00:00Z");
+  const Horizon horizon{start, 7 * kDay, kHour};
+  const Instant end = start + 7 * kDay;
+  CHECK(commitment_standing(start - kYear, end - Seconds{1}, horizon) == CommitmentStanding::expires_inside);
+  CHECK(commitment_standing(start - kYear, end, horizon) == CommitmentStanding::in_force);  // ends as the horizon does
+  CHECK(commitment_standing(start, end + kYear, horizon) == CommitmentStanding::in_force);
+  CHECK(commitment_standing(start + Seconds{1}, end + kYear, horizon) == CommitmentStanding::starts_inside);
+  CHECK(commitment_standing_name(CommitmentStanding::expires_inside) == "expires inside the horizon");
+}

@@ -64,7 +64,7 @@ void add_planning_options(CLI::App* command, PlanningArguments& arguments) {
   command->add_flag("--json", arguments.json, "Print the result as JSON");
   command->add_option("--budget", arguments.budget, "Cap on the plan's cost over the horizon, in USD: the plan trades SLO for cost and says so");
   command->add_option("--replicas", arguments.replicas, "Monte Carlo replicas of the plan's risk simulation (0: none)")
-      ->check(CLI::Range(0, 100000));
+      ->check(CLI::Range(0, kMaxReplicas));
   command->add_option("--threads", arguments.threads, "Threads for the replicas (0: one per core)")->check(CLI::Range(0, 1024));
   command->add_option("--html", arguments.html_file, "Write a self-contained HTML report (charts, opens offline) to this file");
 }
@@ -195,12 +195,12 @@ void print_recommended_commitments(std::ostream& out, const Plan& plan) {
   }
 }
 
-// Where an owned commitment stands against the plan's horizon (the loader refuses one that lies
-// wholly outside it); `at_expiry` says what the plan does when it expires inside.
-std::string standing(Instant start, Instant end, const Horizon& horizon, std::string_view at_expiry) {
-  if (end < horizon.start + horizon.duration) return "expires inside the horizon (" + std::string(at_expiry) + ")";
-  if (start > horizon.start) return "starts inside the horizon";
-  return "in force through the horizon";
+// Where an owned commitment stands against the plan's horizon; one expiring inside is decided
+// under 'expiring'.
+std::string standing(Instant start, Instant end, const Horizon& horizon) {
+  const CommitmentStanding where = commitment_standing(start, end, horizon);
+  return std::string(commitment_standing_name(where)) +
+         (where == CommitmentStanding::expires_inside ? " (decided under 'expiring')" : "");
 }
 
 // The reservations and Savings Plans the scenario owns, where each stands, and which of the
@@ -212,7 +212,7 @@ void print_owned_commitments(std::ostream& out, const Scenario& scenario, const 
     out << "  owned     " << owned.count << " x " << owned.instance_type << " in " << owned.region << ", "
         << reservation_term_name(owned.term) << ' ' << reservation_class_name(owned.offering_class) << ' '
         << upfront_payment_name(owned.payment) << ", " << format_instant(owned.start) << " to " << format_instant(owned.end())
-        << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'") << '\n';
+        << ": " << standing(owned.start, owned.end(), horizon) << '\n';
   }
   // A reservation applies to the on-demand pool of its type and region only: without one it is
   // paid for and idle, which "in force" above would hide.
@@ -221,7 +221,7 @@ void print_owned_commitments(std::ostream& out, const Scenario& scenario, const 
   }
   for (const SavingsPlan& owned : scenario.savings_plans) {
     out << "  owned     " << savings_plan_label(owned) << ", " << format_instant(owned.start) << " to "
-        << format_instant(owned.end()) << ": " << standing(owned.start, owned.end(), horizon, "decided under 'expiring'") << '\n';
+        << format_instant(owned.end()) << ": " << standing(owned.start, owned.end(), horizon) << '\n';
   }
 }
 

@@ -154,7 +154,7 @@ void add_run_command(CLI::App& app, int& exit_code, FileSystem* files) {
   command->add_option("SCENARIO", arguments->scenario, "Scenario JSON file")->required();
   command->add_flag("--json", arguments->json, "Print the report as JSON");
   command->add_option("--replicas", arguments->replicas, "Monte Carlo replicas (each with its own random streams)")
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(1, kMaxReplicas));
   command->add_option("--threads", arguments->threads, "Threads for the replicas (0: one per core); results do not depend on it")
       ->check(CLI::Range(0, 1024));
   command->add_option("--intervals", arguments->intervals_csv, "Write replica 0's demand and capacity per interval to this CSV");

@@ -6,7 +6,6 @@
 
 #include "fleetcast/scenario.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/scenario_summary.h"
 
 namespace fleetcast::cli {
 
@@ -29,7 +28,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
         continue;
       }
       if (*summary) {
-        print_scenario_summary(std::cout, *validation.scenario);
+        std::cout << scenario_summary(*validation.scenario);
       } else {
         std::cout << file << ": valid\n";
       }

@@ -1,11 +1,14 @@
-#include "tools/cli/scenario_summary.h"
-
+// scenario_summary (fleetcast/scenario.h): a readable description of a validated scenario, what
+// `fleetcast validate --summary` prints.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <sstream>
 #include <string>
 
-namespace fleetcast::cli {
+#include "fleetcast/scenario.h"
+
+namespace fleetcast {
 
 namespace {
 
@@ -54,7 +57,8 @@ std::string demand_text(const Demand& demand) {
 
 }  // namespace
 
-void print_scenario_summary(std::ostream& out, const Scenario& s) {
+std::string scenario_summary(const Scenario& s) {
+  std::ostringstream out;
   out << "Scenario " << s.name << " (" << s.source_file.string() << ")\n";
   if (!s.description.empty()) out << "  " << s.description << "\n";
   out << "  horizon     " << format_instant(s.horizon.start) << " for " << format_duration(s.horizon.duration)
@@ -103,6 +107,7 @@ void print_scenario_summary(std::ostream& out, const Scenario& s) {
       << s.policy.distribution.on_demand_base_capacity << " GPUs, " << s.policy.distribution.on_demand_percentage_above_base
       << "% on-demand above base, spot strategy "
       << spot_allocation_strategy_name(s.policy.distribution.spot_allocation_strategy) << "\n";
+  return out.str();
 }
 
-}  // namespace fleetcast::cli
+}  // namespace fleetcast
