@@ -28,12 +28,15 @@ std::vector<std::int64_t> scheduled_gpus(const Plan& plan, const PlannedGroup& g
 }
 
 // The GPUs the group's instances hold per interval; 64-bit, so that a hand-written document's
-// counts cannot wrap before they are compared with its schedule.
+// counts cannot wrap before they are compared with its schedule. Reads only what the group has
+// (a row or pool it lacks counts nothing), so that a plan that breaks the rules reads no further.
 std::vector<std::int64_t> instance_gpus(const Plan& plan, const PlannedGroup& group) {
   std::vector<std::int64_t> gpus(interval_count(plan.horizon), 0);
-  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+  for (std::size_t i = 0; i < group.pools.size() && i < group.instances.size(); ++i) {
+    if (group.pools[i] >= plan.pools.size()) continue;
     const std::int64_t per_instance = plan.pools[group.pools[i]].gpus_per_instance;
-    for (std::size_t k = 0; k < gpus.size(); ++k) gpus[k] += std::int64_t{group.instances[i][k]} * per_instance;
+    const std::vector<int>& row = group.instances[i];
+    for (std::size_t k = 0; k < gpus.size() && k < row.size(); ++k) gpus[k] += std::int64_t{row[k]} * per_instance;
   }
   return gpus;
 }
