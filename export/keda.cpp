@@ -179,7 +179,8 @@ Result<std::vector<CronWindow>> keda_windows(std::span<const ScheduleAction> act
 
 Result<std::vector<int>> replay_keda_windows(std::span<const CronWindow> windows, const Horizon& horizon,
                                              int min_replicas) {
-  const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, horizon.intervals()));
+  if (Status status = check_horizon(horizon); !status.ok()) return status;
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
   const Instant horizon_end = horizon.start + horizon.step * static_cast<std::int64_t>(intervals);
   std::vector<WindowActivity> activities;
   std::vector<Instant> changes;

@@ -467,9 +467,9 @@ Result<std::vector<ScheduleFiring>> schedule_firings(std::span<const ScheduleAct
 }
 
 Result<std::vector<int>> replay_schedule(std::span<const ScheduleAction> actions, const Horizon& horizon, int initial) {
-  const auto intervals = static_cast<std::size_t>(std::max<std::int64_t>(0, horizon.intervals()));
-  auto sorted = schedule_firings(actions, horizon);
+  auto sorted = schedule_firings(actions, horizon);  // checks the horizon first
   if (!sorted.ok()) return sorted.status();
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
   const std::vector<ScheduleFiring>& firings = *sorted;
   std::vector<int> capacity(intervals, initial);
   int current = initial;

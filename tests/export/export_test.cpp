@@ -401,10 +401,11 @@ TEST_CASE("kubernetes export keeps a workload name of any characters out of labe
         CHECK(std::regex_match(value.get<std::string>(), label_value));
       }
     }
-    if (document["kind"] != "Deployment") continue;
+    if (document.value("kind", "") != "Deployment") continue;
     ++deployments;
-    CHECK_THAT(document["metadata"]["annotations"]["fleetcast.io/workload"].get<std::string>(), Catch::StartsWith("Image api/it's \xc3\xbc "));
-    const std::string image = document["spec"]["template"]["spec"]["containers"][0]["image"];
+    CHECK_THAT(document.at("metadata").at("annotations").at("fleetcast.io/workload").get<std::string>(),
+               Catch::StartsWith("Image api/it's \xc3\xbc "));
+    const std::string image = document.at(nlohmann::json::json_pointer("/spec/template/spec/containers/0/image"));
     CHECK_THAT(image, Catch::Contains("/image-api-it-s-") && Catch::EndsWith(":latest"));
   }
   CHECK(deployments > 0);
