@@ -126,7 +126,6 @@ Status check_finite(const RunRecord& record) {
 
 }  // namespace
 
-
 struct ResultsDatabase::Impl {
   std::filesystem::path file;
   sqlite::Connection connection;

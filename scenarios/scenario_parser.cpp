@@ -509,19 +509,6 @@ std::optional<HorizonProblem> horizon_problem(const Horizon& horizon) {
   return std::nullopt;
 }
 
-}  // namespace fleetcast::scenarios
-
-namespace fleetcast {
-
-Status check_horizon(const Horizon& horizon) {
-  if (auto problem = scenarios::horizon_problem(horizon)) return invalid_argument_error("horizon " + problem->field + ": " + problem->message);
-  return {};
-}
-
-}  // namespace fleetcast
-
-namespace fleetcast::scenarios {
-
 Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink) {
   Horizon horizon;
   const json* value = parent.field("horizon", Presence::required);

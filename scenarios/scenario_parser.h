@@ -34,8 +34,6 @@ struct CommitmentPointers {
 };
 CommitmentPointers commitment_pointers(const nlohmann::json& document);
 
-/// Readers of the parts other documents share with a scenario (a plan has a horizon, and groups
-/// with a distribution and target tracking). Each reports its problems to `sink`.
 /// What makes a horizon unusable, and the field of "horizon" it is about.
 struct HorizonProblem {
   std::string field;    // "start", "duration" or "step"
@@ -44,6 +42,8 @@ struct HorizonProblem {
 /// The first rule `horizon` breaks (check_horizon's, fleetcast/scenario.h), if any.
 std::optional<HorizonProblem> horizon_problem(const Horizon& horizon);
 
+/// Readers of the parts other documents share with a scenario (a plan has a horizon, and groups
+/// with a distribution and target tracking). Each reports its problems to `sink`.
 /// The "horizon" field of `parent`: start, duration, step; the step divides the duration.
 Horizon parse_horizon(ObjectReader& parent, DiagnosticSink& sink);
 /// The optional "distribution" field of `parent` (AWS's InstancesDistribution); defaults when absent.

@@ -1,6 +1,7 @@
-// check_scenario_values (fleetcast/scenario.h): the numbers of a scenario built in code, held to
-// the ranges the scenario reader holds a file's to, where a value out of them would make the
-// engine allocate without bound, loop without end or compute with NaN.
+// check_scenario_values and check_horizon (fleetcast/scenario.h): the numbers of a scenario built
+// in code, held to the ranges the scenario reader holds a file's to, where a value out of them
+// would make the engine allocate without bound, loop without end or compute with NaN. The horizon's
+// rule is the reader's own (horizon_problem).
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include "core/text.h"
 #include "fleetcast/scenario.h"
 #include "fleetcast/time_series.h"
+#include "scenarios/scenario_parser.h"
 
 namespace fleetcast {
 
@@ -71,6 +73,11 @@ Status check_policy(const Policy& policy) {
 }
 
 }  // namespace
+
+Status check_horizon(const Horizon& horizon) {
+  if (auto problem = scenarios::horizon_problem(horizon)) return invalid_argument_error("horizon " + problem->field + ": " + problem->message);
+  return {};
+}
 
 Status check_scenario_values(const Scenario& scenario) {
   if (Status status = check_horizon(scenario.horizon); !status.ok()) return status;

@@ -336,7 +336,6 @@ Status check_scenario_values(const Scenario& scenario);
 /// and the policy. What `fleetcast validate --summary` prints.
 std::string scenario_summary(const Scenario& scenario);
 
-
 /// Whether the scenario lists `option` among its candidate purchase options.
 inline bool offers_option(const Scenario& scenario, PurchaseOption option) {
   return std::find(scenario.purchase_options.begin(), scenario.purchase_options.end(), option) != scenario.purchase_options.end();

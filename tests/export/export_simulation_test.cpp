@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "fleetcast/export.h"
@@ -54,21 +55,33 @@ void check_exports(const Scenario& scenario, const PriceSource& prices, const Pl
   }
 }
 
+// An example scenario, its prices and its plan (no risk simulation).
+struct PlannedExample {
+  Scenario scenario;
+  std::unique_ptr<PriceSource> prices;
+  Plan plan;
+};
+
+PlannedExample plan_example(const fs::path& file) {
+  auto scenario = load_scenario(file);
+  REQUIRE(scenario.ok());
+  auto prices = open_scenario_prices(scenario->pricing);
+  REQUIRE(prices.ok());
+  PlanOptions options;
+  options.replicas = 0;
+  auto plan = make_plan(*scenario, **prices, options);
+  INFO(file << ": " << (plan.ok() ? std::string() : plan.status().message()));
+  REQUIRE(plan.ok());
+  return {std::move(*scenario), std::move(*prices), std::move(*plan)};
+}
+
 }  // namespace
 
 TEST_CASE("every example's export serves what its plan serves for at most the reported extra", "[export][simulation]") {
   for (const auto& entry : fs::directory_iterator(FLEETCAST_SOURCE_DIR "/scenarios/examples")) {
     if (entry.path().extension() != ".json") continue;
-    auto scenario = load_scenario(entry.path());
-    REQUIRE(scenario.ok());
-    auto prices = open_scenario_prices(scenario->pricing);
-    REQUIRE(prices.ok());
-    PlanOptions options;
-    options.replicas = 0;
-    auto plan = make_plan(*scenario, **prices, options);
-    INFO(entry.path() << ": " << (plan.ok() ? std::string() : plan.status().message()));
-    REQUIRE(plan.ok());
-    check_exports(*scenario, **prices, *plan, PlanDemand::forecast);
+    const PlannedExample example = plan_example(entry.path());
+    check_exports(example.scenario, *example.prices, example.plan, PlanDemand::forecast);
   }
 }
 
@@ -117,17 +130,11 @@ TEST_CASE("a 30-day plan of a real load series exports within the limits and ser
 
 TEST_CASE("a plan edited in memory so that its parts disagree is refused by export and simulation",
           "[export][simulation]") {
-  auto scenario = load_scenario(FLEETCAST_SOURCE_DIR "/scenarios/examples/recsys_planned.json");
-  REQUIRE(scenario.ok());
-  auto prices = open_scenario_prices(scenario->pricing);
-  REQUIRE(prices.ok());
-  PlanOptions planning;
-  planning.replicas = 0;
-  auto made = make_plan(*scenario, **prices, planning);
-  REQUIRE(made.ok());
-  REQUIRE_FALSE(made->groups.empty());
-  REQUIRE_FALSE(made->groups[0].instances.empty());
-  REQUIRE(check_plan_groups(*made).ok());
+  const PlannedExample example = plan_example(FLEETCAST_SOURCE_DIR "/scenarios/examples/recsys_planned.json");
+  const Plan& made = example.plan;
+  REQUIRE_FALSE(made.groups.empty());
+  REQUIRE_FALSE(made.groups[0].instances.empty());
+  REQUIRE(check_plan_groups(made).ok());
   const auto refused = [&](const Plan& plan, const std::string& expected) {
     INFO(expected);
     CHECK_THAT(check_plan_groups(plan).message(), Catch::Contains(expected));
@@ -136,31 +143,31 @@ TEST_CASE("a plan edited in memory so that its parts disagree is refused by expo
     CHECK_THAT(rendered.status().message(), Catch::Contains(expected));
     SimulationOptions options;
     options.replicas = 1;
-    auto simulated = simulate_plan(*scenario, plan, **prices, options, PlanDemand::forecast);
+    auto simulated = simulate_plan(example.scenario, plan, *example.prices, options, PlanDemand::forecast);
     REQUIRE_FALSE(simulated.ok());
     CHECK_THAT(simulated.status().message(), Catch::Contains(expected));
   };
-  const std::string group = "plan group '" + made->groups[0].name + "', ";
+  const std::string group = "plan group '" + made.groups[0].name + "', ";
 
   refused(Plan{}, "horizon duration: expected a positive duration");  // a default Plan: no division by its zero step
-  Plan plan = *made;
+  Plan plan = made;
   plan.groups[0].pools[0] = plan.pools.size();
   refused(plan, group + "pools/0: expected the index of one of the plan's");
-  plan = *made;
+  plan = made;
   plan.groups[0].instances[0].pop_back();
   refused(plan, group + "instances/0: expected one count per horizon interval");
-  plan = *made;
+  plan = made;
   plan.groups[0].instances.pop_back();
   refused(plan, group + "instances: expected one row of instance counts per pool of the group");
   // One more instance in the first interval than the schedule states: exported from the
   // instances, simulated from them, the schedule saying otherwise.
-  plan = *made;
+  plan = made;
   plan.groups[0].instances[0][0] += 1;
   refused(plan, group + "schedule: expected the capacity of the group's instances");
 
   // The plan as exported (whole instances above the exported capacity) is itself a plan.
   for (const ExportFormat format : {ExportFormat::aws, ExportFormat::kubernetes}) {
-    auto rendered = render_export(*made, format);
+    auto rendered = render_export(made, format);
     REQUIRE(rendered.ok());
     INFO(check_plan_groups(rendered->exported).message());
     CHECK(check_plan_groups(rendered->exported).ok());
