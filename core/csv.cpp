@@ -19,7 +19,17 @@ Result<std::vector<std::size_t>> CsvTable::require_columns(std::initializer_list
   std::string expected;  // "'a', 'b' and 'c'"
   std::size_t count = 0;
   for (std::string_view name : names) {
-    if (auto index = column(name)) indexes.push_back(*index);
+    if (auto index = column(name)) {
+      // A second column of the name would be read as nothing: which one the writer meant is unknown.
+      for (std::size_t later = *index + 1; later < header.size(); ++later) {
+        if (text::trim(header[later]) == name) {
+          return invalid_argument_error(source + ":" + std::to_string(header_line) + ": the header names column '" +
+                                        std::string(name) + "' twice (columns " + std::to_string(*index + 1) + " and " +
+                                        std::to_string(later + 1) + "); expected it once");
+        }
+      }
+      indexes.push_back(*index);
+    }
     if (count > 0) expected += count + 1 == names.size() ? " and " : ", ";
     expected += "'" + std::string(name) + "'";
     ++count;

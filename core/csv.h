@@ -36,7 +36,8 @@ struct CsvTable {
   /// Index of the column whose header is `name` (exact, after trimming), or nullopt.
   [[nodiscard]] std::optional<std::size_t> column(std::string_view name) const;
   /// The indexes of the named columns, in the order given; invalid_argument naming the header line
-  /// and every expected column ("expected a header with columns 'a' and 'b'") when one is missing.
+  /// and every expected column ("expected a header with columns 'a' and 'b'") when one is missing,
+  /// or naming both columns when the header names one of them twice (which would be read is a guess).
   [[nodiscard]] Result<std::vector<std::size_t>> require_columns(std::initializer_list<std::string_view> names) const;
   /// "<source>:<line>" of row `row`, for messages.
   [[nodiscard]] std::string where(std::size_t row) const;

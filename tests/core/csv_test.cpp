@@ -39,6 +39,11 @@ TEST_CASE("core::csv require_columns finds columns by name or names every one ex
         "t.csv:1: expected a header with columns 'timestamp' and 'load'");
   CHECK(table->require_columns({"a", "b", "c"}).status().message() ==
         "t.csv:1: expected a header with columns 'a', 'b' and 'c'");
+  auto twice = csv::parse("timestamp,value, value\n0,1,2\n", "t.csv");
+  REQUIRE(twice.ok());
+  CHECK(twice->require_columns({"timestamp", "value"}).status().message() ==
+        "t.csv:1: the header names column 'value' twice (columns 2 and 3); expected it once");
+  CHECK(twice->require_columns({"timestamp"}).ok());
 }
 
 TEST_CASE("core::csv::quote_field quotes only what needs it, and parse reads it back", "[core]") {
