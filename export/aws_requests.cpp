@@ -118,7 +118,7 @@ std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
     text += "\nGroup " + groups[g].name + " (workload " + groups[g].workload + ", region " + groups[g].region + "):\n";
     for (const Command& command : commands[g]) {
       text += "  aws " + command.service + " " + command.operation + " --region " + groups[g].region +
-              " --cli-input-json file://" + command.file.generic_string() + "\n";
+              " --cli-input-json " + shell_word("file://" + command.file.generic_string()) + "\n";
     }
   }
   text += "\nNotes:\n"

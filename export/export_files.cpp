@@ -1,9 +1,12 @@
 // Naming the formats, and writing an export all or nothing.
+#include <algorithm>
+#include <cctype>
 #include <set>
 #include <system_error>
 
 #include <unistd.h>
 
+#include "export/exporters.h"
 #include "fleetcast/export.h"
 
 namespace fleetcast::exporters {
@@ -64,6 +67,16 @@ std::string_view export_format_name(ExportFormat format) {
 std::string readme_heading(const Plan& plan, std::string_view what) {
   return std::string(what) + " exported by fleetcast from the plan of scenario '" + plan.scenario + "' (" +
          plan_hash(plan) + ")";
+}
+
+std::string shell_word(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("_-./:=@%+,").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  std::string word = "'";
+  for (const char c : text) word += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return word + "'";
 }
 
 Status write_export(const std::vector<ExportFile>& files, const fs::path& out, FileSystem* file_system) {

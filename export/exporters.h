@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleetcast/export.h"
@@ -62,6 +64,11 @@ Status add_commitment_purchases(const Plan& plan, std::vector<ExportFile>& files
 /// it): the exporters name files and folders after the plan's groups and regions, which a plan
 /// file may hold anything in. render_export checks what it renders, write_export what it writes.
 Status check_inside_folder(const std::vector<ExportFile>& files);
+
+/// `text` as one word of a POSIX shell line in README.txt: itself when it holds only characters no
+/// shell reads specially, else in single quotes (a quote inside as '\''). A plan file may name a
+/// group `grp(1)` or `a;b`, which AWS accepts and a `| sh` of the README's lines must not run.
+std::string shell_word(std::string_view text);
 
 Result<FormatOutput> render_aws_requests(const Plan& plan, const ExportOptions& options);
 Result<FormatOutput> render_cloudformation(const Plan& plan, const ExportOptions& options);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -189,6 +190,31 @@ TEST_CASE("exporters refuse more than 40 instance types and names AWS does not t
   plan = fixture_plan();
   plan.groups[1].name = "chat us-west-2";  // ASCII 32: "any ASCII character 33 to 126"
   require_refused(plan, "names-space", {"AutoScalingGroupName is 'chat us-west-2'; AWS allows 1 to 255 ASCII characters 33 to 126"});
+}
+
+TEST_CASE("README.txt quotes a file path that a shell would read specially", "[export]") {
+  CHECK(shell_word("file://chat-us-east-1/02-create-auto-scaling-group.json") ==
+        "file://chat-us-east-1/02-create-auto-scaling-group.json");
+  CHECK(shell_word("file://grp(1)/x.json") == "'file://grp(1)/x.json'");
+  CHECK(shell_word("it's $HOME") == "'it'\\''s $HOME'");
+  CHECK(shell_word("") == "''");
+  // The shell reads each quoted word back as the text itself.
+  for (const std::string text : {"file://grp(1)/x.json", "it's $HOME; `x` \\ \"q\"", ""}) {
+    const std::string command = "printf '%s|' " + shell_word(text);
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string read;
+    for (int c = std::fgetc(pipe); c != EOF; c = std::fgetc(pipe)) read += static_cast<char>(c);
+    CHECK(pclose(pipe) == 0);
+    CHECK(read == text + "|");
+  }
+  // A hand-edited group name that AWS takes (ASCII 33-126; a launch template name allows '(' and ')').
+  Plan plan = fixture_plan();
+  plan.groups.front().name = "grp(1)";
+  auto rendered = render_export(plan, ExportFormat::aws, {});
+  REQUIRE(rendered.ok());
+  const std::string& readme = rendered_file(*rendered, "README.txt").contents;
+  CHECK_THAT(readme, Catch::Contains("--cli-input-json 'file://grp(1)/02-create-auto-scaling-group.json'\n"));
 }
 
 TEST_CASE("a scenario name of any length and characters gives tags, descriptions and stack names AWS takes", "[export]") {
