@@ -327,7 +327,7 @@ Result<WorkloadDemand> workload_demand(const Scenario& scenario, const Workload&
 
 Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, const Horizon& horizon,
                                                     Instant history_until, const PlanOptions& options) {
-  const double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile);
+  const double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile.value_or(kDefaultRiskQuantile));
   if (Status status = check_supplied_names(scenario, options); !status.ok()) return status;
   std::optional<forecast::BackendRegistry> own_registry;
   if (options.registry == nullptr) own_registry.emplace(forecast::BackendPreference::cpu);

@@ -274,6 +274,11 @@ int reactive_on_demand_percent(const Plan& plan, const std::string& workload) {
   return above > 0 ? static_cast<int>(std::lround(above_on_demand / above)) : 100;
 }
 
+double spot_headroom(const PoolModel& pool, Seconds notice) {
+  const double replacement_hours = static_cast<double>(std::abs((pool.median_launch_latency - notice).count())) / 3600.0;
+  return 1 + pool.interruption_hazard_per_hour * replacement_hours;
+}
+
 double reservations_cost_usd(const std::vector<ReservationModel>& reservations) {
   double cost = 0;
   for (const ReservationModel& reservation : reservations) {

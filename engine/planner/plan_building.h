@@ -44,6 +44,12 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
 /// plan's group pools must index plan.pools (std::out_of_range otherwise: checked by the caller).
 int reactive_on_demand_percent(const Plan& plan, const std::string& workload);
 
+/// Instances run per instance of a spot pool's capacity (>= 1; 1 for a pool without interruption
+/// hazard): the replacement of an interrupted instance launches at the notice (capacity
+/// rebalancing), so the capacity is missing for the launch latency beyond the notice, or both
+/// instances are billed for the notice beyond the latency, at the pool's hazard per hour.
+double spot_headroom(const PoolModel& pool, Seconds notice);
+
 /// What `reservations` cost over their active spans, in USD.
 double reservations_cost_usd(const std::vector<ReservationModel>& reservations);
 /// What Savings Plans' commitments cost over their active spans (paid used or not), in USD.

@@ -17,6 +17,7 @@
 #include "engine/planner/commitment_term.h"
 #include "engine/planner/demand_forecast.h"
 #include "engine/planner/plan_building.h"
+#include "engine/planner/risk_choice.h"
 #include "engine/planner/savings_plan_choice.h"
 #include "engine/run_replicas.h"
 
@@ -36,13 +37,6 @@ constexpr int kOutlookPaths = 500;
 constexpr double kTrendDamping = 0.9;
 // Reservation counts a pool's term is valued at (see count_candidates).
 constexpr int kTermCounts = 6;
-
-// Instance-hours one interruption costs: the replacement launches at the notice (capacity
-// rebalancing), so the capacity is missing for the launch latency beyond the notice, or both
-// instances are billed for the notice beyond the latency.
-double replacement_hours(const PoolModel& pool, Seconds notice) {
-  return static_cast<double>(std::abs((pool.median_launch_latency - notice).count())) / 3600.0;
-}
 
 // Everything the placement needs that does not change between intervals.
 struct PlacementSetup {
@@ -65,7 +59,7 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
     if (pool.market) {
       planned.instance_cost = pool.market->price_at(Seconds{0}).usd();
       planned.spot = true;
-      planned.headroom = 1 + pool.interruption_hazard_per_hour * replacement_hours(pool, model.interruption_notice);
+      planned.headroom = spot_headroom(pool, model.interruption_notice);
     } else {
       planned.instance_cost = pool.on_demand_rate.usd();
     }
@@ -922,6 +916,20 @@ Status check_plan_options(const PlanOptions& options, double risk) {
   return {};
 }
 
+// Whether the plan's risk quantile is validated on the history: asked for, or, where neither the
+// caller nor the scenario states one, by default when a service's demand is a trace (a history to
+// replay) and no forecast is supplied (the validation replans weeks before the cut, where a
+// supplied forecast says nothing).
+bool validates_risk(const Scenario& scenario, const PlanOptions& options) {
+  if (options.risk_quantile) return false;
+  if (options.validate_risk) return true;
+  if (scenario.policy.risk_quantile || !options.supplied_forecasts.empty()) return false;
+  return std::any_of(scenario.workloads.begin(), scenario.workloads.end(), [](const Workload& workload) {
+    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+    return service != nullptr && std::holds_alternative<DemandTrace>(service->demand.source);
+  });
+}
+
 // The risk quantiles a validated plan chooses among.
 constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
 // The history a validated plan replays: the last weeks before the history's end, one at a time.
@@ -1031,31 +1039,6 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   return plan;
 }
 
-// One candidate risk quantile replayed on the validation weeks.
-struct RiskTrial {
-  double risk = 0;
-  double cost_usd = 0;             // over every week replayed
-  double worst_served_fraction = 1;  // the least of the weeks'
-};
-
-std::string describe_trials(const std::vector<RiskTrial>& trials, double chosen, double required, int weeks, Seconds span) {
-  std::string text;
-  char line[320];
-  const std::string spans = weeks == 1 ? "the last " + format_duration(span)
-                                        : "each of the last " + std::to_string(weeks) + " spans of " + format_duration(span);
-  std::snprintf(line, sizeof line,
-                "risk quantile %.2f chosen by planning from the history before %s and replaying each candidate "
-                "against the demand that followed (SLO %.2f%% served in every span; cost over all, served in the worst):",
-                chosen, spans.c_str(), 100 * required);
-  text = line;
-  for (const RiskTrial& trial : trials) {
-    std::snprintf(line, sizeof line, " %.2f: $%.0f, %.3f%%;", trial.risk, trial.cost_usd, 100 * trial.worst_served_fraction);
-    text += line;
-  }
-  text.pop_back();
-  return text;
-}
-
 // Every candidate quantile planned from the history before `start` and simulated against the
 // actual demand of [start, start + span): one cost and served fraction per candidate, in the
 // order of kRiskCandidates. None, naming the workload in `short_history`, when a traced service has
@@ -1066,6 +1049,14 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
                                                  std::string& short_history) {
   Scenario past = planning;
   past.horizon = Horizon{start, span, planning.horizon.step};
+  for (const Workload& workload : past.workloads) {
+    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+    const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
+    if (trace != nullptr && trace->origin > start) {  // no history before the span, nor its demand to replay
+      short_history = workload.name;
+      return std::vector<RiskTrial>{};
+    }
+  }
   auto model = engine::build_fleet_model(past, prices);
   if (!model.ok()) return model.status();
   auto demand = forecast_demand(past, past.horizon, past.horizon.start, options);
@@ -1094,12 +1085,12 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
 
 // The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
 // history before each of the last kRiskValidationSpans weeks (each at most the horizon) of the
-// history, each simulated against that week's actual demand; the cheapest over the weeks that
-// serves the SLO in every week, else the one whose worst week serves most. One week's luck (a
-// quiet week before the cut) does not decide alone. Weeks without two days of history before them
-// are left out; nullopt with `why` when even the last has too little.
+// history, each simulated against that week's actual demand, chosen by choose_validated_risk
+// (risk_choice.h) with the fractile `fractile`. Weeks without two days of history before them are
+// left out; nullopt with `why` when even the last has too little.
 Result<std::optional<double>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
-                                             const PlanOptions& options, std::string& why) {
+                                             const PlanOptions& options, double scenario_risk, double fractile,
+                                             std::string& why) {
   const Seconds span = std::min(kRiskValidationSpan, planning.horizon.duration) / planning.horizon.step * planning.horizon.step;
   const Instant until = options.history_until.value_or(planning.horizon.start);
   std::vector<RiskTrial> trials;
@@ -1123,17 +1114,10 @@ Result<std::optional<double>> validated_risk(const Scenario& scenario, const Sce
           " the risk is validated on";
     return std::optional<double>{};
   }
-  // Meeting the SLO beats missing it; then the cheaper among those that meet it, the one serving
-  // more among those that miss it (ties: the lower quantile, listed first).
-  const double required = required_served_fraction(scenario);
-  const auto better = [required](const RiskTrial& a, const RiskTrial& b) {
-    const bool a_meets = a.worst_served_fraction >= required, b_meets = b.worst_served_fraction >= required;
-    if (a_meets != b_meets) return a_meets;
-    return a_meets ? a.cost_usd < b.cost_usd : a.worst_served_fraction > b.worst_served_fraction;
-  };
-  const RiskTrial& best = *std::min_element(trials.begin(), trials.end(), better);
-  why = describe_trials(trials, best.risk, required, weeks, span);
-  return std::optional<double>{best.risk};
+  RiskChoice choice = choose_validated_risk(trials, required_served_fraction(scenario), scenario_risk,
+                                            scenario.policy.risk_quantile ? "the scenario's" : "the default", fractile, weeks, span);
+  why = std::move(choice.reason);
+  return std::optional<double>{choice.risk};
 }
 
 }  // namespace
@@ -1159,7 +1143,7 @@ Status set_risk_option(PlanOptions& options, std::string_view text) {
 
 Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options) {
   using namespace engine::planner;
-  double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile);
+  double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile.value_or(kDefaultRiskQuantile));
   if (Status status = check_plan_options(options, risk); !status.ok()) return status;
   Scenario planning = scenario;
   planning.horizon = options.horizon.value_or(scenario.horizon);
@@ -1167,22 +1151,25 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   const auto progress = [&](const std::string& line) {
     if (options.on_progress) options.on_progress(line);
   };
+  auto model = engine::build_fleet_model(planning, prices);
+  if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
   std::string risk_note;
-  if (options.validate_risk && !options.risk_quantile) {
+  if (validates_risk(scenario, options)) {
     progress("validating the risk quantile on the last two weeks of history");
-    auto validated = validated_risk(scenario, planning, prices, options, risk_note);
+    auto validated = validated_risk(scenario, planning, prices, options, risk, newsvendor_fractile(*model, planning), risk_note);
     if (!validated.ok()) return validated.status();
     if (*validated) {
       risk = **validated;
     } else {
-      char kept[64];
-      std::snprintf(kept, sizeof kept, "risk quantile %.3g (the scenario's) not validated: ", risk);
+      char kept[80];
+      std::snprintf(kept, sizeof kept, "risk quantile %.3g (%s) not validated: ", risk,
+                    scenario.policy.risk_quantile ? "the scenario's" : "the default");
       risk_note = kept + risk_note;
     }
   }
-  auto model = engine::build_fleet_model(planning, prices);
-  if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
-  auto demand = forecast_demand(planning, planning.horizon, options.history_until.value_or(planning.horizon.start), options);
+  PlanOptions at_risk = options;
+  at_risk.risk_quantile = risk;  // the forecast's summary states the peak planned at the quantile chosen
+  auto demand = forecast_demand(planning, planning.horizon, options.history_until.value_or(planning.horizon.start), at_risk);
   if (!demand.ok()) return demand.status();
 
   progress("placing " + std::to_string(planning.horizon.intervals()) + " intervals at the p" +

@@ -248,14 +248,22 @@ struct Plan {
 /// How to plan. Thread-safety: the pointers are read, never owned; the registry and model must
 /// outlive the call.
 struct PlanOptions {
-  std::optional<double> risk_quantile;   // the demand quantile served; nullopt: the scenario policy's
-  /// With no risk_quantile: choose it by validation instead of taking the scenario's. Plans at
+  /// The demand quantile served; nullopt: the scenario policy's where it states one, else chosen
+  /// by validation where a service's demand is a trace and no forecast is supplied, else
+  /// kDefaultRiskQuantile.
+  std::optional<double> risk_quantile;
+  /// With no risk_quantile: choose it by validation even where the scenario states one (which the
+  /// rule below then stands for). Plans at
   /// 0.5, 0.65, 0.8, 0.9, 0.95 and 0.99 are made from the history up to one and two weeks (each
   /// at most the horizon) before its end and simulated against the demand of the week that
-  /// followed; the cheapest over both weeks that serves every service's SLO in each is taken (the
-  /// one whose worst week serves most when none does). A week with less than two days of history
-  /// before it is left out. The plan's first note gives every candidate's cost and worst served
-  /// fraction. Costs up to two more forecasts and twelve plans.
+  /// followed. Where every candidate from the newsvendor fractile up (1 - planned spot / on-demand
+  /// per unit: below it, planning less costs more in expectation) left at most a quarter of the
+  /// SLO's allowance unserved in each week, the SLO did not hang on the quantile: the cheapest of
+  /// them over both weeks is taken. Otherwise the scenario's quantile stays, raised to the cheapest
+  /// higher candidate that served the SLO in each week where it did not. A week with less than two
+  /// days of history before it is left out. The plan's first note gives every candidate's cost
+  /// and worst served fraction, and the rule that chose. Costs up to two more forecasts and twelve
+  /// plans.
   bool validate_risk = false;
   std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
   /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),

@@ -288,6 +288,10 @@ struct StepScaling {
 enum class PolicyKind { static_capacity, scheduled, target_tracking, step_scaling, predictive };
 std::string_view policy_kind_name(PolicyKind kind) noexcept;  // "static", "scheduled", ...
 
+/// The demand quantile a plan serves where neither the scenario, the caller nor a validation on
+/// the history chooses one.
+inline constexpr double kDefaultRiskQuantile = 0.95;
+
 struct Policy {
   PolicyKind kind = PolicyKind::target_tracking;
   int min_capacity = 0;     // GPUs
@@ -298,7 +302,10 @@ struct Policy {
   TargetTracking target_tracking;                   // kinds target_tracking and predictive
   StepScaling step_scaling;                         // kind step_scaling
   std::string forecaster = "lstm";                  // kind predictive: lstm, validated, holt_winters, seasonal_naive
-  double risk_quantile = 0.95;                      // kind predictive: the demand quantile served
+  /// Kind predictive: the demand quantile served. nullopt (the file states none): chosen by
+  /// validation on the history where a service's demand is a trace (PlanOptions::validate_risk),
+  /// else kDefaultRiskQuantile.
+  std::optional<double> risk_quantile;
   friend bool operator==(const Policy&, const Policy&) = default;
 };
 

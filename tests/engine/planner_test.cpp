@@ -16,6 +16,7 @@
 #include "engine/fleet_model.h"
 #include "engine/planner/hindsight_optimum.h"
 #include "engine/planner/plan_building.h"
+#include "engine/planner/risk_choice.h"
 #include "fleetcast/plan.h"
 #include "tests/engine/test_catalog.h"
 
@@ -449,32 +450,32 @@ TEST_CASE("set_risk_option takes a quantile from 0.5 to 0.999 or 'validated', an
 namespace {
 
 // `weeks` weeks of hourly demand whose level jumps every few hours (so that planning a low quantile
-// leaves rises to reactive capacity, which arrives late), on one.gpu and four.gpu with spot; the
-// SLO allows 0.05% unserved.
-Scenario jumping_scenario(const PriceSource& prices, const std::string& test, int weeks = 3) {
+// leaves rises to reactive capacity, which arrives late), or only follows the day with `jumps`
+// false, on one.gpu and four.gpu with spot; the SLO allows 0.05% unserved (1% without jumps).
+Scenario jumping_scenario(const PriceSource& prices, const std::string& test, int weeks = 3, bool jumps = true) {
   std::vector<double> values;
   std::mt19937 generator(7);
   std::uniform_real_distribution<double> jump(0.5, 1.8);
   double level = 12;
   for (int k = 0; k < weeks * 7 * 24; ++k) {
-    if (k % 5 == 0) level = 12 * jump(generator);
+    if (k % 5 == 0 && jumps) level = 12 * jump(generator);
     values.push_back(level * (1 + 0.3 * std::cos(2 * 3.14159265358979 * k / 24.0)));
   }
   std::string json = planning_json(weeks * 7 * 24, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
                                    trace_demand(demand_csv("jumping-" + test, values)), R"(, "spot": {"max_share_per_pool_percent": 40})");
   const std::string slo = R"("max_unserved_fraction": 0.01)";
-  json.replace(json.find(slo), slo.size(), R"("max_unserved_fraction": 0.0005)");
+  if (jumps) json.replace(json.find(slo), slo.size(), R"("max_unserved_fraction": 0.0005)");
   return load(json, prices);
 }
 
-// The candidate a validated risk must choose, by hand: each candidate planned from the history up
-// to each of the `weeks` weeks before `cut`, replayed against that week's demand; the cheapest over
-// the weeks among those that served the SLO in every week. `served` gets each candidate's worst week.
-double expected_validated_risk(const Scenario& scenario, const PriceSource& prices, PlanOptions options, Instant cut,
-                               int weeks, std::vector<double>& served) {
-  double expected = 0, expected_cost = std::numeric_limits<double>::max();
+// Each candidate a validated risk replays, by hand: planned from the history up to each of the
+// `weeks` weeks before `cut`, replayed against that week's demand; its cost over the weeks and its
+// served fraction in the worst.
+std::vector<engine::planner::RiskTrial> replayed_candidates(const Scenario& scenario, const PriceSource& prices,
+                                                            PlanOptions options, Instant cut, int weeks) {
+  std::vector<engine::planner::RiskTrial> trials;
   for (const double risk : {0.5, 0.65, 0.8, 0.9, 0.95, 0.99}) {
-    double cost = 0, worst = 1;
+    engine::planner::RiskTrial trial{risk, 0, 1};
     for (int week = 1; week <= weeks; ++week) {
       options.risk_quantile = risk;
       options.history_until = cut - kWeek * week;
@@ -484,69 +485,181 @@ double expected_validated_risk(const Scenario& scenario, const PriceSource& pric
       replay.replicas = 1;
       auto report = simulate_plan(scenario, plan, prices, replay, PlanDemand::scenario);
       REQUIRE(report.ok());
-      cost += report->cost_usd.mean;
-      worst = std::min(worst, report->served_fraction.mean);
+      trial.cost_usd += report->cost_usd.mean;
+      trial.worst_served_fraction = std::min(trial.worst_served_fraction, report->served_fraction.mean);
     }
-    served.push_back(worst);
-    if (worst >= 0.9995 && cost < expected_cost) {
-      expected = risk;
-      expected_cost = cost;
-    }
+    trials.push_back(trial);
   }
-  return expected;
+  return trials;
 }
 
 }  // namespace
 
-TEST_CASE("engine::make_plan with a validated risk takes the cheapest candidate that met the SLO on each of the two weeks "
-          "before its history ends, or on the one week there is history for",
+TEST_CASE("engine::make_plan with a validated risk replays every candidate on each of the two weeks before its history "
+          "ends, or on the one week there is history for, and chooses by choose_validated_risk",
           "[engine][planner]") {
   const InMemoryPriceSource prices = test_catalog();
   // Three weeks: the first has no history before it, so the second alone validates; four: the
-  // second and the third.
+  // second and the third. Jumping demand hangs the SLO on the quantile; a daily shape does not.
   const int weeks = GENERATE(3, 4);
-  const Scenario scenario = jumping_scenario(prices, "validated-" + std::to_string(weeks), weeks);
+  const bool jumps = GENERATE(true, false);
+  const Scenario scenario =
+      jumping_scenario(prices, "validated-" + std::to_string(weeks) + (jumps ? "-jumps" : "-daily"), weeks, jumps);
   const Horizon test_week{scenario.horizon.start + kWeek * (weeks - 1), kWeek, kHour};
   PlanOptions options;
   options.forecaster = "seasonal_naive";
-  std::vector<double> served;
-  const double expected = expected_validated_risk(scenario, prices, options, test_week.start, weeks - 2, served);
-  INFO(weeks << " weeks; served in the worst week at each candidate: " << served[0] << " " << served[1] << " " << served[2]
-             << " " << served[3] << " " << served[4] << " " << served[5]);
-  REQUIRE(served.front() < 0.9995);  // the median misses the SLO: the choice is not the cheapest plan
-  REQUIRE(expected > 0);
+  const auto trials = replayed_candidates(scenario, prices, options, test_week.start, weeks - 2);
+  INFO(weeks << " weeks; served in the worst week at each candidate: " << trials[0].worst_served_fraction << " "
+             << trials[1].worst_served_fraction << " " << trials[2].worst_served_fraction << " "
+             << trials[3].worst_served_fraction << " " << trials[4].worst_served_fraction << " " << trials[5].worst_served_fraction);
+  if (jumps) REQUIRE(trials.front().worst_served_fraction < 0.9995);  // the median misses the SLO
+  // The newsvendor fractile by hand: spot one.gpu $0.30 per GPU-hour (its headroom adds < 1e-4)
+  // against on-demand four.gpu $0.90 per GPU-hour.
+  const double expected =
+      engine::planner::choose_validated_risk(trials, jumps ? 0.9995 : 0.99, 0.95, "the scenario's", 2.0 / 3, weeks - 2, kWeek).risk;
   options.history_until = test_week.start;
   options.horizon = test_week;
   options.validate_risk = true;
   const Plan validated = plan_of(scenario, prices, options);
   CHECK(validated.risk_quantile == expected);
   REQUIRE_FALSE(validated.notes.empty());
-  CHECK(validated.notes.front().rfind("risk quantile", 0) == 0);
-  CHECK(validated.notes.front().find(weeks == 3 ? "from the history before the last 7d and replaying"
-                                                : "from the history before each of the last 2 spans of 7d and replaying") !=
-        std::string::npos);
-  CHECK(validated.notes.front().find("0.99: $") != std::string::npos);
+  const std::string& note = validated.notes.front();
+  CHECK_THAT(note, Catch::Contains(jumps ? "The SLO hung on the quantile" : "Every candidate from 0.80"));
+  CHECK(note.rfind("risk quantile", 0) == 0);
+  CHECK(note.find(weeks == 3 ? "from the history before the last 7d and replaying"
+                             : "from the history before each of the last 2 spans of 7d and replaying") != std::string::npos);
+  for (const engine::planner::RiskTrial& trial : trials) {
+    char listed[64];
+    std::snprintf(listed, sizeof listed, " %.2f: $%.0f, %.3f%%", trial.risk, trial.cost_usd, 100 * trial.worst_served_fraction);
+    CHECK_THAT(note, Catch::Contains(listed));
+  }
   // Otherwise it is the plan at that quantile.
   options.validate_risk = false;
   options.risk_quantile = expected;
   CHECK(plan_of(scenario, prices, options).groups == validated.groups);
 }
 
-TEST_CASE("engine::make_plan keeps the scenario's risk, saying why, when the history is too short to validate one",
+TEST_CASE("choose_validated_risk lowers the quantile for cost only where the SLO did not hang on it, never below the fractile",
+          "[engine][planner]") {
+  using engine::planner::choose_validated_risk;
+  using engine::planner::RiskTrial;
+  // SLO 99.5%: a quarter of its allowance leaves 99.875% as the margin.
+  const auto trials = [](std::vector<double> served, std::vector<double> cost) {
+    std::vector<RiskTrial> made;
+    const double risks[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
+    for (std::size_t c = 0; c < 6; ++c) made.push_back(RiskTrial{risks[c], cost[c], served[c]});
+    return made;
+  };
+  const std::vector<double> rising_cost = {70, 80, 90, 100, 110, 120};
+  // Every candidate from the fractile's (0.65) holds the margin: the cheapest of them, not 0.50.
+  auto safe = choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, rising_cost), 0.995, 0.95, "the scenario's", 0.62, 2,
+                                    kWeek);
+  CHECK(safe.risk == 0.65);
+  CHECK_THAT(safe.reason, Catch::Contains("Every candidate from 0.65 (the newsvendor fractile of planned spot against "
+                                          "on-demand for demand above the plan: 0.62) served at least 99.875% in every span"));
+  // A higher candidate may be the cheapest.
+  CHECK(choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, {70, 80, 75, 100, 110, 120}), 0.995,
+                              0.95, "the scenario's", 0.62, 2, kWeek).risk == 0.8);
+  // A fractile above every candidate leaves the highest.
+  CHECK(choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, rising_cost), 0.995, 0.95, "the scenario's", 0.995, 2,
+                              kWeek).risk == 0.99);
+  // 0.80 left more than a quarter of the allowance unserved (99.80% served): the scenario's 0.95 stays.
+  auto hung = choose_validated_risk(trials({0.99, 0.9990, 0.9980, 0.9992, 0.9993, 0.9994}, rising_cost), 0.995, 0.95,
+                                    "the default", 0.62, 2, kWeek);
+  CHECK(hung.risk == 0.95);
+  CHECK_THAT(hung.reason, Catch::EndsWith(" The SLO hung on the quantile (0.80 served 99.800% in a span, below 99.875%), so "
+                                          "the default 0.95 stays."));
+  // The scenario's own quantile missed the SLO: the cheapest higher one that met it.
+  auto raised = choose_validated_risk(trials({0.98, 0.985, 0.99, 0.992, 0.994, 0.996}, rising_cost), 0.995, 0.95, "the scenario's", 0.62, 2, kWeek);
+  CHECK(raised.risk == 0.99);
+  CHECK_THAT(raised.reason, Catch::EndsWith("and the scenario's 0.95 missed the SLO (99.400%): the cheapest higher candidate "
+                                            "that met it in every span."));
+  // None higher met it either: the scenario's stays, saying so.
+  auto kept = choose_validated_risk(trials({0.98, 0.985, 0.99, 0.992, 0.994, 0.9945}, rising_cost), 0.995, 0.95, "the scenario's", 0.62, 2, kWeek);
+  CHECK(kept.risk == 0.95);
+  CHECK_THAT(kept.reason, Catch::EndsWith("no higher candidate met it in every span, so it stays."));
+  // A scenario quantile that is no candidate stays where the SLO hung on the quantile.
+  CHECK(choose_validated_risk(trials({0.98, 0.985, 0.99, 0.992, 0.994, 0.996}, rising_cost), 0.995, 0.97, "the scenario's", 0.62, 2, kWeek).risk ==
+        0.97);
+  // The reason lists every candidate, and the chosen quantile first.
+  CHECK(safe.reason.rfind("risk quantile 0.65 chosen by planning from the history before each of the last 2 spans of 7d and "
+                          "replaying each candidate against the demand that followed (SLO 99.500% served in every span; cost "
+                          "over all, served in the worst): 0.50: $70, 99.990%; 0.65: $80, 99.900%;",
+                          0) == 0);
+}
+
+TEST_CASE("newsvendor_fractile: 1 - planned spot / on-demand per unit, the cheapest of each; 0 without spot", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const auto fractile = [&](const std::string& name, const char* options) {
+    const std::string demand = trace_demand(demand_csv("fractile-" + name, std::vector<double>(24, 4)));
+    const Scenario scenario = load(planning_json(24, R"(["one.gpu", "four.gpu"])", options, demand), prices);
+    auto model = engine::build_fleet_model(scenario, prices);
+    REQUIRE(model.ok());
+    return engine::planner::newsvendor_fractile(*model, scenario);
+  };
+  // Spot one.gpu $0.30 per GPU-hour with its headroom (a >20% bucket's hazard for about a minute
+  // and a half: < 1e-4 of the price), four.gpu spot $0.30 too; on-demand four.gpu $0.90 per GPU-hour.
+  const double with_spot = fractile("spot", R"(["on_demand", "spot"])");
+  CHECK(with_spot < 2.0 / 3);
+  CHECK(with_spot == Approx(2.0 / 3).margin(1e-4));
+  CHECK(fractile("on-demand", R"(["on_demand"])") == 0);
+}
+
+TEST_CASE("engine::make_plan keeps the scenario's or the default risk, saying why, when the history is too short to validate one",
           "[engine][planner]") {
   const InMemoryPriceSource prices = test_catalog();
-  const Scenario scenario = jumping_scenario(prices, "short-history");
+  Scenario scenario = jumping_scenario(prices, "short-history");
   PlanOptions options;
   options.forecaster = "seasonal_naive";
-  options.validate_risk = true;
   options.history_until = scenario.horizon.start + kDay * 8;  // one day before the validation week
   options.horizon = Horizon{*options.history_until, kWeek, kHour};
+  // The scenario states no risk quantile: validated by default, else 0.95.
   const Plan plan = plan_of(scenario, prices, options);
   CHECK(plan.risk_quantile == 0.95);
   REQUIRE_FALSE(plan.notes.empty());
   CHECK(plan.notes.front() ==
-        "risk quantile 0.95 (the scenario's) not validated: workload 'svc' has less than two days of history before the 7d "
+        "risk quantile 0.95 (the default) not validated: workload 'svc' has less than two days of history before the 7d "
         "the risk is validated on");
+  // A stated one validated on request.
+  scenario.policy.risk_quantile = 0.9;
+  options.validate_risk = true;
+  const Plan stated = plan_of(scenario, prices, options);
+  CHECK(stated.risk_quantile == 0.9);
+  REQUIRE_FALSE(stated.notes.empty());
+  CHECK(stated.notes.front().rfind("risk quantile 0.9 (the scenario's) not validated: ", 0) == 0);
+}
+
+TEST_CASE("engine::make_plan validates the risk by default only where the scenario states none and a service is traced",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  Scenario scenario = jumping_scenario(prices, "default-validation", 4, false);
+  PlanOptions options;
+  options.forecaster = "seasonal_naive";
+  options.history_until = scenario.horizon.start + kWeek * 3;
+  options.horizon = Horizon{*options.history_until, kWeek, kHour};
+  const auto validated = [&](const Plan& plan) {
+    return !plan.notes.empty() && plan.notes.front().rfind("risk quantile", 0) == 0;
+  };
+  const Plan by_default = plan_of(scenario, prices, options);
+  CHECK(validated(by_default));
+  options.validate_risk = true;
+  CHECK(plan_of(scenario, prices, options).groups == by_default.groups);  // the default is the same rule
+  options.validate_risk = false;
+  // A quantile from the caller or the scenario is served as stated.
+  options.risk_quantile = 0.9;
+  CHECK_FALSE(validated(plan_of(scenario, prices, options)));
+  options.risk_quantile.reset();
+  scenario.policy.risk_quantile = 0.95;
+  const Plan stated = plan_of(scenario, prices, options);
+  CHECK_FALSE(validated(stated));
+  CHECK(stated.risk_quantile == 0.95);
+  // Demand stated by a generator has no history to replay.
+  const Scenario generated = load(planning_json(168, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
+                                                R"({"unit": "gpus", "generator": {"base": 10}})"),
+                                  prices);
+  const Plan from_generator = plan_of(generated, prices);
+  CHECK_FALSE(validated(from_generator));
+  CHECK(from_generator.risk_quantile == 0.95);
 }
 
 namespace {
