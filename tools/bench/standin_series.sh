@@ -1,9 +1,13 @@
 # Sourced by the benchmarks on load series (backtest_series.sh, short_history_backtest.sh,
 # forecast_calibration.sh): the four stand-in shapes of standin_load.py as they are benchmarked (35 hourly days at level 40, one fixed
-# seed each), so that every benchmark reads the same series.
+# seed each, unless STANDIN_SEED says another), so that every benchmark reads the same series.
 # Needs $bench (the tools/bench folder).
 standin_shapes=(spiky_requests bursty_serverless zero_inflated regime_shift)
 declare -A standin_seed=([spiky_requests]=11 [bursty_serverless]=12 [zero_inflated]=13 [regime_shift]=14)
+# STANDIN_SEED=N draws every shape at seed N instead: stand-ins no rule was measured on before.
+if [[ -n ${STANDIN_SEED:-} ]]; then
+  for shape in "${standin_shapes[@]}"; do standin_seed[$shape]=$STANDIN_SEED; done
+fi
 
 # write_standin FILE SHAPE SEED: writes one stand-in as benchmarked, at SEED.
 write_standin() {
