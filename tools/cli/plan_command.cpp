@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -91,11 +92,17 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
     return kExitInvalidInput;
   }
   inputs->scenario = std::move(*scenario);
-  std::vector<ScenarioFile> read = scenario_files(inputs->scenario);
+  std::vector<std::pair<std::string, std::string>> forecast_files;  // (workload, file) of each --forecast
   for (const std::string& entry : arguments.supplied_forecasts) {
     const std::size_t equals = entry.find('=');
-    if (equals != std::string::npos) read.push_back({"--forecast " + entry, entry.substr(equals + 1)});
+    if (equals == 0 || equals == std::string::npos || equals + 1 == entry.size()) {
+      std::cerr << "--forecast: expected WORKLOAD=FILE, found '" << entry << "'\n";
+      return kExitInvalidInput;
+    }
+    forecast_files.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
   }
+  std::vector<ScenarioFile> read = scenario_files(inputs->scenario);
+  for (const auto& [workload, file] : forecast_files) read.push_back({"--forecast " + workload + "=" + file, file});
   if (int code = guard_outputs_against(outputs, read); code != kExitOk) return code;
   auto prices = open_scenario_prices(inputs->scenario.pricing);
   if (!prices.ok()) {
@@ -128,19 +135,14 @@ std::variant<std::unique_ptr<PlanningInputs>, int> load_inputs(const PlanningArg
     inputs->model = std::move(*model);
     options.lstm_model = &*inputs->model;
   }
-  for (const std::string& entry : arguments.supplied_forecasts) {
-    const std::size_t equals = entry.find('=');
-    if (equals == 0 || equals == std::string::npos || equals + 1 == entry.size()) {
-      std::cerr << "--forecast: expected WORKLOAD=FILE, found '" << entry << "'\n";
-      return kExitInvalidInput;
-    }
-    auto supplied = forecast::load_quantile_forecast(entry.substr(equals + 1));
+  for (const auto& [workload, file] : forecast_files) {
+    auto supplied = forecast::load_quantile_forecast(file);
     if (!supplied.ok()) {
       std::cerr << "--forecast: " << supplied.status().message() << '\n';
       return kExitInvalidInput;
     }
-    if (!options.supplied_forecasts.emplace(entry.substr(0, equals), std::move(*supplied)).second) {
-      std::cerr << "--forecast: workload '" << entry.substr(0, equals) << "' is given two forecasts; give one\n";
+    if (!options.supplied_forecasts.emplace(workload, std::move(*supplied)).second) {
+      std::cerr << "--forecast: workload '" << workload << "' is given two forecasts; give one\n";
       return kExitInvalidInput;
     }
   }
