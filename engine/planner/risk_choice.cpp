@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <iterator>
+#include <limits>
 #include <variant>
 
-#include "fleetcast/time.h"
 #include "engine/planner/plan_building.h"
+#include "fleetcast/time.h"
 
 namespace fleetcast::engine::planner {
 

@@ -7,6 +7,8 @@
 // week's unserved demand): so the quantile is lowered for cost only where the validation shows the
 // SLO does not hang on it, and never below the quantile whose expected cost the reactive part's
 // prices make least (the newsvendor fractile, below): two weeks of luck do not decide alone.
+//
+// Thread-safety: pure functions.
 
 #include <string>
 #include <string_view>
@@ -45,8 +47,8 @@ struct RiskChoice {
 /// - when every candidate at or above the fractile (the highest candidate if none is) served at
 ///   least 1 - (1 - required) / 4 in every week, the SLO did not hang on the quantile there: the
 ///   cheapest of them over the weeks;
-/// - otherwise the scenario's quantile, unless it missed the SLO in a week: then the cheapest
-///   higher candidate that met it in every week, and the scenario's when none did.
+/// - otherwise the scenario's quantile, unless it is a candidate that missed the SLO in a week:
+///   then the cheapest higher candidate that met it in every week, and the scenario's when none did.
 /// `weeks` and `span` only word the reason.
 RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double required, double scenario_risk,
                                  std::string_view whose, double fractile, int weeks, Seconds span);
