@@ -44,9 +44,9 @@ struct RiskChoice {
 /// Chooses among `trials` (candidates in increasing quantile; at least one) for a scenario whose
 /// strictest SLO serves `required` (0 to 1), whose own quantile is `scenario_risk` ("the
 /// scenario's" or "the default" in the reason: `whose`), with the newsvendor fractile `fractile`:
-/// - when every candidate at or above the fractile (the highest candidate if none is) served at
-///   least 1 - (1 - required) / 4 in every week, the SLO did not hang on the quantile there: the
-///   cheapest of them over the weeks;
+/// - when `weeks` is two or more and every candidate at or above the fractile (the highest
+///   candidate if none is) served at least 1 - (1 - required) / 4 in every week, the SLO did not
+///   hang on the quantile there: the cheapest of them over the weeks;
 /// - otherwise the scenario's quantile, unless it is a candidate that missed the SLO in a week:
 ///   then the cheapest higher candidate that met it in every week, and the scenario's when none did.
 /// `weeks` and `span` only word the reason.

@@ -524,7 +524,9 @@ TEST_CASE("engine::make_plan with a validated risk replays every candidate on ea
   CHECK(validated.risk_quantile == expected);
   REQUIRE_FALSE(validated.notes.empty());
   const std::string& note = validated.notes.front();
-  CHECK_THAT(note, Catch::Contains(jumps ? "The SLO hung on the quantile" : "Every candidate from 0.80"));
+  CHECK_THAT(note, Catch::Contains(weeks == 3 ? "One span is too few to lower the quantile for cost"
+                                   : jumps    ? "The SLO hung on the quantile"
+                                              : "Every candidate from 0.80"));
   CHECK(note.rfind("risk quantile", 0) == 0);
   CHECK(note.find(weeks == 3 ? "from the history before the last 7d and replaying"
                              : "from the history before each of the last 2 spans of 7d and replaying") != std::string::npos);
@@ -557,6 +559,11 @@ TEST_CASE("choose_validated_risk lowers the quantile for cost only where the SLO
   CHECK(safe.risk == 0.65);
   CHECK_THAT(safe.reason, Catch::Contains("Every candidate from 0.65 (the newsvendor fractile of planned spot against "
                                           "on-demand for demand above the plan: 0.62) served at least 99.875% in every span"));
+  // One span is too few to lower it for cost.
+  auto one_span = choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, rising_cost), 0.995, 0.95,
+                                        "the default", 0.62, 1, kWeek);
+  CHECK(one_span.risk == 0.95);
+  CHECK_THAT(one_span.reason, Catch::EndsWith(" One span is too few to lower the quantile for cost, so the default 0.95 stays."));
   // A higher candidate may be the cheapest.
   CHECK(choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, {70, 80, 75, 100, 110, 120}), 0.995,
                               0.95, "the scenario's", 0.62, 2, kWeek).risk == 0.8);
