@@ -14,6 +14,7 @@
 
 #include "engine/demand.h"
 #include "engine/fleet_model.h"
+#include "engine/planner/demand_forecast.h"
 #include "engine/planner/hindsight_optimum.h"
 #include "engine/planner/plan_building.h"
 #include "fleetcast/forecast.h"
@@ -25,6 +26,7 @@ namespace fleetcast {
 namespace {
 
 using engine::planner::PlannedInstances;
+using engine::planner::service_trace;
 
 // What workload w actually demanded in each interval, in its unit (services), or its planned
 // GPUs (batch, whose jobs the plan sized).
@@ -270,12 +272,6 @@ Plan baseline_plan(const Plan& frame, const Scenario& test, const engine::FleetM
   plan.commitments = std::move(commitments);
   engine::planner::describe_capacity(plan, test, model, counts, reserved);
   return plan;
-}
-
-// Workload w's demand trace, when it is a service replaying one.
-const DemandTrace* service_trace(const Workload& workload) {
-  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
-  return service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
 }
 
 // A backtest must never see the demand it is judged on: a trained model must end its training

@@ -283,8 +283,7 @@ Result<WorkloadDemand> workload_demand(const Scenario& scenario, const Workload&
   WorkloadDemand demand;
   demand.summary.workload = workload.name;
   demand.summary.backend = "cpu";
-  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
-  const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
+  const DemandTrace* trace = service_trace(workload);
   const TimeSeries samples = trace != nullptr ? samples_before(*trace, history_until) : TimeSeries{};
   // A trained --model forecasts at the step it was trained at; the others at the plan's.
   auto averaged = trace != nullptr ? at_plan_step(workload, *trace, samples,
@@ -324,6 +323,11 @@ Result<WorkloadDemand> workload_demand(const Scenario& scenario, const Workload&
 }
 
 }  // namespace
+
+const DemandTrace* service_trace(const Workload& workload) {
+  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+  return service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
+}
 
 Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, const Horizon& horizon,
                                                     Instant history_until, const PlanOptions& options) {

@@ -17,6 +17,10 @@ struct WorkloadDemand {
   DemandBands bands;         // the same distribution, as the simulator samples it
 };
 
+/// Workload's demand trace when it is a service replaying one, else null (a generator, a batch
+/// workload). Points into `workload`.
+const DemandTrace* service_trace(const Workload& workload);
+
 /// Forecasts every workload of `scenario` over `horizon` from the history before `history_until`.
 /// Batch workloads' bands are in GPUs. failed_precondition naming the workload when its demand
 /// cannot be forecast.

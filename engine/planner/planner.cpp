@@ -924,10 +924,8 @@ bool validates_risk(const Scenario& scenario, const PlanOptions& options) {
   if (options.risk_quantile) return false;
   if (options.validate_risk) return true;
   if (scenario.policy.risk_quantile || !options.supplied_forecasts.empty()) return false;
-  return std::any_of(scenario.workloads.begin(), scenario.workloads.end(), [](const Workload& workload) {
-    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
-    return service != nullptr && std::holds_alternative<DemandTrace>(service->demand.source);
-  });
+  return std::any_of(scenario.workloads.begin(), scenario.workloads.end(),
+                     [](const Workload& workload) { return service_trace(workload) != nullptr; });
 }
 
 // The risk quantiles a validated plan chooses among.
@@ -1050,8 +1048,7 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
   Scenario past = planning;
   past.horizon = Horizon{start, span, planning.horizon.step};
   for (const Workload& workload : past.workloads) {
-    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
-    const auto* trace = service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
+    const DemandTrace* trace = service_trace(workload);
     if (trace != nullptr && trace->origin > start) {  // no history before the span, nor its demand to replay
       short_history = workload.name;
       return std::vector<RiskTrial>{};
@@ -1062,8 +1059,7 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
   auto demand = forecast_demand(past, past.horizon, past.horizon.start, options);
   if (!demand.ok()) return demand.status();
   for (std::size_t w = 0; w < demand->size(); ++w) {
-    const auto* service = std::get_if<ServiceWorkload>(&past.workloads[w].spec);
-    if (service != nullptr && std::holds_alternative<DemandTrace>(service->demand.source) && (*demand)[w].summary.forecaster == "scenario") {
+    if (service_trace(past.workloads[w]) != nullptr && (*demand)[w].summary.forecaster == "scenario") {
       short_history = past.workloads[w].name;
       return std::vector<RiskTrial>{};
     }
