@@ -385,7 +385,7 @@ Status add_optimum(BacktestResult& result, const Scenario& test, const PriceSour
                    const std::vector<std::vector<double>>& demand, const BacktestOptions& backtest, const PlanOptions& options) {
   auto limit = optimum_time_limit(backtest, options);
   if (!limit.ok()) return limit.status();
-  auto optimum = engine::planner::solve_hindsight_optimum(test, prices, model, demand, {*limit});
+  auto optimum = engine::planner::solve_hindsight_optimum(test, prices, model, demand, {*limit, options.cancellation});
   if (!optimum.ok()) return optimum.status().with_context("backtest strategy hindsight_optimum");
   result.optimum = optimum->solve;
   // Served in full: its capacity at the target utilisation covers every interval's demand.

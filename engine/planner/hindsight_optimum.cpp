@@ -400,14 +400,14 @@ Result<HindsightOptimum> solve_hindsight_optimum(const Scenario& scenario, const
   if (!formulation.ok()) return formulation.status();
   const Formulation& f = *formulation;
   const auto started = std::chrono::steady_clock::now();
-  auto lp = solve_lp_relaxation(f.program, settings.time_limit_seconds);
+  auto lp = solve_lp_relaxation(f.program, settings.time_limit_seconds, settings.cancellation);
   if (!lp.ok()) return lp.status().with_context("hindsight optimum");
   // One limit for both solves: the search gets what the relaxation left of it.
   const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (spent >= settings.time_limit_seconds) {
     return failed_precondition_error("hindsight optimum: its LP relaxation took the whole time limit");
   }
-  auto milp = solve_milp(f.program, settings.time_limit_seconds - spent);
+  auto milp = solve_milp(f.program, settings.time_limit_seconds - spent, settings.cancellation);
   if (!milp.ok()) return milp.status().with_context("hindsight optimum");
   HindsightOptimum optimum = read_solution(f, model, milp->values);
   auto cost = rounded_cost(f, optimum, milp->values);

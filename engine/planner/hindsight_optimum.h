@@ -40,6 +40,8 @@ struct HindsightSettings {
   // Wall-clock, of both solves: the LP relaxation (the bound) and the MILP search, which gets what
   // the relaxation left. Past it the search reports its best solution and its gap.
   double time_limit_seconds = 60;
+  // Optional, not owned: stops either solve at its next iteration or node when cancelled.
+  const CancellationToken* cancellation = nullptr;
 };
 
 /// Reservations the optimum buys in one pool under one offer.

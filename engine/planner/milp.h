@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "fleetcast/cancellation.h"
 #include "fleetcast/status.h"
 
 namespace fleetcast::engine::planner {
@@ -63,12 +64,16 @@ struct MilpSolution {
 /// Solves the integer program with CBC, stopping after `time_limit_seconds` (wall-clock, from the
 /// call) with the best solution found. failed_precondition when it is infeasible or no solution
 /// was found in time; invalid_argument when the limit is not positive; internal when the solver
-/// fails.
-Result<MilpSolution> solve_milp(const LinearProgram& program, double time_limit_seconds);
+/// fails; cancelled when `cancellation` (optional, read from the solver's thread) was cancelled,
+/// which stops the search at its next node.
+Result<MilpSolution> solve_milp(const LinearProgram& program, double time_limit_seconds,
+                                const CancellationToken* cancellation = nullptr);
 
 /// The optimum of the LP relaxation (every column continuous) with CLP: a lower bound of the
 /// integer program's. failed_precondition when the relaxation is infeasible or CLP did not solve
-/// it within `time_limit_seconds` (wall-clock); invalid_argument when the limit is not positive.
-Result<double> solve_lp_relaxation(const LinearProgram& program, double time_limit_seconds);
+/// it within `time_limit_seconds` (wall-clock); invalid_argument when the limit is not positive;
+/// cancelled when `cancellation` (optional) was cancelled, which stops CLP at its next iteration.
+Result<double> solve_lp_relaxation(const LinearProgram& program, double time_limit_seconds,
+                                   const CancellationToken* cancellation = nullptr);
 
 }  // namespace fleetcast::engine::planner
