@@ -24,6 +24,7 @@ QUICKSTART = os.path.join(EXAMPLES, "quickstart.json")
 RECSYS = os.path.join(EXAMPLES, "recsys_planned.json")
 SHUTDOWN_REPLICAS = "2000"  # about a second of work per plan
 TRAIN_UNTIL = "2026-12-11T00:00:00Z"  # quickstart's backtest: its hindsight MILP is proven optimal in about a second
+RECSYS_TRAIN_UNTIL = "2026-12-19T00:00:00Z"  # recsys_planned's: its MILP searches to its 60 s limit
 # A forecast of quickstart's held-out 72 hours (its demand has no CSV: Unix epoch seconds), a daily
 # cycle around 24 GPUs, as `fleetcast forecast predict --json` writes one.
 QUICKSTART_FORECAST = {"model": "hand", "steps": [
@@ -486,6 +487,28 @@ def check_shutdown_past_grace():
           f"the request cancelled past the grace period gets 503 shutting_down, got {status} {data[:200]}")
 
 
+def check_shutdown_in_the_optimum(data_dir, prices_db):
+    """SIGTERM while a backtest's hindsight MILP searches (recsys_planned's runs to its 60 s limit;
+    the plan before it takes a fraction of a second) and --grace 0.5: cancelled past the grace period,
+    CBC stops at its next node, the request gets 503 shutting_down and the process exits long before
+    the MILP's limit (it waited the limit out until 2026-11-28)."""
+    server = Server("--threads", "1", "--grace", "0.5", "--data-dir", data_dir, "--prices", prices_db)
+    replies = []
+    thread = threading.Thread(target=lambda: replies.append(
+        server.request("POST", "/v1/backtest?train_until=" + RECSYS_TRAIN_UNTIL, read_file(RECSYS))))
+    thread.start()
+    check(server.wait_admitted(1), "a backtest in flight before SIGTERM")
+    time.sleep(3)  # past the plan, into the MILP's search
+    signalled = time.time()
+    code = server.stop()
+    thread.join()
+    status, _, data = replies[0] if replies else (0, {}, b"{}")
+    check(code == 0 and time.time() - signalled < 20, f"exit 0 soon after the grace period, in the MILP, got {code} "
+          f"after {time.time() - signalled:.1f} s")
+    check(status == 503 and json.loads(data).get("error", {}).get("code") == "shutting_down",
+          f"the backtest cancelled in its MILP gets 503 shutting_down, got {status} {data[:200]}")
+
+
 def main():
     data_dir = make_data_dir()
     prices_db = os.path.join(WORK, "prices.db")
@@ -495,6 +518,7 @@ def main():
     check_limits(expected)
     check_shutdown(expected)
     check_shutdown_past_grace()
+    check_shutdown_in_the_optimum(data_dir, prices_db)
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
 
