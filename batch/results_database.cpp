@@ -152,6 +152,7 @@ struct ResultsDatabase::Impl {
       if (!row.ok()) return row.status();
       if (!*row) return {};
       each(*use);
+      if (Status status = use->value_error(what); !status.ok()) return status;
     }
   }
 

@@ -30,6 +30,24 @@ Status error(int rc, sqlite3* db, const std::filesystem::path& file, std::string
   }
 }
 
+void Statement::expect(int column, bool matches, const char* expected) const {
+  if (matches || !mismatch_.empty()) return;
+  static constexpr const char* kStorage[] = {"", "an integer", "a real number", "text", "a blob", "NULL"};
+  const int storage_class = storage(column);
+  const char* found = storage_class >= 1 && storage_class <= 5 ? kStorage[storage_class] : "a value";
+  const char* name = sqlite3_column_name(stmt_, column);
+  mismatch_ = "column '" + std::string(name != nullptr ? name : "?") + "' holds " + found;
+  if (storage_class != SQLITE_NULL && storage_class != SQLITE_BLOB) mismatch_ += " '" + raw_text(column).substr(0, 40) + "'";
+  mismatch_ += std::string(", expected ") + expected;
+}
+
+Status Statement::value_error(std::string_view what) const {
+  if (mismatch_.empty()) return {};
+  return failed_precondition_error(file_->string() + ": " + std::string(what) + ": " + mismatch_ +
+                         " (the database holds a value fleetcast never writes there: edited by hand, or written "
+                         "by another program; correct the row or import again into a new database)");
+}
+
 Result<Connection> open(const std::filesystem::path& file, int flags, std::chrono::milliseconds busy_timeout,
                         std::string_view what, FileSystem* file_system) {
   // SQLite opens a private temporary database for "" and an in-memory one for ":memory:": a

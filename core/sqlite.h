@@ -78,22 +78,44 @@ class Statement {
   void reset() {
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);
+    mismatch_.clear();
   }
 
-  [[nodiscard]] std::int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
-  [[nodiscard]] double real(int column) const { return sqlite3_column_double(stmt_, column); }
-  [[nodiscard]] bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  /// A column of the current row. SQLite stores whatever a column is given (text in an INTEGER
+  /// column of a database edited by hand), and a value of another storage class than asked for
+  /// would read as 0 or "": the first such value since reset() is remembered for value_error().
+  [[nodiscard]] std::int64_t int64(int column) const {
+    expect(column, storage(column) == SQLITE_INTEGER, "an integer");
+    return sqlite3_column_int64(stmt_, column);
+  }
+  [[nodiscard]] double real(int column) const {
+    expect(column, storage(column) == SQLITE_FLOAT || storage(column) == SQLITE_INTEGER, "a number");
+    return sqlite3_column_double(stmt_, column);
+  }
+  [[nodiscard]] bool is_null(int column) const { return storage(column) == SQLITE_NULL; }
   [[nodiscard]] std::string text(int column) const {
+    expect(column, storage(column) == SQLITE_TEXT, "text");
+    return raw_text(column);
+  }
+  /// ok, or failed_precondition (a file fleetcast cannot use, as one of another application)
+  /// naming the file, `what`, the column and the value that int64(), real() or text() read as
+  /// another storage class since reset().
+  [[nodiscard]] Status value_error(std::string_view what) const;
+
+ private:
+  [[nodiscard]] int storage(int column) const { return sqlite3_column_type(stmt_, column); }
+  [[nodiscard]] std::string raw_text(int column) const {
     const auto* chars = sqlite3_column_text(stmt_, column);
     return chars == nullptr ? std::string{}
                             : std::string(reinterpret_cast<const char*>(chars),
                                           static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
   }
+  void expect(int column, bool matches, const char* expected) const;
 
- private:
   sqlite3* db_;
   sqlite3_stmt* stmt_;
   const std::filesystem::path* file_;
+  mutable std::string mismatch_;  // "column 'x' holds text 'abc', expected an integer"; "" when none
 };
 
 /// Resets a statement when a use of it ends, however it ends.

@@ -212,7 +212,9 @@ struct PriceDatabase::Impl {
     Result<bool> row = statement.step(what);
     if (!row.ok()) return row.status();
     if (!*row) return internal_error(file.string() + ": " + std::string(what) + ": no row returned");
-    return statement.int64(0);
+    const std::int64_t value = statement.int64(0);
+    if (Status status = statement.value_error(what); !status.ok()) return status;
+    return value;
   }
 
   class IdCache;
@@ -241,6 +243,7 @@ struct PriceDatabase::Impl {
       if (!row.ok()) return row.status();
       if (!*row) return rows;
       rows.push_back(read(*use));
+      if (Status status = use->value_error(what); !status.ok()) return status;
     }
   }
 

@@ -403,6 +403,18 @@ TEST_CASE("batch: Savings Plan costs round-trip exactly through the outcome JSON
   CHECK(failed[column("wall_seconds")] == "0.01");
 }
 
+TEST_CASE("batch: a hand-edited figure of another type is refused, naming the column and the value", "[batch]") {
+  // SQLite keeps whatever a column is given; before, the text read as a cost of 0.
+  const auto file = version_1_database("hand_edited.db");
+  REQUIRE(all_runs(*open_database(file, ResultsDatabase::Mode::read_write)) == version_1_runs());
+  exec_sql(file, "UPDATE runs SET cost_total_micro_usd = 'n/a' WHERE run_hash = '00000000000000a1'");
+  auto runs = open_database(file, ResultsDatabase::Mode::read_only)->runs(false);
+  REQUIRE_FALSE(runs.ok());
+  CHECK(runs.status().code() == StatusCode::failed_precondition);
+  CHECK_THAT(runs.status().message(), Catch::StartsWith(file.string() + ": ") &&
+                                          Catch::Contains("column 'cost_total_micro_usd' holds text 'n/a', expected an integer"));
+}
+
 TEST_CASE("batch: a run outcome written before Savings Plans reads them as 0", "[batch]") {
   // The outcome JSON text of schema version 1's fleetcast: cost_micro_usd without the two.
   const std::string old_outcome =

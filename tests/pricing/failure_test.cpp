@@ -121,6 +121,31 @@ TEST_CASE("pricing::PriceDatabase refuses another program's database, read-write
   }
 }
 
+TEST_CASE("pricing::PriceDatabase refuses a hand-edited value of another type, naming the column and the value",
+          "[pricing]") {
+  // SQLite keeps whatever a column is given; before, 'abc' read as 0: a free instance.
+  const auto file = fresh_database("hand_edited");
+  const OfferQuery query;  // every offer of the built-in catalog a new database starts with
+  REQUIRE(open_or_fail(file)->offers(query).ok());
+  const std::string first_pool = " WHERE pool_id = (SELECT min(pool_id) FROM offers)";
+
+  const auto refused_with = [&](const std::string& edit) {
+    REQUIRE(raw_exec(file, edit) == SQLITE_OK);
+    const auto rows = open_or_fail(file)->offers(query);
+    REQUIRE_FALSE(rows.ok());
+    CHECK(rows.status().code() == StatusCode::failed_precondition);
+    return rows.status().message();
+  };
+  CHECK_THAT(refused_with("UPDATE offers SET hourly_micro_usd = 'abc'" + first_pool),
+             Catch::StartsWith(file.string() + ": reading offers: column 'hourly_micro_usd' holds text 'abc', "
+                               "expected an integer (the database holds a value fleetcast never writes there"));
+  CHECK_THAT(refused_with("UPDATE offers SET hourly_micro_usd = 2.5" + first_pool),
+             Catch::Contains("column 'hourly_micro_usd' holds a real number '2.5', expected an integer"));
+  CHECK_THAT(refused_with("UPDATE offers SET hourly_micro_usd = 7" + first_pool +
+                          "; UPDATE instance_types SET gpu_memory_gib = 'lots' WHERE id = 1"),
+             Catch::Contains("column 'gpu_memory_gib' holds text 'lots', expected a number"));
+}
+
 TEST_CASE("pricing::PriceDatabase refuses a newer schema version", "[pricing]") {
   const auto file = fresh_database("newer_schema");
   REQUIRE(raw_exec(file, "PRAGMA user_version = 99") == SQLITE_OK);
