@@ -11,8 +11,9 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost-graph-dev libeigen3-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev catch2
   coinor-libcbc-dev coinor-libclp-dev
-  libcpp-httplib-dev  # `fleetcast serve` (header-only HTTP server)
+  libcpp-httplib-dev  # `fleetcast serve` (its HTTP server; Debian ships it compiled, with a header)
   sqlite3 python3 python3-jsonschema
+  iproute2  # ss: the serve test reads the server's listen backlog
   libopenmpi-dev openmpi-bin
   chromium
   clang-14 libfuzzer-14-dev  # the `fuzz` preset and tools/fuzz.sh

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <sys/socket.h>
+
 #include "core/json_text.h"
 #include "fleetcast/executor.h"
 #include "fleetcast/time.h"
@@ -97,9 +99,10 @@ HttpService::HttpService(const ServeOptions& options, std::ostream& log)
   // httplib's default options add SO_REUSEPORT, with which a second server binds the same port and
   // the kernel splits the connections between the two: SO_REUSEADDR alone (a restart may bind
   // while the old connections sit in TIME_WAIT), so that a port in use is an error.
-  server_->set_socket_options([](socket_t socket) {
+  server_->set_socket_options([this](socket_t socket) {
     const int yes = 1;
     ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listening_socket_ = socket;  // the last one offered is the one bound (httplib closes the others)
   });
   add_routes();
 }
@@ -300,6 +303,10 @@ Status HttpService::serve() {
   } else if (!server_->bind_to_port(options_.host, port)) {
     port = -1;
   }
+  // Debian's libcpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled
+  // into it): a burst of clients beyond that while the accept loop lags (16 at once under the
+  // sanitizers in CI) had their connections reset. listen() again sets the kernel's limit.
+  if (port >= 0 && ::listen(listening_socket_, SOMAXCONN) != 0) port = -1;
   if (port < 0) {
     mark_finished();
     return unavailable_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));

@@ -89,6 +89,7 @@ class HttpService {
   std::unique_ptr<WorkQueue> work_;
   EndpointContext context_;
   std::unique_ptr<httplib::Server> server_;
+  int listening_socket_ = -1;  // the socket server_ binds, as its socket options saw it
 
   std::mutex state_mutex_;
   std::condition_variable finished_changed_;
