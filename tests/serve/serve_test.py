@@ -489,8 +489,9 @@ def check_shutdown_past_grace():
 
 def check_listen_backlog():
     """The listening socket queues as many connections as the kernel allows (net.core.somaxconn),
-    not the 5 Debian's libcpp-httplib listens with: 16 clients connecting at once to a server slowed
-    by the sanitizers had connections reset (CI, 2026-11-28). `ss` (iproute2) reads the backlog."""
+    not the 5 Debian's libcpp-httplib listens with (found looking into connection resets of the
+    load test above under the sanitizers in CI, 2026-11-28; not shown to be their cause: a stopped
+    server's 24 waiting clients were all served once it resumed). `ss` (iproute2) reads it."""
     if shutil.which("ss") is None:
         print("skipped the listen backlog check: ss not found (apt-get install iproute2)")
         return

@@ -304,8 +304,8 @@ Status HttpService::serve() {
     port = -1;
   }
   // Debian's libcpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled
-  // into it): a burst of clients beyond that while the accept loop lags (16 at once under the
-  // sanitizers in CI) had their connections reset. listen() again sets the kernel's limit.
+  // into it): while the accept loop lags, the kernel holds back a burst's connections beyond that
+  // until their handshakes are retried. listen() again sets the kernel's limit.
   if (port >= 0 && ::listen(listening_socket_, SOMAXCONN) != 0) port = -1;
   if (port < 0) {
     mark_finished();
