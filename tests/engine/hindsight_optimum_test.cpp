@@ -23,6 +23,13 @@ using fleetcast::testing::usd;
 
 namespace {
 
+// The next 16 pseudo-random bits of a linear congruential generator (Numerical Recipes' constants):
+// test programs the same on every machine.
+std::uint32_t next_random_16(std::uint32_t& state) {
+  state = state * 1664525u + 1013904223u;
+  return state >> 16;
+}
+
 // The LP of assigning n sources to n sinks, one each, at cost(i, j) per unit.
 template <class Cost>
 engine::planner::LinearProgram assignment_program(int n, Cost cost) {
@@ -288,8 +295,7 @@ TEST_CASE("engine::planner::solve_lp_relaxation stops at its wall-clock limit an
   // Pseudo-random costs take CLP hundreds of iterations; a limit of 0.1 ms ends it after the first.
   std::uint32_t state = 12345;
   auto scattered = assignment_program(kSize, [&state](int, int) {
-    state = state * 1664525u + 1013904223u;
-    return 1.0 + static_cast<double>(state >> 16) / 65536.0;
+    return 1.0 + static_cast<double>(next_random_16(state)) / 65536.0;
   });
   auto stopped = engine::planner::solve_lp_relaxation(scattered, 1e-4);
   REQUIRE_FALSE(stopped.ok());
@@ -333,8 +339,7 @@ engine::planner::LinearProgram market_split() {
     std::vector<int> weights;
     int sum = 0;
     for (int c = 0; c < kColumns; ++c) {
-      state = state * 1664525u + 1013904223u;
-      weights.push_back(static_cast<int>((state >> 16) % 100));
+      weights.push_back(static_cast<int>(next_random_16(state) % 100));
       sum += weights.back();
     }
     const int row = program.add_row(sum / 2, sum / 2);

@@ -469,21 +469,33 @@ def check_shutdown(expected):
     check(json.loads(server.log[-1]).get("event") == "stopped", "the last log line says it stopped")
 
 
+def sigterm_in_flight(server, path, body, settle=0.0):
+    """Sends `body` to `path`, and SIGTERMs the server `settle` seconds after it admitted the
+    request: (admitted in time, exit code, seconds from the signal to the exit, the reply)."""
+    replies = []
+    thread = threading.Thread(target=lambda: replies.append(server.request("POST", path, body)))
+    thread.start()
+    admitted = server.wait_admitted(1)
+    time.sleep(settle)
+    signalled = time.time()
+    code = server.stop()
+    thread.join()
+    return admitted, code, time.time() - signalled, replies[0] if replies else (0, {}, b"{}")
+
+
+def shutting_down(status, data):
+    """The reply of a request cancelled at shutdown: 503 with error code shutting_down."""
+    return status == 503 and json.loads(data).get("error", {}).get("code") == "shutting_down"
+
+
 def check_shutdown_past_grace():
     """SIGTERM with a request that would take a minute and --grace 0.5: its work is cancelled after
     the grace period, it gets 503 shutting_down, and the process still exits 0, long before the minute."""
     server = Server("--threads", "1", "--grace", "0.5")
-    replies = []
-    thread = threading.Thread(target=lambda: replies.append(
-        server.request("POST", "/v1/plan?replicas=100000", read_file(QUICKSTART))))
-    thread.start()
-    check(server.wait_admitted(1), "a long request in flight before SIGTERM")
-    signalled = time.time()
-    code = server.stop()
-    thread.join()
-    status, _, data = replies[0] if replies else (0, {}, b"{}")
-    check(code == 0 and time.time() - signalled < 15, f"exit 0 soon after the grace period, got {code}")
-    check(status == 503 and json.loads(data).get("error", {}).get("code") == "shutting_down",
+    admitted, code, took, (status, _, data) = sigterm_in_flight(server, "/v1/plan?replicas=100000", read_file(QUICKSTART))
+    check(admitted, "a long request in flight before SIGTERM")
+    check(code == 0 and took < 15, f"exit 0 soon after the grace period, got {code}")
+    check(shutting_down(status, data),
           f"the request cancelled past the grace period gets 503 shutting_down, got {status} {data[:200]}")
 
 
@@ -508,19 +520,12 @@ def check_shutdown_in_the_optimum(data_dir, prices_db):
     CBC stops at its next node, the request gets 503 shutting_down and the process exits long before
     the MILP's limit (it waited the limit out until 2026-11-28)."""
     server = Server("--threads", "1", "--grace", "0.5", "--data-dir", data_dir, "--prices", prices_db)
-    replies = []
-    thread = threading.Thread(target=lambda: replies.append(
-        server.request("POST", "/v1/backtest?train_until=" + RECSYS_TRAIN_UNTIL, read_file(RECSYS))))
-    thread.start()
-    check(server.wait_admitted(1), "a backtest in flight before SIGTERM")
-    time.sleep(3)  # past the plan, into the MILP's search
-    signalled = time.time()
-    code = server.stop()
-    thread.join()
-    status, _, data = replies[0] if replies else (0, {}, b"{}")
-    check(code == 0 and time.time() - signalled < 20, f"exit 0 soon after the grace period, in the MILP, got {code} "
-          f"after {time.time() - signalled:.1f} s")
-    check(status == 503 and json.loads(data).get("error", {}).get("code") == "shutting_down",
+    # 3 s settle: past the plan, into the MILP's search.
+    admitted, code, took, (status, _, data) = sigterm_in_flight(
+        server, "/v1/backtest?train_until=" + RECSYS_TRAIN_UNTIL, read_file(RECSYS), settle=3)
+    check(admitted, "a backtest in flight before SIGTERM")
+    check(code == 0 and took < 20, f"exit 0 soon after the grace period, in the MILP, got {code} after {took:.1f} s")
+    check(shutting_down(status, data),
           f"the backtest cancelled in its MILP gets 503 shutting_down, got {status} {data[:200]}")
 
 
