@@ -89,7 +89,8 @@ class Statement {
     return sqlite3_column_int64(stmt_, column);
   }
   [[nodiscard]] double real(int column) const {
-    expect(column, storage(column) == SQLITE_FLOAT || storage(column) == SQLITE_INTEGER, "a number");
+    const int stored = storage(column);
+    expect(column, stored == SQLITE_FLOAT || stored == SQLITE_INTEGER, "a number");
     return sqlite3_column_double(stmt_, column);
   }
   [[nodiscard]] bool is_null(int column) const { return storage(column) == SQLITE_NULL; }

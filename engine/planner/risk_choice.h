@@ -49,7 +49,8 @@ struct RiskChoice {
 ///   hang on the quantile there: the cheapest of them over the weeks;
 /// - otherwise the scenario's quantile, unless it is a candidate that missed the SLO in a week:
 ///   then the cheapest higher candidate that met it in every week, and the scenario's when none did.
-/// `weeks` and `span` only word the reason.
+/// `span` only words the reason; `weeks` (the spans replayed) also decides whether the quantile
+/// may be lowered.
 RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double required, double scenario_risk,
                                  std::string_view whose, double fractile, int weeks, Seconds span);
 
