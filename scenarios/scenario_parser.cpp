@@ -350,19 +350,51 @@ StaticCapacity parse_static_capacity(const json& entry, const std::string& point
   return capacity;
 }
 
+// A plan's groups track GPU utilisation at each service's slo.target_utilisation and warm up for
+// their slowest pool's launch, so a predictive policy's target tracking states only the cooldowns
+// and scale-in: a metric and target_value that say what the plan does are accepted, anything the
+// plan would ignore is refused.
+void check_planned_tracking(const json& tracking, const std::string& pointer, DiagnosticSink& sink,
+                            const std::vector<Workload>& workloads) {
+  const std::string reason = ": a plan's target tracking holds each service at its slo.target_utilisation on GPU utilisation";
+  if (const auto metric = tracking.find("metric");
+      metric != tracking.end() && metric->is_string() && *metric != "gpu_utilisation") {
+    sink.error(child_pointer(pointer, "metric"), "expected \"gpu_utilisation\"" + reason + "; leave it out");
+  }
+  if (tracking.contains("instance_warmup")) {
+    sink.error(child_pointer(pointer, "instance_warmup"),
+               "not used by a plan, which warms each group up for its slowest pool's launch; leave it out");
+  }
+  const auto target = tracking.find("target_value");
+  if (target == tracking.end() || !target->is_number()) return;
+  for (const Workload& workload : workloads) {
+    const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+    if (service == nullptr || std::abs(target->get<double>() - 100.0 * service->target_utilisation) <= 1e-9) continue;
+    sink.error(child_pointer(pointer, "target_value"),
+               "found " + text::format_general(target->get<double>()) + ", but workload '" + workload.name +
+                   "' has slo.target_utilisation " + text::format_general(service->target_utilisation) + reason +
+                   "; leave target_value out or state the target there");
+    return;
+  }
+}
+
 // The "predictive" settings into `policy`: the forecaster, its risk quantile, and the target
-// tracking that runs beside the forecast.
-void parse_predictive(const json& settings, const std::string& pointer, DiagnosticSink& sink, Policy& policy) {
+// tracking that runs beside the forecast (its cooldowns, warm-up and scale-in; see
+// check_planned_tracking for its target).
+void parse_predictive(const json& settings, const std::string& pointer, DiagnosticSink& sink,
+                      const std::vector<Workload>& workloads, Policy& policy) {
   ObjectReader reader(sink, settings, pointer, {"forecaster", "risk_quantile", "target_tracking"});
   assign(policy.forecaster,
          reader.choice("forecaster", Presence::optional, {"validated", "lstm", "seasonal_naive", "holt_winters"}));
   if (auto risk = reader.number("risk_quantile", Presence::optional, 0.5, 0.999)) policy.risk_quantile = *risk;
   if (const json* tracking = reader.field("target_tracking", Presence::optional)) {
-    policy.target_tracking = parse_target_tracking(*tracking, child_pointer(pointer, "target_tracking"), sink);
+    const std::string tracking_pointer = child_pointer(pointer, "target_tracking");
+    policy.target_tracking = parse_target_tracking(*tracking, tracking_pointer, sink, Presence::optional);
+    if (tracking->is_object()) check_planned_tracking(*tracking, tracking_pointer, sink, workloads);
   }
 }
 
-Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
+Policy parse_policy(ObjectReader& root, DiagnosticSink& sink, const std::vector<Workload>& workloads) {
   Policy policy;
   const json* value = root.field("policy", Presence::required);
   if (value == nullptr) return policy;
@@ -381,6 +413,15 @@ Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
   assign_int(policy.max_capacity, reader.integer("max_capacity", Presence::optional, 1, kCapacityMax));
   if (reader.has("max_capacity") && policy.max_capacity > 0 && policy.min_capacity > policy.max_capacity) {
     reader.error("max_capacity", "expected max_capacity >= min_capacity (" + std::to_string(policy.min_capacity) + ")");
+  }
+  if (policy.kind == PolicyKind::predictive) {
+    for (const char* bound : {"min_capacity", "max_capacity"}) {
+      if (reader.has(bound)) {
+        reader.error(bound, "\"" + std::string(bound) +
+                                "\" is not used by policy kind 'predictive': a plan sizes each group from its forecast "
+                                "and the SLO (cap its cost with --budget)");
+      }
+    }
   }
   policy.distribution = parse_distribution(reader, sink);
 
@@ -415,7 +456,7 @@ Policy parse_policy(ObjectReader& root, DiagnosticSink& sink) {
     policy.step_scaling = parse_step_scaling(*settings, child_pointer(pointer, "step_scaling"), sink);
   }
   if (const json* settings = settings_for("predictive", policy.kind == PolicyKind::predictive)) {
-    parse_predictive(*settings, child_pointer(pointer, "predictive"), sink, policy);
+    parse_predictive(*settings, child_pointer(pointer, "predictive"), sink, workloads, policy);
   }
   return policy;
 }
@@ -546,14 +587,15 @@ InstancesDistribution parse_distribution(ObjectReader& parent, DiagnosticSink& s
   return distribution;
 }
 
-TargetTracking parse_target_tracking(const json& value, const std::string& pointer, DiagnosticSink& sink) {
+TargetTracking parse_target_tracking(const json& value, const std::string& pointer, DiagnosticSink& sink,
+                                     Presence target_presence) {
   TargetTracking tracking;
   ObjectReader reader(sink, value, pointer,
                       {"metric", "target_value", "scale_out_cooldown", "scale_in_cooldown", "instance_warmup",
                        "disable_scale_in"});
   assign(tracking.metric, reader.choice("metric", Presence::optional, {"gpu_utilisation", "requests_per_gpu"}));
   if (tracking.metric == "gpu_utilisation") {
-    if (auto target = reader.percentage("target_value", Presence::required)) {
+    if (auto target = reader.percentage("target_value", target_presence)) {
       if (*target == 0) {
         reader.error("target_value", "expected a utilisation target above 0%");
       } else {
@@ -561,7 +603,7 @@ TargetTracking parse_target_tracking(const json& value, const std::string& point
       }
     }
   } else {
-    assign(tracking.target_value, reader.positive_number("target_value", Presence::required, kNoMax));
+    assign(tracking.target_value, reader.positive_number("target_value", target_presence, kNoMax));
   }
   assign(tracking.scale_out_cooldown, reader.duration("scale_out_cooldown", Presence::optional));
   assign(tracking.scale_in_cooldown, reader.duration("scale_in_cooldown", Presence::optional));
@@ -629,7 +671,7 @@ Scenario parse_scenario(const json& document, const std::filesystem::path& base_
   });
   scenario.demand_outlook = parse_demand_outlook(root, sink);
   scenario.spot = parse_spot(root, base_dir, sink);
-  scenario.policy = parse_policy(root, sink);
+  scenario.policy = parse_policy(root, sink, scenario.workloads);
   return scenario;
 }
 

@@ -52,7 +52,9 @@ InstancesDistribution parse_distribution(ObjectReader& parent, DiagnosticSink& s
 /// family and region (EC2 Instance plans only), hourly_commitment_usd (at most three decimals),
 /// term, payment, start.
 SavingsPlan parse_savings_plan(const nlohmann::json& value, const std::string& pointer, DiagnosticSink& sink);
-/// A target-tracking object at `pointer`.
-TargetTracking parse_target_tracking(const nlohmann::json& value, const std::string& pointer, DiagnosticSink& sink);
+/// A target-tracking object at `pointer`; `target_presence` says whether it must state its
+/// target_value (a predictive policy's need not: its plan tracks each service's own target).
+TargetTracking parse_target_tracking(const nlohmann::json& value, const std::string& pointer, DiagnosticSink& sink,
+                                     Presence target_presence = Presence::required);
 
 }  // namespace fleetcast::scenarios

@@ -294,12 +294,21 @@ inline constexpr double kDefaultRiskQuantile = 0.95;
 
 struct Policy {
   PolicyKind kind = PolicyKind::target_tracking;
-  int min_capacity = 0;     // GPUs
-  int max_capacity = 0;     // GPUs; 0 means no limit
+  /// Each group's bounds, in GPUs (max 0: no limit). Not used by kind predictive, whose plan sizes
+  /// its groups (the file reader refuses them there).
+  int min_capacity = 0;
+  int max_capacity = 0;
+  /// Kind predictive: its spot allocation strategy and capacity rebalancing run the plan's groups,
+  /// which set their own on-demand base and percentage; those two describe the backtest's
+  /// `reactive` baseline.
   InstancesDistribution distribution;
   std::vector<StaticCapacity> static_capacity;      // kind static
   std::vector<ScheduledAction> scheduled_actions;   // kind scheduled
-  TargetTracking target_tracking;                   // kinds target_tracking and predictive
+  /// Kinds target_tracking and predictive. A plan (kind predictive) keeps the cooldowns and the
+  /// scale-in setting, tracks GPU utilisation at each service's target_utilisation and warms each
+  /// group up for its slowest pool's launch: metric, target_value and instance_warmup are not used
+  /// (the file reader refuses values that say otherwise).
+  TargetTracking target_tracking;
   StepScaling step_scaling;                         // kind step_scaling
   std::string forecaster = "lstm";                  // kind predictive: lstm, validated, holt_winters, seasonal_naive
   /// Kind predictive: the demand quantile served. nullopt (the file states none): chosen by

@@ -24,7 +24,8 @@ SCHEMA_REFUSES = [
     "20-future-format-version", "27-object-expected", "30-policy-kind-without-settings",
     "31-settings-of-another-policy-kind", "32-nested-unknown-field", "34-document-not-an-object",
     "35-trace-model-without-trace", "36-utilisation-above-one", "51-savings-plan-fields",
-    "54-generator-base-beyond-1e15",
+    "54-generator-base-beyond-1e15", "62-predictive-tracking-other-than-the-slo",
+    "63-predictive-with-capacity-bounds",
 ]
 
 

@@ -187,3 +187,26 @@ TEST_CASE("scenarios: a CSV's origin given as the epoch is kept, not taken for t
   const auto& service = std::get<ServiceWorkload>(validation.scenario->workloads[0].spec);
   CHECK(std::get<DemandTrace>(service.demand.source).origin == Instant{});
 }
+
+TEST_CASE("scenarios: a predictive policy states the reactive part's cooldowns, and a target only as its SLO's",
+          "[scenarios]") {
+  const auto with_policy = [](const std::string& policy) {
+    std::string text = kMinimal;
+    const auto at = text.find(R"("policy": )");
+    return text.substr(0, at) + R"("policy": )" + policy + "\n}";
+  };
+  const ScenarioValidation cooldowns = validate_text(with_policy(
+      R"({"kind": "predictive", "predictive": {"target_tracking": {"scale_in_cooldown": "30m", "disable_scale_in": true}}})"));
+  for (const auto& diagnostic : cooldowns.diagnostics) UNSCOPED_INFO(diagnostic.to_string());
+  REQUIRE(cooldowns.valid());
+  CHECK(cooldowns.scenario->policy.target_tracking.scale_in_cooldown == Seconds{1800});
+  CHECK(cooldowns.scenario->policy.target_tracking.disable_scale_in);
+
+  // The minimal workload's target utilisation is the default 0.7: 70 says the same, 70.5 does not.
+  CHECK(validate_text(with_policy(R"({"kind": "predictive", "predictive": {"target_tracking": {"target_value": 70}}})")).valid());
+  const ScenarioValidation other = validate_text(
+      with_policy(R"({"kind": "predictive", "predictive": {"target_tracking": {"target_value": 70.5}}})"));
+  REQUIRE(other.diagnostics.size() == 1);
+  CHECK(other.diagnostics[0].location == "/policy/predictive/target_tracking/target_value");
+  CHECK_THAT(other.diagnostics[0].message, Catch::Contains("found 70.5, but workload 'w' has slo.target_utilisation 0.7"));
+}
