@@ -97,6 +97,9 @@ struct PlannedCapacity {
   std::vector<Seconds> launch_lead;        // per group (empty: none)
   std::vector<std::vector<bool>> plan_pools;  // [group][pool]: the plan uses it (empty row: any of the group's pools)
   std::vector<int> reactive_on_demand_percent;  // per group, 0-100 (empty: 100)
+  /// Per group (empty: none): how long after demand changes the reactive part acts on it, its
+  /// target tracking's TargetTracking::detection_delay.
+  std::vector<Seconds> detection_delay;
 };
 
 struct FleetModel {

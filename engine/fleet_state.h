@@ -42,6 +42,10 @@ struct Instance {
 // Per group (workload): demand and capacity, its instances, and the serving accumulators.
 struct GroupRuntime {
   double demand = 0;              // current, in the workload's unit
+  /// Services: the demand the scaling metric shows, which the reactive part acts on: each
+  /// interval's, detection_delay after the interval starts (the one before it until then).
+  double observed_demand = 0;
+  Seconds detection_delay{0};
   double capacity_units = 0;      // of ready instances
   int running_gpus = 0;           // ready (running or noticed)
   ScalingState scaling;

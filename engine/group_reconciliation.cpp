@@ -11,7 +11,13 @@ namespace fleetcast::engine {
 GroupReconciler::GroupReconciler(ReplicaContext& context, FleetState& fleet, const SpotCapacity& spot,
                                  InstanceLifecycle& lifecycle)
     : context_(context), fleet_(fleet), spot_(spot), lifecycle_(lifecycle),
-      awaiting_ready_(context.model.groups.size(), false) {}
+      awaiting_ready_(context.model.groups.size(), false), recheck_due_(context.model.groups.size(), kNoRecheck) {}
+
+void GroupReconciler::recheck(std::size_t g) {
+  if (recheck_due_[g] != context_.now) return;  // superseded by an earlier one
+  recheck_due_[g] = kNoRecheck;
+  decide(g);
+}
 
 void GroupReconciler::decide(std::size_t g) {
   const FleetModel& model = context_.model;
@@ -33,9 +39,14 @@ void GroupReconciler::decide(std::size_t g) {
     const GroupModel& group_model = model.groups[g];
     const std::size_t preferred =
         group_model.on_demand_pools.empty() ? group_model.spot_pools.front() : group_model.on_demand_pools.front();
-    const GroupMetrics metrics{group.demand, group.capacity_units, group.running_gpus, context_.units_per_gpu(g, preferred)};
+    const double demand = group.batch ? group.demand : group.observed_demand;
+    const GroupMetrics metrics{demand, group.capacity_units, group.running_gpus, context_.units_per_gpu(g, preferred)};
     const ScalingDecision decision = decide_scaling(policy, group.scaling, metrics, context_.now);
     remember_decision(group.scaling, decision, policy, context_.now);
+    if (decision.recheck_at && (recheck_due_[g] <= context_.now || *decision.recheck_at < recheck_due_[g])) {
+      recheck_due_[g] = *decision.recheck_at;
+      context_.queue.schedule(*decision.recheck_at, Phase::decision, ScalingRecheck{static_cast<std::uint32_t>(g)});
+    }
     mixed_instances_targets(g, decision.desired_gpus);
   }
   reconcile(g, target);
@@ -108,7 +119,7 @@ void GroupReconciler::planned_targets(std::size_t g) {
   }
   GroupRuntime& group = fleet_.groups[g];
   const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
-  const double needed = group.demand / utilisation / (group.batch ? 1.0 : model.groups[g].fastest_units_per_gpu);
+  const double needed = group.batch ? group.demand : group.observed_demand / utilisation / model.groups[g].fastest_units_per_gpu;
   if (needed - planned_units > 1e-9) add_reactive(g, needed, needed - planned_units);
   group.scaling.desired_gpus = planned_gpus;
 }

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,8 @@ class GroupReconciler {
   /// Whether a planned group holds instances above its plan until launched ones are ready: the
   /// replica decides again when one of its instances becomes ready.
   [[nodiscard]] bool awaits_ready(std::size_t group) const { return awaiting_ready_[group]; }
+  /// A ScalingRecheck fired: decides again if it is the group's pending one.
+  void recheck(std::size_t group);
 
  private:
   /// The scaling policy's desired GPUs, spread over pools as AWS applies a mixed-instances
@@ -83,6 +86,10 @@ class GroupReconciler {
   std::vector<int> interval_scratch_;   // planned_targets()'s one interval's plan per pool, likewise
   PlanCounts counts_;                   // follow_plan()'s, likewise
   std::vector<bool> awaiting_ready_;    // per group: see awaits_ready()
+  /// Per group: when its pending ScalingRecheck fires (kNoRecheck: none pending). One at a time,
+  /// the earliest: a decision then schedules the next.
+  static constexpr Seconds kNoRecheck{std::numeric_limits<std::int64_t>::max()};
+  std::vector<Seconds> recheck_due_;
 };
 
 }  // namespace fleetcast::engine

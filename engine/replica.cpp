@@ -25,6 +25,15 @@ namespace {
 
 std::size_t hours_in(const Horizon& horizon) { return static_cast<std::size_t>((horizon.duration.count() + 3599) / 3600); }
 
+// How long group g's reactive part lags its demand: a plan's, per group; else the scenario's
+// target tracking policy's; no lag for the other policies (a step-scaling alarm is the scenario's
+// own, and scheduled and static capacity do not follow demand).
+Seconds detection_delay(const FleetModel& model, std::size_t g) {
+  if (model.planned) return g < model.planned->detection_delay.size() ? model.planned->detection_delay[g] : Seconds{0};
+  const Policy& policy = model.scenario->policy;
+  return policy.kind == PolicyKind::target_tracking ? policy.target_tracking.detection_delay() : Seconds{0};
+}
+
 // One run: the parts, wired to each other in construction order (each outlives those built after
 // it), and the handlers that pass each event to its part.
 // Thread-safety: built, run and dropped by run_replica() on one thread.
@@ -50,6 +59,7 @@ class Replica {
   void schedule_planned_rises();
   void handle(const Fired& fired);
   void on_interval_start(std::int64_t interval);
+  void on_demand_observed(std::int64_t interval, Seconds delay);
   void on_policy_tick();
   void on_hour_end(std::int64_t hour);
   void on_ready(std::uint32_t instance);
@@ -144,6 +154,7 @@ Status Replica::add_groups() {
       group.scaling.min_capacity = scenario.policy.min_capacity;
       if (scenario.policy.max_capacity > 0) group.scaling.max_capacity = scenario.policy.max_capacity;
     }
+    group.detection_delay = detection_delay(model, g);
     const Workload& workload = scenario.workloads[model.groups[g].workload];
     if (const auto* batch = std::get_if<BatchWorkload>(&workload.spec)) {
       group.batch = true;
@@ -171,6 +182,19 @@ void Replica::schedule_clock_events() {
   for (std::int64_t k = 0; k < horizon.intervals(); ++k) {
     queue.schedule(horizon.step * k, Phase::demand, IntervalStart{k});
     queue.schedule(horizon.step * k, Phase::decision, PolicyTick{k});
+  }
+  // Each interval's demand reaches the scaling metric of the services that track one its
+  // detection delay later: one event per interval and distinct delay.
+  std::vector<Seconds> delays;
+  for (const GroupRuntime& group : fleet_.groups) {
+    if (!group.batch && group.detection_delay > Seconds{0}) delays.push_back(group.detection_delay);
+  }
+  std::sort(delays.begin(), delays.end());
+  delays.erase(std::unique(delays.begin(), delays.end()), delays.end());
+  for (const Seconds delay : delays) {
+    for (std::int64_t k = 1; k < horizon.intervals() && horizon.step * k + delay < context_.end; ++k) {
+      queue.schedule(horizon.step * k + delay, Phase::decision, DemandObserved{k, delay});
+    }
   }
   const auto hours = static_cast<std::int64_t>(hours_in(horizon));
   for (std::int64_t h = 0; h < hours; ++h) {
@@ -221,6 +245,8 @@ void Replica::handle(const Fired& fired) {
         if constexpr (std::is_same_v<T, JobArrival>) batch_.on_job_arrival(event.job);
         if constexpr (std::is_same_v<T, JobFinished>) batch_.on_job_finished(event.job);
         if constexpr (std::is_same_v<T, PlannedRiseDue>) reconciler_.decide(event.group);
+        if constexpr (std::is_same_v<T, DemandObserved>) on_demand_observed(event.interval, event.delay);
+        if constexpr (std::is_same_v<T, ScalingRecheck>) reconciler_.recheck(event.group);
       },
       fired.payload);
 }
@@ -240,7 +266,20 @@ void Replica::on_interval_start(std::int64_t interval) {
   if (interval > 0) record_interval(interval - 1);
   context_.current_interval = interval;
   for (std::size_t g = 0; g < fleet_.groups.size(); ++g) {
-    if (!fleet_.groups[g].batch) fleet_.groups[g].demand = demand_[g][static_cast<std::size_t>(interval)];  // batch: from jobs
+    GroupRuntime& group = fleet_.groups[g];
+    if (group.batch) continue;  // batch: demand from jobs
+    group.demand = demand_[g][static_cast<std::size_t>(interval)];
+    // The fleet ran before the horizon, its metric showing the demand at the start.
+    if (group.detection_delay == Seconds{0} || interval == 0) group.observed_demand = group.demand;
+  }
+}
+
+void Replica::on_demand_observed(std::int64_t interval, Seconds delay) {
+  for (std::size_t g = 0; g < fleet_.groups.size(); ++g) {
+    GroupRuntime& group = fleet_.groups[g];
+    if (group.batch || group.detection_delay != delay) continue;
+    group.observed_demand = demand_[g][static_cast<std::size_t>(interval)];
+    reconciler_.decide(g);
   }
 }
 

@@ -32,9 +32,13 @@ struct JobArrival { std::uint32_t job; };                 // Phase::demand
 struct JobFinished { std::uint32_t job; };                // Phase::demand
 // A planned group's rise is due: its launch lead before the interval that rises.
 struct PlannedRiseDue { std::uint32_t group; };           // Phase::decision
+// The scaling metric of the services whose detection delay is `delay` shows the interval's demand.
+struct DemandObserved { std::int64_t interval; Seconds delay; };  // Phase::decision
+// A target-tracking group held back from scaling in may now (ScalingDecision::recheck_at).
+struct ScalingRecheck { std::uint32_t group; };           // Phase::decision
 using ReplicaEvent = std::variant<IntervalStart, PolicyTick, HourEnd, InstanceReady, InterruptionNotice,
                                   InstanceTerminated, SpotPriceChange, SpotCapacityChange, ScheduledActionFires,
-                                  JobArrival, JobFinished, PlannedRiseDue>;
+                                  JobArrival, JobFinished, PlannedRiseDue, DemandObserved, ScalingRecheck>;
 
 // Owned by the Replica; its parts hold a reference to it.
 struct ReplicaContext {

@@ -7,6 +7,21 @@ namespace fleetcast::engine {
 
 namespace {
 
+// The first time after `now` at which something holding target tracking from scaling in to
+// `wanted` lapses: a higher want leaving the scale-in window, the scale-in cooldown, the warm-up.
+std::optional<Seconds> scale_in_recheck(const TargetTracking& tracking, const ScalingState& state, int wanted, Seconds now) {
+  std::optional<Seconds> first;
+  const auto consider = [&](Seconds at) {
+    if (at > now && (!first || at < *first)) first = at;
+  };
+  for (const WantedSample& sample : state.recent_wanted) {
+    if (sample.gpus > wanted) consider(sample.at + tracking.scale_in_cooldown + Seconds{1});
+  }
+  consider(state.last_scale_in + tracking.scale_in_cooldown);
+  consider(state.last_scale_out + tracking.instance_warmup);
+  return first;
+}
+
 ScalingDecision track_target(const TargetTracking& tracking, const ScalingState& state, const GroupMetrics& metrics,
                              Seconds now) {
   const double units_per_gpu = metrics.running_gpus > 0 ? metrics.capacity_units / metrics.running_gpus
@@ -20,7 +35,7 @@ ScalingDecision track_target(const TargetTracking& tracking, const ScalingState&
   for (const WantedSample& sample : state.recent_wanted) {
     if (now - sample.at <= tracking.scale_in_cooldown) sustained = std::max(sustained, sample.gpus);
   }
-  ScalingDecision decision{state.desired_gpus, ScalingChange::none, wanted};
+  ScalingDecision decision{state.desired_gpus, ScalingChange::none, wanted, std::nullopt};
   if (wanted > state.desired_gpus && now - state.last_scale_out >= tracking.scale_out_cooldown) {
     decision.desired_gpus = wanted;
     decision.change = ScalingChange::scale_out;
@@ -29,6 +44,9 @@ ScalingDecision track_target(const TargetTracking& tracking, const ScalingState&
              now - state.last_scale_out >= tracking.instance_warmup) {
     decision.desired_gpus = sustained;
     decision.change = ScalingChange::scale_in;
+  }
+  if (decision.desired_gpus > std::max(wanted, state.min_capacity) && !tracking.disable_scale_in) {
+    decision.recheck_at = scale_in_recheck(tracking, state, wanted, now);
   }
   return decision;
 }
@@ -42,7 +60,7 @@ double step_metric(const StepScaling& scaling, const GroupMetrics& metrics) {
 
 ScalingDecision scale_by_steps(const StepScaling& scaling, const ScalingState& state, const GroupMetrics& metrics,
                                Seconds now) {
-  ScalingDecision decision{state.desired_gpus, ScalingChange::none, std::nullopt};
+  ScalingDecision decision{state.desired_gpus, ScalingChange::none, std::nullopt, std::nullopt};
   const Seconds last_change = std::max(state.last_scale_out, state.last_scale_in);
   if (now - last_change < scaling.cooldown) return decision;
   const double breach = step_metric(scaling, metrics) - scaling.threshold;
@@ -61,7 +79,7 @@ ScalingDecision scale_by_steps(const StepScaling& scaling, const ScalingState& s
 }  // namespace
 
 ScalingDecision decide_scaling(const Policy& policy, const ScalingState& state, const GroupMetrics& metrics, Seconds now) {
-  ScalingDecision decision{state.desired_gpus, ScalingChange::none, std::nullopt};
+  ScalingDecision decision{state.desired_gpus, ScalingChange::none, std::nullopt, std::nullopt};
   switch (policy.kind) {
     case PolicyKind::target_tracking: decision = track_target(policy.target_tracking, state, metrics, now); break;
     case PolicyKind::step_scaling: decision = scale_by_steps(policy.step_scaling, state, metrics, now); break;

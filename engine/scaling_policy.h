@@ -58,6 +58,10 @@ struct ScalingDecision {
   ScalingChange change = ScalingChange::none;  // what starts a cooldown
   /// Target tracking: the GPUs the metric asks for now, to remember for later scale-in.
   std::optional<int> wanted_gpus;
+  /// Target tracking held back from scaling in (a higher want within the scale-in cooldown, the
+  /// cooldown itself, the warm-up of the last scale-out): the first later time one of those
+  /// lapses, when the group should decide again.
+  std::optional<Seconds> recheck_at;
 };
 
 /// The group's desired capacity at `now` under `policy`:

@@ -92,7 +92,7 @@ std::vector<AwsGroup> aws_groups(const Plan& plan, std::span<const CompressedSch
     }
     group.scaling_policy = AwsTargetTracking{planned.name + "-target-tracking", aws_metrics_for(tracking.metric),
                                              tracking.target_value, tracking.disable_scale_in,
-                                             tracking.instance_warmup.count()};
+                                             tracking.instance_warmup.count(), tracking.metric_period.count()};
     group.tags = {{"fleetcast:scenario", plan.scenario}, {"fleetcast:workload", planned.workload},
                   {"fleetcast:plan-hash", hash}};
     groups.push_back(std::move(group));

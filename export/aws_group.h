@@ -62,6 +62,7 @@ struct AwsTargetTracking {
   double target_value = 0;
   bool disable_scale_in = false;
   std::int64_t estimated_instance_warmup = 0;  // seconds
+  std::int64_t metric_period = 60;             // seconds: the CustomizedMetricSpecification's Period
 };
 
 struct AwsGroup {

@@ -159,6 +159,10 @@ void check_target_tracking(const AwsTargetTracking& policy, std::string_view sub
     violations.add(subject, "TargetTrackingConfiguration.TargetValue", std::to_string(policy.target_value),
                    "AWS requires a positive number");
   }
+  if (policy.metric_period != 10 && policy.metric_period != 30 && policy.metric_period != 60) {
+    violations.add(subject, "TargetTrackingConfiguration.CustomizedMetricSpecification.Period",
+                   std::to_string(policy.metric_period), "AWS accepts 10, 30 and 60 seconds");
+  }
   if (policy.estimated_instance_warmup < 0 || policy.estimated_instance_warmup > kMaxApiInteger) {
     violations.add(subject, "EstimatedInstanceWarmup", std::to_string(policy.estimated_instance_warmup),
                    "AWS allows 0 to " + std::to_string(kMaxApiInteger) + " seconds (a 32-bit Integer)");

@@ -2,7 +2,9 @@
 // lengths, allocation strategy names, percentages 0-100, integer weights 1-999, at most 40
 // instance types, Min <= Desired <= Max, at most 125 scheduled actions per group and 50 per
 // BatchPutScheduledUpdateGroupAction, a valid cron recurrence and time zone, EndTime after StartTime, exactly one metric per target-tracking policy,
-// instance warm-ups AWS accepts, and a region code of AWS's form (us-east-1).
+// a metric Period of 10, 30 or 60 seconds (EC2 Auto Scaling API Reference, CustomizedMetricSpecification:
+// "Accepted values are 10, 30, and 60"), instance warm-ups AWS accepts, and a region code of AWS's
+// form (us-east-1).
 //
 // Each check adds to a Violations list one line per broken limit, naming the group, the request
 // field, the value found and the limit, so that a refused plan is fixed in one pass.

@@ -73,6 +73,7 @@ ordered_json target_tracking_configuration(const AwsGroup& group) {
                              {"Dimensions", ordered_json::array({{{"Name", "AutoScalingGroupName"}, {"Value", group.name}}})},
                              {"Statistic", metric.statistic}};
   if (!metric.unit.empty()) specification["Unit"] = metric.unit;
+  specification["Period"] = policy.metric_period;
   return ordered_json{{"CustomizedMetricSpecification", specification},
                       {"TargetValue", policy.target_value},
                       {"DisableScaleIn", policy.disable_scale_in}};
@@ -132,6 +133,9 @@ std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
           "  whose time has passed. Check that FailedScheduledUpdateGroupActions is empty in each reply.\n"
           "- EC2 Auto Scaling target tracking has no separate scale-out and scale-in cooldowns; the plan's\n"
           "  instance warm-up becomes DefaultInstanceWarmup and EstimatedInstanceWarmup.\n"
+          "- The policy's metric Period is the plan's metric period: the plan was simulated scaling out 3\n"
+          "  periods after demand rose. A Period under 60 s needs a high-resolution metric: set the\n"
+          "  CloudWatch agent's metrics_collection_interval to it on the instances.\n"
           "- To change a group later, send the whole MixedInstancesPolicy with UpdateAutoScalingGroup:\n"
           "  an update without it erases the overrides and the distribution.\n";
   return text;

@@ -592,7 +592,7 @@ TargetTracking parse_target_tracking(const json& value, const std::string& point
   TargetTracking tracking;
   ObjectReader reader(sink, value, pointer,
                       {"metric", "target_value", "scale_out_cooldown", "scale_in_cooldown", "instance_warmup",
-                       "disable_scale_in"});
+                       "disable_scale_in", "metric_period"});
   assign(tracking.metric, reader.choice("metric", Presence::optional, {"gpu_utilisation", "requests_per_gpu"}));
   if (tracking.metric == "gpu_utilisation") {
     if (auto target = reader.percentage("target_value", target_presence)) {
@@ -609,6 +609,14 @@ TargetTracking parse_target_tracking(const json& value, const std::string& point
   assign(tracking.scale_in_cooldown, reader.duration("scale_in_cooldown", Presence::optional));
   assign(tracking.instance_warmup, reader.duration("instance_warmup", Presence::optional));
   assign(tracking.disable_scale_in, reader.boolean("disable_scale_in", Presence::optional));
+  if (auto period = reader.duration("metric_period", Presence::optional)) {
+    if (*period == Seconds{10} || *period == Seconds{30} || *period == Seconds{60}) {
+      tracking.metric_period = *period;
+    } else {
+      reader.error("metric_period", "expected 10s, 30s or 60s (the periods AWS target tracking accepts), found " +
+                                        format_duration(*period));
+    }
+  }
   return tracking;
 }
 

@@ -41,7 +41,8 @@ ordered_json target_tracking_json(const TargetTracking& tracking) {
                       {"scale_out_cooldown", format_duration(tracking.scale_out_cooldown)},
                       {"scale_in_cooldown", format_duration(tracking.scale_in_cooldown)},
                       {"instance_warmup", format_duration(tracking.instance_warmup)},
-                      {"disable_scale_in", tracking.disable_scale_in}};
+                      {"disable_scale_in", tracking.disable_scale_in},
+                      {"metric_period", format_duration(tracking.metric_period)}};
 }
 
 ordered_json term_valuation_json(const TermValuation& term) {

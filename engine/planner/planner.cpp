@@ -1254,12 +1254,14 @@ Status add_group_capacity(engine::PlannedCapacity& capacity, const PlannedGroup&
   return {};
 }
 
-// The capacity the simulator follows: every group's instances, launch lead and reactive share.
+// The capacity the simulator follows: every group's instances, launch lead, reactive share and
+// the delay before its target tracking acts (a workload's slowest group's).
 Result<engine::PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& plan, const engine::FleetModel& model) {
   const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
   engine::PlannedCapacity capacity;
   capacity.instances.assign(scenario.workloads.size(), std::vector<std::vector<std::pair<std::size_t, int>>>(intervals));
   capacity.launch_lead.assign(scenario.workloads.size(), Seconds{0});
+  capacity.detection_delay.assign(scenario.workloads.size(), Seconds{0});
   capacity.plan_pools.assign(scenario.workloads.size(), std::vector<bool>(model.pools.size(), false));
   for (const PlannedGroup& group : plan.groups) {
     const auto workload = workload_of(group, scenario);
@@ -1268,6 +1270,8 @@ Result<engine::PlannedCapacity> planned_capacity(const Scenario& scenario, const
       return invalid_argument_error("plan group '" + group.name + "' has no instance counts per pool: it cannot be simulated");
     }
     if (Status status = add_group_capacity(capacity, group, *workload, plan, scenario, model); !status.ok()) return status;
+    Seconds& delay = capacity.detection_delay[*workload];
+    delay = std::max(delay, group.target_tracking.detection_delay());
   }
   for (const Workload& workload : scenario.workloads) {
     capacity.target_utilisation.push_back(engine::planner::planned_utilisation(workload));

@@ -259,6 +259,10 @@ struct ScheduledAction {
   friend bool operator==(const ScheduledAction&, const ScheduledAction&) = default;
 };
 
+/// Target tracking scales out once its CloudWatch alarm has seen this many breaching periods of
+/// the metric in a row: what the simulator waits after demand rises before the group launches.
+inline constexpr int kScaleOutAlarmPeriods = 3;
+
 struct TargetTracking {
   std::string metric = "gpu_utilisation";  // or "requests_per_gpu"
   double target_value = 70;                // percent for gpu_utilisation, units per GPU otherwise
@@ -266,6 +270,11 @@ struct TargetTracking {
   Seconds scale_in_cooldown{900};
   Seconds instance_warmup{300};
   bool disable_scale_in = false;
+  /// The period of the metric the policy tracks: 10, 30 or 60 s (AWS's accepted values; 60, its
+  /// default, for standard metrics, below it a high-resolution metric the instances publish).
+  Seconds metric_period{60};
+  /// How long after a change of demand the policy acts on it: kScaleOutAlarmPeriods periods.
+  [[nodiscard]] Seconds detection_delay() const { return metric_period * kScaleOutAlarmPeriods; }
   friend bool operator==(const TargetTracking&, const TargetTracking&) = default;
 };
 

@@ -80,6 +80,7 @@ Plan sample_plan() {
   group.distribution = InstancesDistribution{3, 40, SpotAllocationStrategy::capacity_optimized, false};
   group.target_tracking.target_value = 65;
   group.target_tracking.scale_in_cooldown = Seconds{600};
+  group.target_tracking.metric_period = Seconds{10};
   // The capacity of its instances: 3, 3 + 4 and 4 + 2 x 4 GPUs.
   group.schedule = {CapacityChange{plan.horizon.start, 3, 16, 3},
                     CapacityChange{plan.horizon.start + Seconds{3600}, 3, 16, 7},
@@ -165,6 +166,8 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
   CHECK(error_of(replaced(text, "\"launch_lead\": \"3m\"", "\"launch_lead\": \"soon\"")).find("/groups/0/launch_lead") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"option\": \"spot\"", "\"option\": \"spto\"")).find("/pools/1/option") != std::string::npos);
+  CHECK(error_of(replaced(text, "\"metric_period\": \"10s\"", "\"metric_period\": \"20s\"")).find("/groups/0/target_tracking/metric_period: expected 10s, 30s or 60s") !=
+        std::string::npos);
   CHECK(error_of(replaced(text, "\"levels\": [\n        0.1,", "\"levels\": [\n        1.5,")).find("/forecasts/0/levels/0: expected a quantile level in (0, 1)") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"start\": \"2026-03-02T01:00:00Z\"", "\"start\": \"2026-03-01T23:00:00Z\"")).find("/commitments/1/start: expected a purchase date from the plan's horizon start (2026-03-02T00:00:00Z) to three years after it, found 2026-03-01T23:00:00Z") !=

@@ -246,6 +246,25 @@ TEST_CASE("engine: demand above the plan is launched as the exported group would
   CHECK(running_at_three(any_pool, spot) == Approx(3));
 }
 
+TEST_CASE("engine: the reactive part launches demand above the plan its detection delay after the rise", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu"])", R"(["on_demand"])");
+  const std::string one = "test/r1/one.gpu/on_demand";
+  // The plan holds 2 one-GPU instances; demand steps from 2 to 5 GPUs at 02:00: 3 above the plan,
+  // launched when the metric has shown the rise for 3 periods of 30 s, at 02:01:30, and unserved
+  // until each is ready: 90 s plus its launch latency.
+  engine::FleetModel model = planned_model(scenario, prices, std::vector<std::map<std::string, int>>(4, {{one, 2}}),
+                                           {2, 2, 5, 5}, Seconds{0});
+  model.planned->detection_delay = {Seconds{90}};
+  const engine::ReplicaRun result = run(model);
+  const std::vector<Seconds> latencies = launch_latencies(result, "2026-12-07T02:01:30Z");
+  REQUIRE(latencies.size() == 3);
+  CHECK(launch_latencies(result, "2026-12-07T02:00:00Z").empty());  // nothing at the rise itself
+  double unserved = 0;
+  for (const Seconds latency : latencies) unserved += static_cast<double>((Seconds{90} + latency).count());
+  CHECK(result.intervals[2].served[0] == Approx(5 - unserved / 3600).epsilon(1e-12));
+}
+
 TEST_CASE("engine: the reactive part's on-demand percentage weighs a workload's groups by what they plan above base",
           "[engine]") {
   Plan plan;

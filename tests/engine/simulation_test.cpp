@@ -1,6 +1,7 @@
 // Fleet simulations checked against figures derived by hand from a small catalog of round prices.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <thread>
@@ -164,6 +165,64 @@ TEST_CASE("engine: target tracking capped by max capacity serves max / demand", 
   // 30 GPUs serve 30 of 40 once launched (within ten minutes of the start).
   CHECK(report->replicas.front().served_fraction <= 0.75);
   CHECK(report->replicas.front().served_fraction >= 0.75 * (1 - 600.0 / (2 * 86400)));
+}
+
+TEST_CASE("engine: target tracking scales out three metric periods after demand rises", "[engine]") {
+  // 4 GPUs in hour 0, 12 from hour 1 on, tracked at 100% on one.gpu: the 4 first instances launch
+  // at the start (the fleet ran before it, its metric showing the start's demand); the 8 more
+  // launch when the alarm has seen 3 periods of the rise, at 01:00 + 3 x period. Each GPU needed
+  // and not ready goes unserved: a first instance for its launch latency L, a later one for
+  // 3 x period + L, read from the trace.
+  const InMemoryPriceSource prices = test_catalog();
+  const std::string demand = R"({"unit": "gpus", "csv": ")" +
+                             fleetcast::testing::demand_csv("detection_delay", {4, 12, 12}) + R"("})";
+  for (const std::int64_t period : {10, 30, 60}) {
+    const Scenario scenario = load(scenario_json("3h", R"(["on_demand"])",
+        R"({"kind": "target_tracking", "target_tracking": {"target_value": 100, "metric_period": ")" +
+            std::to_string(period) + R"(s"}})", "", demand), prices);
+    CHECK(scenario.policy.target_tracking.detection_delay() == Seconds{3 * period});
+    SimulationOptions options;
+    options.record_trace = true;
+    auto report = simulate(scenario, prices, options);
+    REQUIRE(report.ok());
+    const Instant start = scenario.horizon.start;
+    std::vector<std::int64_t> launched_at;
+    double unserved_gpu_seconds = 0;
+    for (const std::string& line : report->trace) {
+      const auto ready = line.find(" ready in ");
+      if (line.find(" launch ") == std::string::npos || ready == std::string::npos) continue;
+      const std::int64_t at = (parse_instant(line.substr(0, 20)).value() - start).count();
+      const std::int64_t needed_from = at == 0 ? 0 : 3600;
+      unserved_gpu_seconds += static_cast<double>(at - needed_from + parse_duration(line.substr(ready + 10)).value().count());
+      launched_at.push_back(at);
+    }
+    INFO("metric period " << period << " s");
+    REQUIRE(launched_at.size() == 12);
+    CHECK(std::count(launched_at.begin(), launched_at.end(), 0) == 4);
+    CHECK(std::count(launched_at.begin(), launched_at.end(), 3600 + 3 * period) == 8);
+    const double demand_gpu_seconds = 4 * 3600 + 12 * 7200;
+    CHECK(report->replicas.front().served_fraction == Approx(1 - unserved_gpu_seconds / demand_gpu_seconds).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("engine: target tracking scales in once the lower demand has held for the scale-in cooldown", "[engine]") {
+  // 12 GPUs for two hours, then 4. At 02:00 the metric still shows 12 (a want of 12 is kept); at
+  // 02:03 it shows 4, but scale-in takes the most wanted over the last 15 minutes (the cooldown),
+  // so the group decides again when the 02:00 want leaves that window, at 02:15:01, and gives 8
+  // GPUs back then: none before.
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = load(scenario_json("3h", R"(["on_demand"])",
+      R"({"kind": "target_tracking", "target_tracking": {"target_value": 100, "scale_in_cooldown": "15m"}})", "",
+      R"({"unit": "gpus", "csv": ")" + fleetcast::testing::demand_csv("scale_in_window", {12, 12, 4}) + R"("})"), prices);
+  SimulationOptions options;
+  options.record_trace = true;
+  auto report = simulate(scenario, prices, options);
+  REQUIRE(report.ok());
+  std::vector<std::string> terminations;
+  for (const std::string& line : report->trace) {
+    if (line.find(" terminated ") != std::string::npos) terminations.push_back(line.substr(0, 20));
+  }
+  CHECK(terminations == std::vector<std::string>(8, "2026-12-07T02:15:01Z"));
 }
 
 TEST_CASE("engine: GPUs that serve a tiny rate each keep their capacity and are measured busy", "[engine]") {

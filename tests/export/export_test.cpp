@@ -160,6 +160,12 @@ TEST_CASE("exporters refuse a target-tracking policy without exactly one metric"
   require_refused(plan, "metric", {"TargetTrackingConfiguration is 0 metrics", "exactly one metric per target-tracking policy"});
 }
 
+TEST_CASE("exporters refuse a metric period AWS target tracking does not accept", "[export]") {
+  Plan plan = fixture_plan();
+  plan.groups[0].target_tracking.metric_period = Seconds{20};  // a plan built in code: the reader refuses it
+  require_refused(plan, "period", {"TargetTrackingConfiguration.CustomizedMetricSpecification.Period is 20; AWS accepts 10, 30 and 60 seconds"});
+}
+
 TEST_CASE("exporters refuse an instance warm-up AWS does not take, at its full value", "[export]") {
   Plan plan = fixture_plan();
   // 2^32 + 90 s: read as 32 bits it would be 90 s, and exported as such.
@@ -308,6 +314,8 @@ TEST_CASE("aws export writes a 72-change daily schedule as 14 recurring actions 
   const auto policy = read_json(group / "04-put-scaling-policy.json");
   CHECK(policy["TargetTrackingConfiguration"]["CustomizedMetricSpecification"]["MetricName"] == "requests_per_gpu");
   CHECK(policy["TargetTrackingConfiguration"]["TargetValue"] == 1.5);
+  // The plan states no metric period: AWS's default, which the plan was simulated with.
+  CHECK(policy["TargetTrackingConfiguration"]["CustomizedMetricSpecification"]["Period"] == 60);
 }
 
 TEST_CASE("cloudformation export holds one template per region with the compressed schedules", "[export]") {
