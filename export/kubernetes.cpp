@@ -324,13 +324,10 @@ void check_kubernetes_limits(const KubernetesGroup& group, const ExportOptions& 
       }
     }
   }
-  const TargetTracking& tracking = planned.target_tracking;
-  for (const auto& [field, window] : {std::pair{"target_tracking.scale_out_cooldown", tracking.scale_out_cooldown},
-                                      {"target_tracking.scale_in_cooldown", tracking.scale_in_cooldown}}) {
-    if (window.count() < 0 || window.count() > kMaxStabilizationWindow) {
-      violations.add(subject, field, format_duration(window),
-                     "a HorizontalPodAutoscaler stabilization window is 0 to 3600 seconds");
-    }
+  const Seconds window = planned.target_tracking.scale_in_cooldown;
+  if (window.count() < 0 || window.count() > kMaxStabilizationWindow) {
+    violations.add(subject, "target_tracking.scale_in_cooldown", format_duration(window),
+                   "a HorizontalPodAutoscaler stabilization window is 0 to 3600 seconds");
   }
 }
 
@@ -484,12 +481,17 @@ std::string metric_name(const TargetTracking& tracking) {
   return tracking.metric == "gpu_utilisation" ? "DCGM_FI_DEV_GPU_UTIL" : tracking.metric;
 }
 
-// The HPA's behavior (also KEDA's advanced.horizontalPodAutoscalerConfig): the target tracking's
-// cooldowns as stabilization windows.
-ordered_json behavior(const TargetTracking& tracking) {
+// The HPA's behavior (also KEDA's advanced.horizontalPodAutoscalerConfig), as the plan's reactive
+// part was simulated: scale-down to the most recommended over the scale-in cooldown (the
+// stabilization window), scale-up at once and by as many pods as the metric asks (up to
+// `max_replicas` per 15 s period). Kubernetes' default scale-up adds at most 4 pods or 100% per
+// 15 s, and a scale-up stabilization window would wait for the lowest recommendation over it.
+ordered_json behavior(const TargetTracking& tracking, int max_replicas) {
   ordered_json scale_down = {{"stabilizationWindowSeconds", tracking.scale_in_cooldown.count()}};
   if (tracking.disable_scale_in) scale_down["selectPolicy"] = "Disabled";
-  return {{"scaleUp", {{"stabilizationWindowSeconds", tracking.scale_out_cooldown.count()}}}, {"scaleDown", scale_down}};
+  const ordered_json any_step = {{"type", "Pods"}, {"value", std::max(1, max_replicas)}, {"periodSeconds", 15}};
+  return {{"scaleUp", {{"stabilizationWindowSeconds", 0}, {"selectPolicy", "Max"}, {"policies", ordered_json::array({any_step})}}},
+          {"scaleDown", scale_down}};
 }
 
 ordered_json autoscaler(const KubernetesGroup& group, const CapacityPart& part, const std::string& hash) {
@@ -505,7 +507,7 @@ ordered_json autoscaler(const KubernetesGroup& group, const CapacityPart& part, 
                                         {"pods",
                                          {{"metric", {{"name", metric_name(tracking)}}},
                                           {"target", {{"type", "AverageValue"}, {"averageValue", quantity(tracking.target_value)}}}}}}})},
-      {"behavior", behavior(tracking)}};
+      {"behavior", behavior(tracking, part.schedule.range.max)}};
   return result;
 }
 
@@ -536,7 +538,7 @@ ordered_json scaled_object(const KubernetesGroup& group, const CapacityPart& par
   result["spec"] = {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
                     {"minReplicaCount", part.schedule.range.min},
                     {"maxReplicaCount", part.schedule.range.max},
-                    {"advanced", {{"horizontalPodAutoscalerConfig", {{"behavior", behavior(planned.target_tracking)}}}}},
+                    {"advanced", {{"horizontalPodAutoscalerConfig", {{"behavior", behavior(planned.target_tracking, part.schedule.range.max)}}}}},
                     {"triggers", triggers}};
   return result;
 }

@@ -389,6 +389,10 @@ TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over
   CHECK(triggers[11]["type"] == "prometheus");
   CHECK(triggers[11]["metadata"]["threshold"] == "1.5");
   CHECK(spot["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] == 900);
+  // Scale-up as simulated: no stabilization, any number of pods (up to the 10 replicas) at once.
+  CHECK(spot["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleUp"] ==
+        nlohmann::json{{"stabilizationWindowSeconds", 0}, {"selectPolicy", "Max"},
+                       {"policies", {{{"type", "Pods"}, {"value", 10}, {"periodSeconds", 15}}}}});
 
   // us-west-2's on-demand part is one p5 throughout: flat, an HPA.
   const fs::path west = out / "llm-two-regions-chat-us-west-2";
