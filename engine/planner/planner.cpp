@@ -1110,9 +1110,17 @@ Result<std::optional<double>> validated_risk(const Scenario& scenario, const Sce
           " the risk is validated on";
     return std::optional<double>{};
   }
-  RiskChoice choice = choose_validated_risk(trials, required_served_fraction(scenario), scenario_risk,
+  const double required = required_served_fraction(scenario);
+  RiskChoice choice = choose_validated_risk(trials, required, scenario_risk,
                                             scenario.policy.risk_quantile ? "the scenario's" : "the default", fractile, weeks, span);
   why = std::move(choice.reason);
+  // Below the SLO whatever the quantile: what demand above the plan waits for may be the cause.
+  const auto chosen = std::find_if(trials.begin(), trials.end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
+  const Seconds period = scenario.policy.target_tracking.metric_period;
+  if (chosen != trials.end() && chosen->worst_served_fraction < required && period > Seconds{10}) {
+    why += " Demand above the plan is launched when target tracking sees it, 3 periods of its " + format_duration(period) +
+           " metric after a rise; a high-resolution metric (target_tracking.metric_period 10s) sees it after 30s.";
+  }
   return std::optional<double>{choice.risk};
 }
 

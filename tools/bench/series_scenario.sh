@@ -4,10 +4,12 @@
 # AWS catalog in two regions, on-demand, reserved and spot (25% cap per pool), a 90% utilisation
 # target, and a mixed-instances distribution of 75% on-demand above no base (25% spot): the spot
 # share the `reactive` baseline of `fleetcast backtest` runs with (the plan sets its own).
-# Usage: series_scenario.sh NAME CSV START DURATION PRICE_DATABASE [STEP]
+# Usage: [METRIC_PERIOD=10s|30s|60s] series_scenario.sh NAME CSV START DURATION PRICE_DATABASE [STEP]
 #   START an instant (2026-01-01T00:00:00Z), DURATION and STEP durations (30d, 744h; STEP default
 #   1h); the CSV and the price database (from `fleetcast pricing import`) as paths the scenario
-#   reads (relative paths resolve against the scenario file's folder).
+#   reads (relative paths resolve against the scenario file's folder). METRIC_PERIOD sets the
+#   period of the metric the plan's target tracking scales on (default 60s, AWS's: it scales out
+#   3 periods after demand rises).
 set -euo pipefail
 [[ $# -ge 5 && $# -le 6 ]] || { echo "usage: $0 NAME CSV START DURATION PRICE_DATABASE [STEP]" >&2; exit 2; }
 name=$1 csv=$2 start=$3 duration=$4 database=$5 step=${6:-1h}
@@ -21,5 +23,6 @@ cat <<JSON
                 "demand": {"unit": "gpus", "csv": "$csv"},
                 "slo": {"target_utilisation": 0.9, "max_unserved_fraction": 0.005}}],
  "spot": {"max_share_per_pool_percent": 25},
- "policy": {"kind": "predictive", "distribution": {"on_demand_percentage_above_base": 75}, "predictive": {}}}
+ "policy": {"kind": "predictive", "distribution": {"on_demand_percentage_above_base": 75},
+            "predictive": {"target_tracking": {"metric_period": "${METRIC_PERIOD:-60s}"}}}}
 JSON
