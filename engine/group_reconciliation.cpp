@@ -13,6 +13,15 @@ GroupReconciler::GroupReconciler(ReplicaContext& context, FleetState& fleet, con
     : context_(context), fleet_(fleet), spot_(spot), lifecycle_(lifecycle),
       awaiting_ready_(context.model.groups.size(), false), recheck_due_(context.model.groups.size(), kNoRecheck) {}
 
+// The group's next decision that comes anyway: the next interval's start, or before it the time
+// its metric shows this interval's demand.
+Seconds GroupReconciler::next_decision(std::size_t g) const {
+  const Seconds interval_start = context_.scenario.horizon.step * context_.current_interval;
+  const Seconds observed = interval_start + fleet_.groups[g].detection_delay;
+  const Seconds next_start = interval_start + context_.scenario.horizon.step;
+  return observed > context_.now && observed < next_start ? observed : next_start;
+}
+
 void GroupReconciler::recheck(std::size_t g) {
   if (recheck_due_[g] != context_.now) return;  // superseded by an earlier one
   recheck_due_[g] = kNoRecheck;
@@ -43,7 +52,8 @@ void GroupReconciler::decide(std::size_t g) {
     const GroupMetrics metrics{demand, group.capacity_units, group.running_gpus, context_.units_per_gpu(g, preferred)};
     const ScalingDecision decision = decide_scaling(policy, group.scaling, metrics, context_.now);
     remember_decision(group.scaling, decision, policy, context_.now);
-    if (decision.recheck_at && (recheck_due_[g] <= context_.now || *decision.recheck_at < recheck_due_[g])) {
+    if (decision.recheck_at && *decision.recheck_at < next_decision(g) &&
+        (recheck_due_[g] <= context_.now || *decision.recheck_at < recheck_due_[g])) {
       recheck_due_[g] = *decision.recheck_at;
       context_.queue.schedule(*decision.recheck_at, Phase::decision, ScalingRecheck{static_cast<std::uint32_t>(g)});
     }

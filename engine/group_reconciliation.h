@@ -38,6 +38,8 @@ class GroupReconciler {
   [[nodiscard]] bool awaits_ready(std::size_t group) const { return awaiting_ready_[group]; }
   /// A ScalingRecheck fired: decides again if it is the group's pending one.
   void recheck(std::size_t group);
+  /// When the group decides next without a recheck (an interval's start, its demand observed).
+  [[nodiscard]] Seconds next_decision(std::size_t group) const;
 
  private:
   /// The scaling policy's desired GPUs, spread over pools as AWS applies a mixed-instances

@@ -15,7 +15,7 @@ std::optional<Seconds> scale_in_recheck(const TargetTracking& tracking, const Sc
     if (at > now && (!first || at < *first)) first = at;
   };
   for (const WantedSample& sample : state.recent_wanted) {
-    if (sample.gpus > wanted) consider(sample.at + tracking.scale_in_cooldown + Seconds{1});
+    if (sample.gpus > wanted) consider(sample.at + tracking.scale_in_cooldown);
   }
   consider(state.last_scale_in + tracking.scale_in_cooldown);
   consider(state.last_scale_out + tracking.instance_warmup);
@@ -33,7 +33,7 @@ ScalingDecision track_target(const TargetTracking& tracking, const ScalingState&
   const int wanted = static_cast<int>(std::min(std::ceil(metrics.demand / per_gpu - 1e-9), double{kMaxGroupGpus}));
   int sustained = std::max(0, wanted);
   for (const WantedSample& sample : state.recent_wanted) {
-    if (now - sample.at <= tracking.scale_in_cooldown) sustained = std::max(sustained, sample.gpus);
+    if (now - sample.at < tracking.scale_in_cooldown) sustained = std::max(sustained, sample.gpus);
   }
   ScalingDecision decision{state.desired_gpus, ScalingChange::none, wanted, std::nullopt};
   if (wanted > state.desired_gpus && now - state.last_scale_out >= tracking.scale_out_cooldown) {

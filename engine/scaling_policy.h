@@ -69,7 +69,8 @@ struct ScalingDecision {
 ///   target% of a GPU's units, a GPU measured by the running fleet's average, else the preferred
 ///   pool's; requests_per_gpu: demand over the target value), rounded up. It scales out to that
 ///   when it is above the desired capacity and the scale-out cooldown has passed; it scales in
-///   only to the most wanted over the last scale-in cooldown (AWS scales in after a sustained low),
+///   only to the most wanted over the last scale-in cooldown, a want taken at t counting until
+///   t + cooldown (AWS scales in after a sustained low),
 ///   when scale-in is enabled, the scale-in cooldown has passed and the last scale-out is older
 ///   than the instance warm-up;
 /// - step scaling: once the cooldown has passed since the last change, the first step with a
@@ -82,7 +83,7 @@ struct ScalingDecision {
 ScalingDecision decide_scaling(const Policy& policy, const ScalingState& state, const GroupMetrics& metrics, Seconds now);
 
 /// Writes the decision taken at `now` back: the desired capacity, the cooldown it starts, and what
-/// target tracking wanted (forgetting samples older than `policy`'s scale-in cooldown). Inline:
+/// target tracking wanted (forgetting samples as old as `policy`'s scale-in cooldown). Inline:
 /// it runs at every decision of every group.
 inline void remember_decision(ScalingState& state, const ScalingDecision& decision, const Policy& policy, Seconds now) {
   state.desired_gpus = decision.desired_gpus;
@@ -90,7 +91,7 @@ inline void remember_decision(ScalingState& state, const ScalingDecision& decisi
   if (decision.change == ScalingChange::scale_in) state.last_scale_in = now;
   if (!decision.wanted_gpus) return;
   state.recent_wanted.push_back(WantedSample{now, *decision.wanted_gpus});
-  while (now - state.recent_wanted.front().at > policy.target_tracking.scale_in_cooldown) state.recent_wanted.pop_front();
+  while (now - state.recent_wanted.front().at >= policy.target_tracking.scale_in_cooldown) state.recent_wanted.pop_front();
 }
 
 }  // namespace fleetcast::engine

@@ -90,32 +90,36 @@ TEST_CASE("engine::decide_scaling scales in only after a sustained low", "[engin
   const Policy policy = tracking(100);  // wanted = demand rounded up
   ScalingState state;
   // Decisions every 300 s; demand 40 at t = 0, then 20. The scale-in cooldown is 900 s, so a
-  // decision scales in to the most wanted over [now - 900, now]:
+  // decision scales in to the most wanted over (now - 900, now]:
   //   t =    0: 40 wanted > 0 desired, scale out to 40.
-  //   t =  300:  600:  900: the sample of t = 0 is within 900 s: the most wanted is 40, no change.
-  //   t = 1200: t = 0 is 1200 s old; the most wanted over 300..1200 is 20 < 40, the last scale-out
-  //             is 1200 s old (> 300 s warm-up), no scale-in before: scale in to 20.
+  //   t =  300:  600: the sample of t = 0 is within 900 s: the most wanted is 40, no change.
+  //   t =  900: t = 0 is 900 s old, out of the window; the most wanted over 300..900 is 20 < 40,
+  //             the last scale-out is 900 s old (> 300 s warm-up), no scale-in before: scale in.
   const double demand[] = {40, 20, 20, 20, 20};
-  const int expected[] = {40, 40, 40, 40, 20};
+  const int expected[] = {40, 40, 40, 20, 20};
   const ScalingChange change[] = {ScalingChange::scale_out, ScalingChange::none, ScalingChange::none,
-                                  ScalingChange::none, ScalingChange::scale_in};
+                                  ScalingChange::scale_in, ScalingChange::none};
   for (int i = 0; i < 5; ++i) {
     const Seconds now{300 * i};
     const ScalingDecision decision = decide_scaling(policy, state, idle_demand(demand[i]), now);
     CHECK(decision.desired_gpus == expected[i]);
     CHECK(decision.change == change[i]);
+    // Held at 300 and 600 by the want of t = 0, which leaves the window at 900.
+    CHECK(decision.recheck_at == (i == 1 || i == 2 ? std::optional<Seconds>{Seconds{900}} : std::nullopt));
     remember_decision(state, decision, policy, now);
   }
   CHECK(state.desired_gpus == 20);
   CHECK(state.last_scale_out == Seconds{0});
-  CHECK(state.last_scale_in == Seconds{1200});
-  // Samples older than 900 s are forgotten: t = 300, 600, 900, 1200 remain.
-  REQUIRE(state.recent_wanted.size() == 4);
-  CHECK(state.recent_wanted.front().at == Seconds{300});
-  // t = 1500, demand 5: 20 was wanted within 900 s, and the last scale-in is only 300 s old.
+  CHECK(state.last_scale_in == Seconds{900});
+  // Samples 900 s old or older are forgotten: t = 600, 900, 1200 remain.
+  REQUIRE(state.recent_wanted.size() == 3);
+  CHECK(state.recent_wanted.front().at == Seconds{600});
+  // t = 1500, demand 5: 20 was wanted within 900 s, and the last scale-in is only 600 s old; the
+  // first of those to lapse is at 1800 (the want of t = 900 and the scale-in cooldown alike).
   const ScalingDecision later = decide_scaling(policy, state, idle_demand(5), Seconds{1500});
   CHECK(later.desired_gpus == 20);
   CHECK(later.change == ScalingChange::none);
+  CHECK(later.recheck_at == Seconds{1800});
 }
 
 TEST_CASE("engine::decide_scaling does not scale in during warm-up or when scale-in is disabled", "[engine]") {

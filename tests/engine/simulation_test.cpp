@@ -208,7 +208,7 @@ TEST_CASE("engine: target tracking scales out three metric periods after demand 
 TEST_CASE("engine: target tracking scales in once the lower demand has held for the scale-in cooldown", "[engine]") {
   // 12 GPUs for two hours, then 4. At 02:00 the metric still shows 12 (a want of 12 is kept); at
   // 02:03 it shows 4, but scale-in takes the most wanted over the last 15 minutes (the cooldown),
-  // so the group decides again when the 02:00 want leaves that window, at 02:15:01, and gives 8
+  // so the group decides again when the 02:00 want leaves that window, at 02:15:00, and gives 8
   // GPUs back then: none before.
   const InMemoryPriceSource prices = test_catalog();
   const Scenario scenario = load(scenario_json("3h", R"(["on_demand"])",
@@ -222,7 +222,7 @@ TEST_CASE("engine: target tracking scales in once the lower demand has held for 
   for (const std::string& line : report->trace) {
     if (line.find(" terminated ") != std::string::npos) terminations.push_back(line.substr(0, 20));
   }
-  CHECK(terminations == std::vector<std::string>(8, "2026-12-07T02:15:01Z"));
+  CHECK(terminations == std::vector<std::string>(8, "2026-12-07T02:15:00Z"));
 }
 
 TEST_CASE("engine: GPUs that serve a tiny rate each keep their capacity and are measured busy", "[engine]") {
