@@ -91,7 +91,10 @@ inline void remember_decision(ScalingState& state, const ScalingDecision& decisi
   if (decision.change == ScalingChange::scale_in) state.last_scale_in = now;
   if (!decision.wanted_gpus) return;
   state.recent_wanted.push_back(WantedSample{now, *decision.wanted_gpus});
-  while (now - state.recent_wanted.front().at >= policy.target_tracking.scale_in_cooldown) state.recent_wanted.pop_front();
+  // A want counts for the cooldown after it (none with a zero cooldown, not even this one).
+  while (!state.recent_wanted.empty() && now - state.recent_wanted.front().at >= policy.target_tracking.scale_in_cooldown) {
+    state.recent_wanted.pop_front();
+  }
 }
 
 }  // namespace fleetcast::engine

@@ -192,3 +192,15 @@ TEST_CASE("engine::decide_scaling clamps target tracking to the maximum", "[engi
   CHECK(decision.desired_gpus == 32);
   CHECK(decision.wanted_gpus == 40);
 }
+
+TEST_CASE("engine::decide_scaling with no scale-in cooldown scales in at once and remembers no want", "[engine]") {
+  Policy policy = tracking(100);
+  policy.target_tracking.scale_in_cooldown = Seconds{0};
+  ScalingState state = desired(40);
+  const ScalingDecision decision = decide_scaling(policy, state, idle_demand(20), Seconds{600});
+  CHECK(decision.desired_gpus == 20);
+  CHECK(decision.change == ScalingChange::scale_in);
+  CHECK_FALSE(decision.recheck_at);
+  remember_decision(state, decision, policy, Seconds{600});
+  CHECK(state.recent_wanted.empty());
+}
