@@ -46,6 +46,9 @@ struct GroupRuntime {
   /// interval's, detection_delay after the interval starts (the one before it until then).
   double observed_demand = 0;
   Seconds detection_delay{0};
+  /// What the group's scaling acts on: a service's observed demand, a batch group's queued and
+  /// running GPUs as they are.
+  [[nodiscard]] double scaling_demand() const { return batch ? demand : observed_demand; }
   double capacity_units = 0;      // of ready instances
   int running_gpus = 0;           // ready (running or noticed)
   ScalingState scaling;

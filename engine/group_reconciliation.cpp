@@ -48,8 +48,8 @@ void GroupReconciler::decide(std::size_t g) {
     const GroupModel& group_model = model.groups[g];
     const std::size_t preferred =
         group_model.on_demand_pools.empty() ? group_model.spot_pools.front() : group_model.on_demand_pools.front();
-    const double demand = group.batch ? group.demand : group.observed_demand;
-    const GroupMetrics metrics{demand, group.capacity_units, group.running_gpus, context_.units_per_gpu(g, preferred)};
+    const GroupMetrics metrics{group.scaling_demand(), group.capacity_units, group.running_gpus,
+                               context_.units_per_gpu(g, preferred)};
     const ScalingDecision decision = decide_scaling(policy, group.scaling, metrics, context_.now);
     remember_decision(group.scaling, decision, policy, context_.now);
     if (decision.recheck_at && *decision.recheck_at < next_decision(g) &&
@@ -129,7 +129,7 @@ void GroupReconciler::planned_targets(std::size_t g) {
   }
   GroupRuntime& group = fleet_.groups[g];
   const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
-  const double needed = group.batch ? group.demand : group.observed_demand / utilisation / model.groups[g].fastest_units_per_gpu;
+  const double needed = group.scaling_demand() / utilisation / (group.batch ? 1.0 : model.groups[g].fastest_units_per_gpu);
   if (needed - planned_units > 1e-9) add_reactive(g, needed, needed - planned_units);
   group.scaling.desired_gpus = planned_gpus;
 }

@@ -159,7 +159,7 @@ void check_target_tracking(const AwsTargetTracking& policy, std::string_view sub
     violations.add(subject, "TargetTrackingConfiguration.TargetValue", std::to_string(policy.target_value),
                    "AWS requires a positive number");
   }
-  if (policy.metric_period != 10 && policy.metric_period != 30 && policy.metric_period != 60) {
+  if (!is_metric_period(Seconds{policy.metric_period})) {
     violations.add(subject, "TargetTrackingConfiguration.CustomizedMetricSpecification.Period",
                    std::to_string(policy.metric_period), "AWS accepts 10, 30 and 60 seconds");
   }

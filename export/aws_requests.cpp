@@ -133,7 +133,8 @@ std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
           "  whose time has passed. Check that FailedScheduledUpdateGroupActions is empty in each reply.\n"
           "- EC2 Auto Scaling target tracking has no separate scale-out and scale-in cooldowns; the plan's\n"
           "  instance warm-up becomes DefaultInstanceWarmup and EstimatedInstanceWarmup.\n"
-          "- The policy's metric Period is the plan's metric period: the plan was simulated scaling out 3\n"
+          "- The policy's metric Period is the plan's metric period: the plan was simulated scaling out " +
+          std::to_string(kScaleOutAlarmPeriods) + "\n"
           "  periods after demand rose. A Period under 60 s needs a high-resolution metric: set the\n"
           "  CloudWatch agent's metrics_collection_interval to it on the instances.\n"
           "- To change a group later, send the whole MixedInstancesPolicy with UpdateAutoScalingGroup:\n"

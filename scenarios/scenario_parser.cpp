@@ -610,7 +610,7 @@ TargetTracking parse_target_tracking(const json& value, const std::string& point
   assign(tracking.instance_warmup, reader.duration("instance_warmup", Presence::optional));
   assign(tracking.disable_scale_in, reader.boolean("disable_scale_in", Presence::optional));
   if (auto period = reader.duration("metric_period", Presence::optional)) {
-    if (*period == Seconds{10} || *period == Seconds{30} || *period == Seconds{60}) {
+    if (is_metric_period(*period)) {
       tracking.metric_period = *period;
     } else {
       reader.error("metric_period", "expected 10s, 30s or 60s (the periods AWS target tracking accepts), found " +

@@ -1117,9 +1117,12 @@ Result<std::optional<double>> validated_risk(const Scenario& scenario, const Sce
   // Below the SLO whatever the quantile: what demand above the plan waits for may be the cause.
   const auto chosen = std::find_if(trials.begin(), trials.end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
   const Seconds period = scenario.policy.target_tracking.metric_period;
-  if (chosen != trials.end() && chosen->worst_served_fraction < required && period > Seconds{10}) {
-    why += " Demand above the plan is launched when target tracking sees it, 3 periods of its " + format_duration(period) +
-           " metric after a rise; a high-resolution metric (target_tracking.metric_period 10s) sees it after 30s.";
+  const Seconds fastest = kMetricPeriods.front();
+  if (chosen != trials.end() && chosen->worst_served_fraction < required && period > fastest) {
+    why += " Demand above the plan is launched when target tracking sees it, " + std::to_string(kScaleOutAlarmPeriods) +
+           " periods of its " + format_duration(period) + " metric after a rise; a high-resolution metric " +
+           "(target_tracking.metric_period " + format_duration(fastest) + ") sees it after " +
+           format_duration(fastest * kScaleOutAlarmPeriods) + ".";
   }
   return std::optional<double>{choice.risk};
 }

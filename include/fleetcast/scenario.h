@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -262,6 +263,12 @@ struct ScheduledAction {
 /// Target tracking scales out once its CloudWatch alarm has seen this many breaching periods of
 /// the metric in a row: what the simulator waits after demand rises before the group launches.
 inline constexpr int kScaleOutAlarmPeriods = 3;
+/// The metric periods AWS target tracking accepts, fastest first (EC2 Auto Scaling API Reference,
+/// CustomizedMetricSpecification.Period: "Accepted values are 10, 30, and 60").
+inline constexpr std::array<Seconds, 3> kMetricPeriods{Seconds{10}, Seconds{30}, Seconds{60}};
+inline constexpr bool is_metric_period(Seconds period) {
+  return std::find(kMetricPeriods.begin(), kMetricPeriods.end(), period) != kMetricPeriods.end();
+}
 
 struct TargetTracking {
   std::string metric = "gpu_utilisation";  // or "requests_per_gpu"

@@ -449,9 +449,10 @@ TEST_CASE("set_risk_option takes a quantile from 0.5 to 0.999 or 'validated', an
 
 namespace {
 
-// `weeks` weeks of hourly demand around 12 GPUs on a daily cycle, whose level jumps by 0.5-1.8x
-// every 5 hours when `jumps`.
-std::vector<double> jumping_values(int weeks, bool jumps = true) {
+// `weeks` weeks of hourly demand whose level jumps every few hours (so that planning a low quantile
+// leaves rises to reactive capacity, which arrives late), or only follows the day with `jumps`
+// false, on one.gpu and four.gpu with spot; the SLO allows 0.05% unserved (1% without jumps).
+Scenario jumping_scenario(const PriceSource& prices, const std::string& test, int weeks = 3, bool jumps = true) {
   std::vector<double> values;
   std::mt19937 generator(7);
   std::uniform_real_distribution<double> jump(0.5, 1.8);
@@ -460,15 +461,8 @@ std::vector<double> jumping_values(int weeks, bool jumps = true) {
     if (k % 5 == 0 && jumps) level = 12 * jump(generator);
     values.push_back(level * (1 + 0.3 * std::cos(2 * 3.14159265358979 * k / 24.0)));
   }
-  return values;
-}
-
-// jumping_values on one.gpu and four.gpu with spot (planning a low quantile leaves the jumps to
-// reactive capacity, which arrives late); the SLO allows 0.05% unserved (1% without jumps).
-Scenario jumping_scenario(const PriceSource& prices, const std::string& test, int weeks = 3, bool jumps = true) {
   std::string json = planning_json(weeks * 7 * 24, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
-                                   trace_demand(demand_csv("jumping-" + test, jumping_values(weeks, jumps))),
-                                   R"(, "spot": {"max_share_per_pool_percent": 40})");
+                                   trace_demand(demand_csv("jumping-" + test, values)), R"(, "spot": {"max_share_per_pool_percent": 40})");
   const std::string slo = R"("max_unserved_fraction": 0.01)";
   if (jumps) json.replace(json.find(slo), slo.size(), R"("max_unserved_fraction": 0.0005)");
   return load(json, prices);
@@ -552,15 +546,10 @@ TEST_CASE("engine::make_plan says what target tracking waits for when no validat
   // The jumping demand against an SLO of 99.999% served: no candidate meets it in the weeks
   // replayed (each jump waits for target tracking and a launch), so the note points at the
   // metric's period, unless the scenario already tracks a 10 s metric.
-  for (const std::string period : {"", "10s"}) {
-    std::string json = planning_json(4 * 7 * 24, R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
-                                     trace_demand(demand_csv("jumping-strict", jumping_values(4))),
-                                     R"(, "spot": {"max_share_per_pool_percent": 40})");
-    json.replace(json.find(R"("max_unserved_fraction": 0.01)"), 29, R"("max_unserved_fraction": 0.00001)");
-    if (!period.empty()) {
-      json.replace(json.find(R"("predictive": {})"), 16, R"("predictive": {"target_tracking": {"metric_period": ")" + period + R"("}})");
-    }
-    const Scenario scenario = load(json, prices);
+  for (const Seconds period : {Seconds{60}, Seconds{10}}) {
+    Scenario scenario = jumping_scenario(prices, "strict", 4);
+    std::get<ServiceWorkload>(scenario.workloads[0].spec).max_unserved_fraction = 0.00001;
+    scenario.policy.target_tracking.metric_period = period;
     PlanOptions options;
     options.forecaster = "seasonal_naive";
     options.validate_risk = true;
@@ -572,7 +561,7 @@ TEST_CASE("engine::make_plan says what target tracking waits for when no validat
     const bool hint = plan.notes.front().find("Demand above the plan is launched when target tracking sees it, 3 periods "
                                               "of its 1m metric after a rise; a high-resolution metric "
                                               "(target_tracking.metric_period 10s) sees it after 30s.") != std::string::npos;
-    CHECK(hint == period.empty());
+    CHECK(hint == (period == Seconds{60}));
   }
 }
 
