@@ -7,6 +7,9 @@
 # (demand averaged over each hour, by the planner, the simulator and the optimum alike).
 # Prints one row per (series, cut): the cost in USD of fleetcast, the exact hindsight optimum
 # (MILP), hindsight_reservation, reactive and on-demand at the peak; fleetcast over the optimum;
+# on the stand-ins, the least any causal policy can cost over the optimum (causal_bound.py: a
+# policy that knows each hour's demand only from the hours before it, scaling out the metric's 3
+# periods plus a launch after a rise; "-" for the real series, whose process is unknown);
 # fleetcast's served fraction; the risk quantile it planned (--risk validated chooses one); the
 # forecaster the plan chose; the p10-p90 coverage and MASE of its
 # forecast over the held-out hours (MASE against the in-sample daily seasonal naive error), and the
@@ -32,6 +35,12 @@ data=$(realpath ../shared/data)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$fleetcast" pricing import ec2instances "$data/prices/ec2instances_gpu_2025-11-30.json" --db "$work/prices.db" > /dev/null
+"$fleetcast" pricing list --db "$work/prices.db" --json > "$work/offers.json"
+# The causal bound's reaction: the metric's 3 alarm periods, then the mean launch of the scenario's
+# fastest family (g5: a 75 s median, log-normal with sigma 0.35 in engine/launch_latency.h, so
+# 75 * exp(0.35^2 / 2) = 79.7 s).
+period=${METRIC_PERIOD:-60s}
+reaction=$(( 3 * ${period%s} + 80 ))
 
 series=()  # NAME=CSV
 for file in alibaba_dlrm2025_gpus_in_use_1h alibaba_dlrm2025_gpus_in_use_5min alibaba_gpu2023_gpus_allocated_1h \
@@ -43,8 +52,8 @@ source "$bench/standin_series.sh"
 write_standins "$work"
 for shape in "${standin_shapes[@]}"; do series+=("$shape=$work/$shape.csv"); done
 
-printf '%-32s %5s %11s %11s %11s %11s %11s %6s %8s %5s %-15s %6s %6s %7s %6s\n' series cut_h fleetcast optimum hindsight_res \
-  reactive od_peak ratio served risk forecaster p10_90 mase plan_s milp_s
+printf '%-32s %5s %11s %11s %11s %11s %11s %6s %6s %8s %5s %-15s %6s %6s %7s %6s\n' series cut_h fleetcast optimum hindsight_res \
+  reactive od_peak ratio causal served risk forecaster p10_90 mase plan_s milp_s
 for entry in "${series[@]}"; do
   name=${entry%%=*} csv=${entry#*=}
   [[ $name =~ ${SERIES:-.} ]] || continue
@@ -70,7 +79,13 @@ for entry in "${series[@]}"; do
       printf '%-32s %5s refused: %s\n' "$name" "$offset" "$(cat "$work/error.txt")"
       continue
     fi
-    python3 "$bench/backtest_row.py" "$name" "$offset" "$csv" "$work/result.json" "$work/plan.json"
+    bound=()
+    if [[ -n ${standin_seed[$name]:-} ]]; then
+      python3 "$bench/causal_bound.py" "$name" --seed "${standin_seed[$name]}" --cut-hour $((duration - 168)) \
+        --reaction "$reaction" > "$work/bound.json"
+      bound=("$work/bound.json" "$work/scenario.json" "$work/offers.json")
+    fi
+    python3 "$bench/backtest_row.py" "$name" "$offset" "$csv" "$work/result.json" "$work/plan.json" "${bound[@]}"
     if [[ -n ${PLANS:-} ]]; then cp "$work/plan.json" "$PLANS/${name}_$offset.json"; fi
   done
 done

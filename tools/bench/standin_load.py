@@ -85,6 +85,26 @@ def regime_shift(level, shift_days, shift_factors):
     return 0.0, step
 
 
+SHAPES = ("spiky_requests", "bursty_serverless", "zero_inflated", "regime_shift")
+
+
+def make_process(shape, level, shift_days=(12, 26), shift_factors=(1.7, 0.55)):
+    """The process (initial state, step) of `shape` (one of SHAPES) at `level` GPUs."""
+    if shape == "spiky_requests":
+        return spiky_requests(level)
+    if shape == "bursty_serverless":
+        return bursty_serverless(level)
+    if shape == "zero_inflated":
+        return zero_inflated(level)
+    return regime_shift(level, shift_days, shift_factors)
+
+
+def series_random(shape, seed):
+    """The random stream a series of `shape` at `seed` is drawn from (its paths' streams derive from
+    the same text)."""
+    return random.Random(f"{shape}:{seed}")
+
+
 def run(process, first_hour, hours, rng):
     """The process's values for hours [first_hour, first_hour + hours) from `process`'s state at
     first_hour, and its state after them."""
@@ -132,7 +152,7 @@ def floats(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("shape", choices=["spiky_requests", "bursty_serverless", "zero_inflated", "regime_shift"])
+    parser.add_argument("shape", choices=SHAPES)
     parser.add_argument("--days", type=int, default=35)
     parser.add_argument("--step", type=int, default=HOUR, help="seconds, dividing 3600")
     parser.add_argument("--level", type=float, default=40.0, help="typical GPUs needed")
@@ -146,11 +166,9 @@ def main():
     args = parser.parse_args()
     if args.days <= 0 or args.step <= 0 or HOUR % args.step != 0 or args.level <= 0:
         sys.exit("standin_load.py: --days and --level must be positive and --step must divide 3600")
-    rng = random.Random(f"{args.shape}:{args.seed}")
+    rng = series_random(args.shape, args.seed)
     hours = args.days * 24
-    process = {"spiky_requests": lambda: spiky_requests(args.level), "bursty_serverless": lambda: bursty_serverless(args.level),
-               "zero_inflated": lambda: zero_inflated(args.level),
-               "regime_shift": lambda: regime_shift(args.level, floats(args.shift_days), floats(args.shift_factors))}[args.shape]()
+    process = make_process(args.shape, args.level, floats(args.shift_days), floats(args.shift_factors))
     if args.oracle_from is not None:
         if args.step != HOUR or not 0 <= args.oracle_from < hours or args.oracle_hours <= 0 or args.paths <= 0:
             sys.exit("standin_load.py: --oracle-from needs --step 3600, an hour inside the series, and positive --oracle-hours and --paths")
