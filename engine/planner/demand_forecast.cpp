@@ -329,6 +329,27 @@ const DemandTrace* service_trace(const Workload& workload) {
   return service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
 }
 
+Status hold_recent_quantile(std::vector<WorkloadDemand>& demand, const Scenario& scenario, Instant until, Seconds span,
+                            Seconds step, double level) {
+  for (std::size_t w = 0; w < scenario.workloads.size() && w < demand.size(); ++w) {
+    const Workload& workload = scenario.workloads[w];
+    const DemandTrace* trace = service_trace(workload);
+    if (trace == nullptr) continue;
+    auto history = at_plan_step(workload, *trace, samples_before(*trace, until), step);
+    if (!history.ok()) return history.status();
+    const std::vector<double>& values = history->values;
+    const auto kept = static_cast<std::ptrdiff_t>(std::min<std::int64_t>(span / history->step, static_cast<std::int64_t>(values.size())));
+    std::vector<double> recent(values.end() - kept, values.end());
+    if (recent.empty()) continue;
+    const auto rank = static_cast<std::ptrdiff_t>(std::ceil(level * static_cast<double>(recent.size()))) - 1;
+    const auto nth = recent.begin() + std::clamp<std::ptrdiff_t>(rank, 0, kept - 1);
+    std::nth_element(recent.begin(), nth, recent.end());
+    demand[w].planned_floor = std::max(demand[w].planned_floor, *nth);
+    demand[w].summary.peak_planned = std::max(demand[w].summary.peak_planned, demand[w].planned_floor);
+  }
+  return {};
+}
+
 Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, const Horizon& horizon,
                                                     Instant history_until, const PlanOptions& options) {
   const double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile.value_or(kDefaultRiskQuantile));

@@ -71,7 +71,9 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
     const double equivalent = group.fastest_units_per_gpu;
     const double utilisation = planned_utilisation(workload);
     std::vector<double> units;
-    for (std::size_t k = 0; k < intervals; ++k) units.push_back(band_quantile(demand[w].bands, k, risk) / utilisation / equivalent);
+    for (std::size_t k = 0; k < intervals; ++k) {
+      units.push_back(std::max(band_quantile(demand[w].bands, k, risk), demand[w].planned_floor) / utilisation / equivalent);
+    }
     std::vector<placement::PlacementOption> options;
     for (std::size_t p = 0; p < model.pools.size(); ++p) {
       if (group.units_per_gpu[p] <= 0) continue;
@@ -928,8 +930,18 @@ bool validates_risk(const Scenario& scenario, const PlanOptions& options) {
                      [](const Workload& workload) { return service_trace(workload) != nullptr; });
 }
 
+// A plan the validation replays: a risk quantile and, where floor_level is not 0, a floor held at
+// that quantile of the demand over the kFloorHistory before the plan (hold_recent_quantile).
+struct Candidate {
+  double risk = 0;
+  double floor_level = 0;
+};
+
 // The risk quantiles a validated plan chooses among.
 constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
+// Where the quantile chosen missed the SLO in a span, floors are tried at it: the same levels of
+// the demand over this history before the plan, and its highest hour.
+constexpr Seconds kFloorHistory = 2 * kWeek;
 // The history a validated plan replays: the last weeks before the history's end, one at a time.
 constexpr Seconds kRiskValidationSpan = kWeek;
 constexpr int kRiskValidationSpans = 2;
@@ -1037,21 +1049,26 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   return plan;
 }
 
-// Every candidate quantile planned from the history before `start` and simulated against the
-// actual demand of [start, start + span): one cost and served fraction per candidate, in the
-// order of kRiskCandidates. None, naming the workload in `short_history`, when a traced service has
-// too little history before `start` (its forecast would fall back to the scenario's demand, which
-// is the span itself).
-Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
-                                                 const PlanOptions& options, Instant start, Seconds span,
-                                                 std::string& short_history) {
+// One validation span: the scenario over it, its fleet model and the forecast from the history
+// before it.
+struct ValidationSpan {
+  Scenario past;
+  FleetModel model;
+  std::vector<WorkloadDemand> demand;
+};
+
+// The span [start, start + span) forecast from the history before it; nullopt, naming the workload
+// in `short_history`, when a traced service has too little history before `start` (its forecast
+// would fall back to the scenario's demand, which is the span itself).
+Result<std::optional<ValidationSpan>> validation_span(const Scenario& planning, const PriceSource& prices, const PlanOptions& options,
+                                                      Instant start, Seconds span, std::string& short_history) {
   Scenario past = planning;
   past.horizon = Horizon{start, span, planning.horizon.step};
   for (const Workload& workload : past.workloads) {
     const DemandTrace* trace = service_trace(workload);
     if (trace != nullptr && trace->origin > start) {  // no history before the span, nor its demand to replay
       short_history = workload.name;
-      return std::vector<RiskTrial>{};
+      return std::optional<ValidationSpan>{};
     }
   }
   auto model = engine::build_fleet_model(past, prices);
@@ -1061,70 +1078,128 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
   for (std::size_t w = 0; w < demand->size(); ++w) {
     if (service_trace(past.workloads[w]) != nullptr && (*demand)[w].summary.forecaster == "scenario") {
       short_history = past.workloads[w].name;
-      return std::vector<RiskTrial>{};
+      return std::optional<ValidationSpan>{};
     }
   }
+  return std::optional<ValidationSpan>{ValidationSpan{std::move(past), std::move(*model), std::move(*demand)}};
+}
+
+// The last kRiskValidationSpans spans of `span` before `until` with the history to be validated
+// on, the latest first (none: `short_history` names the workload short of it).
+Result<std::vector<ValidationSpan>> validation_spans(const Scenario& planning, const PriceSource& prices, const PlanOptions& options,
+                                                     Instant until, Seconds span, std::string& short_history) {
+  std::vector<ValidationSpan> spans;
+  while (spans.size() < static_cast<std::size_t>(kRiskValidationSpans)) {
+    const Instant start = until - static_cast<std::int64_t>(spans.size() + 1) * span;
+    auto next = validation_span(planning, prices, options, start, span, short_history);
+    if (!next.ok()) return next.status().with_context("validating the risk quantile");
+    if (!*next) break;
+    spans.push_back(std::move(**next));
+  }
+  return spans;
+}
+
+// Every candidate planned on each span and simulated against the span's actual demand: one trial
+// per candidate, in their order, its cost summed over the spans and its served fraction the worst.
+Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options,
+                                                 const std::vector<ValidationSpan>& spans, const std::vector<Candidate>& candidates) {
   SimulationOptions replay;
   replay.replicas = 1;
   replay.threads = 1;
   replay.cancellation = options.cancellation;
   std::vector<RiskTrial> trials;
-  for (const double risk : kRiskCandidates) {
-    auto plan = plan_from_forecast(scenario, past, prices, *model, *demand, risk, std::nullopt);
-    if (!plan.ok()) return plan.status();
-    auto report = simulate_plan(past, *plan, prices, replay, PlanDemand::scenario);
-    if (!report.ok()) return report.status();
-    trials.push_back(RiskTrial{risk, report->cost_usd.mean, report->served_fraction.mean});
+  for (const Candidate& candidate : candidates) {
+    RiskTrial trial{candidate.risk, 0, 1, candidate.floor_level};
+    for (const ValidationSpan& span : spans) {
+      std::vector<WorkloadDemand> held = span.demand;
+      if (candidate.floor_level > 0) {
+        Status floor = hold_recent_quantile(held, span.past, span.past.horizon.start, kFloorHistory, span.past.horizon.step,
+                                            candidate.floor_level);
+        if (!floor.ok()) return floor.with_context("validating the risk quantile");
+      }
+      auto plan = plan_from_forecast(scenario, span.past, prices, span.model, held, candidate.risk, std::nullopt);
+      if (!plan.ok()) return plan.status().with_context("validating the risk quantile");
+      auto report = simulate_plan(span.past, *plan, prices, replay, PlanDemand::scenario);
+      if (!report.ok()) return report.status().with_context("validating the risk quantile");
+      trial.cost_usd += report->cost_usd.mean;
+      trial.worst_served_fraction = std::min(trial.worst_served_fraction, report->served_fraction.mean);
+    }
+    trials.push_back(trial);
   }
   return trials;
 }
 
+// One sentence per workload with a planned floor: what it provides for in every interval.
+std::string describe_floors(const Scenario& scenario, const std::vector<WorkloadDemand>& demand) {
+  std::string text;
+  for (std::size_t w = 0; w < demand.size(); ++w) {
+    if (!(demand[w].planned_floor > 0)) continue;
+    const auto* service = std::get_if<ServiceWorkload>(&scenario.workloads[w].spec);
+    const bool gpus = service == nullptr || service->demand.unit == DemandUnit::gpus;
+    char sentence[200];
+    std::snprintf(sentence, sizeof sentence, " The plan provides for at least %.4g %s of '%s' demand in every interval.",
+                  demand[w].planned_floor, gpus ? "GPUs" : "requests per second", scenario.workloads[w].name.c_str());
+    text += sentence;
+  }
+  return text;
+}
+
+// What a validated plan holds: its risk quantile, and the level of its floor (0: none).
+struct ValidatedRisk {
+  double risk = 0;
+  double floor_level = 0;
+};
+
 // The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
 // history before each of the last kRiskValidationSpans weeks (each at most the horizon) of the
 // history, each simulated against that week's actual demand, chosen by choose_validated_risk
-// (risk_choice.h) with the fractile `fractile`. Weeks without two days of history before them are
-// left out; nullopt with `why` when even the last has too little.
-Result<std::optional<double>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
-                                             const PlanOptions& options, double scenario_risk, double fractile,
-                                             std::string& why) {
+// (risk_choice.h) with the fractile `fractile`; where the quantile chosen missed the SLO in a
+// week, floors replayed the same way at it and chosen by choose_floor. Weeks without two days of
+// history before them are left out; nullopt with `why` when even the last has too little.
+Result<std::optional<ValidatedRisk>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
+                                                    const PlanOptions& options, double scenario_risk, double fractile,
+                                                    std::string& why) {
   const Seconds span = std::min(kRiskValidationSpan, planning.horizon.duration) / planning.horizon.step * planning.horizon.step;
   const Instant until = options.history_until.value_or(planning.horizon.start);
-  std::vector<RiskTrial> trials;
   std::string short_history;
-  int weeks = 0;
-  while (weeks < kRiskValidationSpans) {
-    auto week = replay_candidates(scenario, planning, prices, options, until - (weeks + 1) * span, span, short_history);
-    if (!week.ok()) return week.status().with_context("validating the risk quantile");
-    if (week->empty()) break;
-    if (trials.empty()) trials.resize(week->size());
-    for (std::size_t c = 0; c < trials.size(); ++c) {
-      const RiskTrial& trial = (*week)[c];
-      trials[c].risk = trial.risk;
-      trials[c].cost_usd += trial.cost_usd;
-      trials[c].worst_served_fraction = std::min(trials[c].worst_served_fraction, trial.worst_served_fraction);
-    }
-    ++weeks;
-  }
+  auto spans = validation_spans(planning, prices, options, until, span, short_history);
+  if (!spans.ok()) return spans.status();
+  const int weeks = static_cast<int>(spans->size());
   if (weeks == 0) {
     why = "workload '" + short_history + "' has less than two days of history before the " + format_duration(span) +
           " the risk is validated on";
-    return std::optional<double>{};
+    return std::optional<ValidatedRisk>{};
   }
+  std::vector<Candidate> quantiles;
+  for (const double risk : kRiskCandidates) quantiles.push_back(Candidate{risk, 0});
+  auto trials = replay_candidates(scenario, prices, options, *spans, quantiles);
+  if (!trials.ok()) return trials.status();
   const double required = required_served_fraction(scenario);
-  RiskChoice choice = choose_validated_risk(trials, required, scenario_risk,
+  RiskChoice choice = choose_validated_risk(*trials, required, scenario_risk,
                                             scenario.policy.risk_quantile ? "the scenario's" : "the default", fractile, weeks, span);
   why = std::move(choice.reason);
-  // Below the SLO whatever the quantile: what demand above the plan waits for may be the cause.
-  const auto chosen = std::find_if(trials.begin(), trials.end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
+  ValidatedRisk validated{choice.risk, 0};
+  const auto chosen = std::find_if(trials->begin(), trials->end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
+  if (chosen == trials->end() || chosen->worst_served_fraction >= required) return std::optional<ValidatedRisk>{validated};
+  // Below the SLO at the quantile chosen: headroom held all along may meet it.
+  std::vector<Candidate> floors;
+  for (const double level : kRiskCandidates) floors.push_back(Candidate{choice.risk, level});
+  floors.push_back(Candidate{choice.risk, 1.0});
+  auto floor_trials = replay_candidates(scenario, prices, options, *spans, floors);
+  if (!floor_trials.ok()) return floor_trials.status();
+  FloorChoice floor = choose_floor(*floor_trials, required, kFloorHistory);
+  why += floor.reason;
+  validated.floor_level = floor.level;
+  // Either way, what demand above the plan waits for is why the quantiles missed it.
   const Seconds period = scenario.policy.target_tracking.metric_period;
   const Seconds fastest = kMetricPeriods.front();
-  if (chosen != trials.end() && chosen->worst_served_fraction < required && period > fastest) {
+  if (period > fastest) {
     why += " Demand above the plan is launched when target tracking sees it, " + std::to_string(kScaleOutAlarmPeriods) +
            " periods of its " + format_duration(period) + " metric after a rise; a high-resolution metric " +
            "(target_tracking.metric_period " + format_duration(fastest) + ") sees it after " +
            format_duration(fastest * kScaleOutAlarmPeriods) + ".";
   }
-  return std::optional<double>{choice.risk};
+  return std::optional<ValidatedRisk>{validated};
 }
 
 }  // namespace
@@ -1161,12 +1236,14 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   auto model = engine::build_fleet_model(planning, prices);
   if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
   std::string risk_note;
+  double floor_level = 0;
   if (validates_risk(scenario, options)) {
     progress("validating the risk quantile on the last two weeks of history");
     auto validated = validated_risk(scenario, planning, prices, options, risk, newsvendor_fractile(*model, planning), risk_note);
     if (!validated.ok()) return validated.status();
     if (*validated) {
-      risk = **validated;
+      risk = (*validated)->risk;
+      floor_level = (*validated)->floor_level;
     } else {
       char kept[80];
       std::snprintf(kept, sizeof kept, "risk quantile %.3g (%s) not validated: ", risk,
@@ -1176,8 +1253,14 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   }
   PlanOptions at_risk = options;
   at_risk.risk_quantile = risk;  // the forecast's summary states the peak planned at the quantile chosen
-  auto demand = forecast_demand(planning, planning.horizon, options.history_until.value_or(planning.horizon.start), at_risk);
+  const Instant history_until = options.history_until.value_or(planning.horizon.start);
+  auto demand = forecast_demand(planning, planning.horizon, history_until, at_risk);
   if (!demand.ok()) return demand.status();
+  if (floor_level > 0) {
+    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon.step, floor_level);
+    if (!floor.ok()) return floor;
+    risk_note += describe_floors(planning, *demand);
+  }
 
   progress("placing " + std::to_string(planning.horizon.intervals()) + " intervals at the p" +
            std::to_string(static_cast<int>(std::lround(risk * 100))) + " demand");

@@ -122,4 +122,20 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
                            "candidate that met it in every span."};
 }
 
+FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, Seconds history) {
+  const auto met = std::find_if(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
+  std::string text = " No candidate met the SLO in every span, so floors were replayed at " +
+                     quantile(trials.empty() ? 0 : trials.front().risk) + ", each plan providing in every interval for at "
+                     "least a quantile of the demand over the " + format_duration(history) + " before it:";
+  char line[96];
+  for (const RiskTrial& trial : trials) {
+    std::snprintf(line, sizeof line, " p%g: $%.0f, %s;", 100 * trial.floor_level, trial.cost_usd, percent(trial.worst_served_fraction).c_str());
+    text += line;
+  }
+  text.back() = '.';
+  if (met == trials.end()) return {0, text + " None met it either, so the plan holds none."};
+  std::snprintf(line, sizeof line, " The p%g is the least that met it in every span.", 100 * met->floor_level);
+  return {met->floor_level, text + line};
+}
+
 }  // namespace fleetcast::engine::planner

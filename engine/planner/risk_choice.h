@@ -24,6 +24,7 @@ struct RiskTrial {
   double risk = 0;
   double cost_usd = 0;               // over every week replayed
   double worst_served_fraction = 1;  // the least of the weeks'
+  double floor_level = 0;            // the quantile of recent demand held in every interval (0: none)
 };
 
 /// The least quantile worth planning on cost alone, for the scenario's services: demand above the
@@ -53,5 +54,18 @@ struct RiskChoice {
 /// may be lowered.
 RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double required, double scenario_risk,
                                  std::string_view whose, double fractile, int weeks, Seconds span);
+
+/// The floor chosen (0: none), and the reason for the plan's note, to follow choose_validated_risk's.
+struct FloorChoice {
+  double level = 0;
+  std::string reason;
+};
+
+/// Where the quantile chosen missed the SLO in a span: chooses among `trials` at that quantile,
+/// each holding a floor (its floor_level of the demand over the `history` before the span; levels
+/// increasing), the lowest that served `required` in every span, none when none did. Headroom
+/// held all along costs the most where demand is low, so it is the last resort, after the
+/// quantiles.
+FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, Seconds history);
 
 }  // namespace fleetcast::engine::planner

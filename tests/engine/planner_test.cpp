@@ -14,6 +14,7 @@
 
 #include "engine/demand.h"
 #include "engine/fleet_model.h"
+#include "engine/planner/demand_forecast.h"
 #include "engine/planner/hindsight_optimum.h"
 #include "engine/planner/plan_building.h"
 #include "engine/planner/risk_choice.h"
@@ -563,6 +564,122 @@ TEST_CASE("engine::make_plan says what target tracking waits for when no validat
                                               "(target_tracking.metric_period 10s) sees it after 30s.") != std::string::npos;
     CHECK(hint == (period == Seconds{60}));
   }
+}
+
+// Hourly demand of 2 GPUs with one-hour bursts to `height` in an hour with probability `chance`:
+// a plan's quantiles do not see them coming, and each waits for target tracking and a launch.
+std::vector<double> bursting_demand(double chance, double height, int weeks) {
+  std::vector<double> values;
+  std::mt19937 generator(11);
+  std::uniform_real_distribution<double> draw(0, 1);
+  for (int k = 0; k < weeks * 7 * 24; ++k) values.push_back(draw(generator) < chance ? height : 2);
+  return values;
+}
+
+Scenario trace_scenario(const PriceSource& prices, const std::string& test, const std::vector<double>& values) {
+  return load(planning_json(static_cast<int>(values.size()), R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
+                            trace_demand(demand_csv(test, values)), R"(, "spot": {"max_share_per_pool_percent": 40})"),
+              prices);
+}
+
+TEST_CASE("engine::make_plan holds a floor of recent demand where no validated quantile met the SLO", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // Bursts to 40 GPUs in 1% of the hours against an SLO of 99.5%: the seasonal naive forecast's
+  // quantiles leave each burst to target tracking, and miss the SLO in the validation weeks.
+  const std::vector<double> values = bursting_demand(0.01, 40, 4);
+  const Scenario scenario = trace_scenario(prices, "bursting-floor", values);
+  REQUIRE(std::get<ServiceWorkload>(scenario.workloads[0].spec).max_unserved_fraction == 0.01);
+  Scenario strict = scenario;
+  std::get<ServiceWorkload>(strict.workloads[0].spec).max_unserved_fraction = 0.005;
+  const Instant cut = scenario.horizon.start + kWeek * 3;
+  PlanOptions options;
+  options.forecaster = "seasonal_naive";
+  options.history_until = cut;
+  options.horizon = Horizon{cut, kWeek, kHour};
+  options.validate_risk = true;
+  const Plan floored = plan_of(strict, prices, options);
+  INFO(floored.notes.front());
+  CHECK(floored.risk_quantile == 0.95);
+  CHECK_THAT(floored.notes.front(), Catch::Contains(" No candidate met the SLO in every span, so floors were replayed at 0.95, "
+                                                    "each plan providing in every interval for at least a quantile of the "
+                                                    "demand over the 14d before it: p50: $"));
+  CHECK_THAT(floored.notes.front(), Catch::Contains(" The p100 is the least that met it in every span."));
+  // The highest hour of the two weeks before the cut, by hand: a burst.
+  const double highest = *std::max_element(values.begin() + 7 * 24, values.begin() + 21 * 24);
+  REQUIRE(highest == 40);
+  CHECK_THAT(floored.notes.front(), Catch::EndsWith(" The plan provides for at least 40 GPUs of 'svc' demand in every interval."));
+  // Every interval plans for it (utilisation target 1: 40 GPUs).
+  for (std::size_t k = 0; k < 168; ++k) {
+    int gpus = 0;
+    for (const PlannedGroup& group : floored.groups) {
+      for (std::size_t i = 0; i < group.pools.size(); ++i) gpus += group.instances[i][k] * floored.pools[group.pools[i]].gpus_per_instance;
+    }
+    CHECK(gpus >= 40);
+  }
+  // The held-out week: the floor serves the SLO, and more than the plan at 0.95 without it.
+  options.validate_risk = false;
+  options.risk_quantile = 0.95;
+  const Plan unfloored = plan_of(strict, prices, options);
+  SimulationOptions replay;
+  replay.replicas = 1;
+  Scenario week = strict;
+  week.horizon = *options.horizon;
+  auto with_floor = simulate_plan(week, floored, prices, replay, PlanDemand::scenario);
+  auto without = simulate_plan(week, unfloored, prices, replay, PlanDemand::scenario);
+  REQUIRE(with_floor.ok());
+  REQUIRE(without.ok());
+  CHECK(with_floor->served_fraction.mean >= 0.995);
+  CHECK(with_floor->served_fraction.mean > without->served_fraction.mean);
+  // Where a quantile meets the SLO (99% here) no floor is tried.
+  options.validate_risk = true;
+  options.risk_quantile.reset();
+  const Plan lenient = plan_of(scenario, prices, options);
+  CHECK(lenient.notes.front().find("floors were replayed") == std::string::npos);
+}
+
+TEST_CASE("hold_recent_quantile raises each traced service's planned floor to a quantile of its recent demand, by nearest rank",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  std::vector<double> ramp;
+  for (int k = 0; k < 3 * 7 * 24; ++k) ramp.push_back(k);
+  const Scenario scenario = trace_scenario(prices, "ramp-floor", ramp);
+  using engine::planner::hold_recent_quantile;
+  using engine::planner::WorkloadDemand;
+  const Instant end = scenario.horizon.start + kWeek * 3;
+  // Over the two weeks before the end the values are 168 to 503: the p90 is the ceil(0.9 * 336) =
+  // 303rd of them, 470; the highest 503.
+  std::vector<WorkloadDemand> demand(1);
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, kHour, 0.9).ok());
+  CHECK(demand[0].planned_floor == 470);
+  CHECK(demand[0].summary.peak_planned == 470);
+  // A lower level keeps the higher floor.
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, kHour, 0.5).ok());
+  CHECK(demand[0].planned_floor == 470);
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, kHour, 1.0).ok());
+  CHECK(demand[0].planned_floor == 503);
+  // A history shorter than the span is taken whole: 0 to 99, whose median by nearest rank is the 50th, 49.
+  std::vector<WorkloadDemand> early(1);
+  REQUIRE(hold_recent_quantile(early, scenario, scenario.horizon.start + Seconds{100 * 3600}, kWeek * 2, kHour, 0.5).ok());
+  CHECK(early[0].planned_floor == 49);
+  // At a 4-hour step the hours are averaged first: the last two weeks' 84 steps average 169.5 to
+  // 501.5; the highest is 501.5.
+  std::vector<WorkloadDemand> coarse(1);
+  REQUIRE(hold_recent_quantile(coarse, scenario, end, kWeek * 2, Seconds{4 * 3600}, 1.0).ok());
+  CHECK(coarse[0].planned_floor == Approx(501.5).epsilon(1e-12));
+}
+
+TEST_CASE("choose_floor takes the lowest floor that met the SLO in every span, and none where none did", "[engine][planner]") {
+  using engine::planner::choose_floor;
+  using engine::planner::RiskTrial;
+  const std::vector<RiskTrial> floors = {{0.95, 100, 0.990, 0.5}, {0.95, 120, 0.994, 0.9}, {0.95, 150, 0.996, 0.99}, {0.95, 200, 0.999, 1}};
+  const auto chosen = choose_floor(floors, 0.995, kWeek * 2);
+  CHECK(chosen.level == 0.99);
+  CHECK(chosen.reason == " No candidate met the SLO in every span, so floors were replayed at 0.95, each plan providing in every "
+                         "interval for at least a quantile of the demand over the 14d before it: p50: $100, 99.000%; p90: $120, "
+                         "99.400%; p99: $150, 99.600%; p100: $200, 99.900%. The p99 is the least that met it in every span.");
+  const auto none = choose_floor(floors, 0.9995, kWeek * 2);
+  CHECK(none.level == 0);
+  CHECK_THAT(none.reason, Catch::EndsWith("p100: $200, 99.900%. None met it either, so the plan holds none."));
 }
 
 TEST_CASE("choose_validated_risk lowers the quantile for cost only where the SLO did not hang on it, never below the fractile",
