@@ -124,9 +124,10 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
 
 FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, Seconds history) {
   const auto met = std::find_if(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
-  std::string text = " No candidate met the SLO in every span, so floors were replayed at " +
-                     quantile(trials.empty() ? 0 : trials.front().risk) + ", each plan providing in every interval for at "
-                     "least a quantile of the demand over the " + format_duration(history) + " before it:";
+  const std::string risk = quantile(trials.empty() ? 0 : trials.front().risk);
+  std::string text = " As " + risk + " missed the SLO in a span, floors were replayed at " + risk +
+                     ", each plan providing in every interval for at least a quantile of the demand over the " +
+                     format_duration(history) + " before it:";
   char line[96];
   for (const RiskTrial& trial : trials) {
     std::snprintf(line, sizeof line, " p%g: $%.0f, %s;", 100 * trial.floor_level, trial.cost_usd, percent(trial.worst_served_fraction).c_str());

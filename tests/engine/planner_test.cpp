@@ -600,7 +600,7 @@ TEST_CASE("engine::make_plan holds a floor of recent demand where no validated q
   const Plan floored = plan_of(strict, prices, options);
   INFO(floored.notes.front());
   CHECK(floored.risk_quantile == 0.95);
-  CHECK_THAT(floored.notes.front(), Catch::Contains(" No candidate met the SLO in every span, so floors were replayed at 0.95, "
+  CHECK_THAT(floored.notes.front(), Catch::Contains(" As 0.95 missed the SLO in a span, floors were replayed at 0.95, "
                                                     "each plan providing in every interval for at least a quantile of the "
                                                     "demand over the 14d before it: p50: $"));
   CHECK_THAT(floored.notes.front(), Catch::Contains(" The p100 is the least that met it in every span."));
@@ -674,7 +674,7 @@ TEST_CASE("choose_floor takes the lowest floor that met the SLO in every span, a
   const std::vector<RiskTrial> floors = {{0.95, 100, 0.990, 0.5}, {0.95, 120, 0.994, 0.9}, {0.95, 150, 0.996, 0.99}, {0.95, 200, 0.999, 1}};
   const auto chosen = choose_floor(floors, 0.995, kWeek * 2);
   CHECK(chosen.level == 0.99);
-  CHECK(chosen.reason == " No candidate met the SLO in every span, so floors were replayed at 0.95, each plan providing in every "
+  CHECK(chosen.reason == " As 0.95 missed the SLO in a span, floors were replayed at 0.95, each plan providing in every "
                          "interval for at least a quantile of the demand over the 14d before it: p50: $100, 99.000%; p90: $120, "
                          "99.400%; p99: $150, 99.600%; p100: $200, 99.900%. The p99 is the least that met it in every span.");
   const auto none = choose_floor(floors, 0.9995, kWeek * 2);

@@ -15,12 +15,9 @@ share being at most the SLO's allowance is, by Lagrangian duality, bounded below
 allowed, so no causal policy holds fewer GPU-hours in expectation. Whole instances, utilisation
 targets, scale-in cooldowns and interruptions only add to what a real policy holds.
 
-What the policy knows (--information):
-  hour  everything before each hour: D's distribution given the process's state there (the
-        realised week's own states, each hour's draw sampled --samples times). The bound in
-        expectation, evaluated along the held-out week's path.
-  cut   only what was known at the cut, as one plan made for the week knows (each hour's
-        distribution over --samples continuations from the cut), with the same reaction above it.
+What the policy knows: everything before each hour, so D's distribution given the process's state
+there (the realised week's own states, each hour's draw sampled --samples times). The bound holds
+in expectation over the hours' draws, evaluated along the held-out week's path.
 
 Prints one JSON object: demand_gpu_hours (the held-out week's realised demand), the bound in
 GPU-hours and as a ratio to the realised demand, and the multiplier mu at which it is attained.
@@ -28,7 +25,7 @@ A cost bound follows with the cheapest USD per GPU-hour of any purchase option: 
 at least that rate times the bound (tools/bench/backtest_series.sh divides it by the optimum).
 
 Usage: causal_bound.py SHAPE --seed S --cut-hour H --reaction SECONDS [--hours 168] [--days 35]
-       [--level 40] [--max-unserved 0.005] [--information hour|cut] [--samples 4000]
+       [--level 40] [--max-unserved 0.005] [--samples 4000]
        causal_bound.py --self-test
 """
 import argparse
@@ -99,10 +96,10 @@ def causal_bound(hours, reaction, max_unserved):
     return max(lagrangian(hours, reaction, max_unserved, mu)[0], 0.0), mu
 
 
-def week_distributions(shape, seed, cut_hour, hours, level, information, samples):
-    """Each held-out hour's demand distribution as the policy knows it, and the realised week."""
-    process = standin_load.make_process(shape, level)
-    state, step = process
+def week_distributions(shape, seed, cut_hour, hours, level, samples):
+    """Each held-out hour's demand distribution given the process's state before it, and the
+    realised week."""
+    state, step = standin_load.make_process(shape, level)
     rng = standin_load.series_random(shape, seed)
     states, realised = [], []
     for h in range(cut_hour + hours):
@@ -110,11 +107,7 @@ def week_distributions(shape, seed, cut_hour, hours, level, information, samples
         value, state = step(state, h, rng)
         realised.append(value)
     draws = random.Random(f"{shape}:{seed}:causal")
-    if information == "hour":
-        known = [[step(states[h], h, draws)[0] for _ in range(samples)] for h in range(cut_hour, cut_hour + hours)]
-    else:
-        paths = [standin_load.run((states[cut_hour], step), cut_hour, hours, draws)[0] for _ in range(samples)]
-        known = [[path[j] for path in paths] for j in range(hours)]
+    known = [[step(states[h], h, draws)[0] for _ in range(samples)] for h in range(cut_hour, cut_hour + hours)]
     return [HourDistribution(k) for k in known], realised[cut_hour:cut_hour + hours]
 
 
@@ -151,7 +144,6 @@ def main():
     parser.add_argument("--days", type=int, default=35)
     parser.add_argument("--level", type=float, default=40.0)
     parser.add_argument("--max-unserved", type=float, default=0.005)
-    parser.add_argument("--information", choices=["hour", "cut"], default="hour")
     parser.add_argument("--samples", type=int, default=4000)
     parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
@@ -164,11 +156,10 @@ def main():
         sys.exit(f"causal_bound.py: --cut-hour {args.cut_hour} and --hours {args.hours} must lie within the series' {args.days * 24} hours")
     if not 0 <= args.reaction <= HOUR or not 0 <= args.max_unserved < 1 or args.samples <= 0 or args.level <= 0:
         sys.exit("causal_bound.py: expected --reaction in [0, 3600] s, --max-unserved in [0, 1), positive --samples and --level")
-    hours, realised = week_distributions(args.shape, args.seed, args.cut_hour, args.hours, args.level, args.information,
-                                         args.samples)
+    hours, realised = week_distributions(args.shape, args.seed, args.cut_hour, args.hours, args.level, args.samples)
     bound, mu = causal_bound(hours, args.reaction, args.max_unserved)
     demand = sum(realised)
-    json.dump({"shape": args.shape, "seed": args.seed, "cut_hour": args.cut_hour, "information": args.information,
+    json.dump({"shape": args.shape, "seed": args.seed, "cut_hour": args.cut_hour,
                "reaction_seconds": args.reaction, "demand_gpu_hours": round(demand, 3),
                "bound_gpu_hours": round(bound / HOUR, 3), "ratio_to_demand": round(bound / HOUR / demand, 4),
                "mu": mu}, sys.stdout)
