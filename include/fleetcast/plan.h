@@ -260,10 +260,13 @@ struct PlanOptions {
   /// per unit: below it, planning less costs more in expectation) left at most a quarter of the
   /// SLO's allowance unserved in each week, the SLO did not hang on the quantile: the cheapest of
   /// them over both weeks is taken. Otherwise the scenario's quantile stays, raised to the cheapest
-  /// higher candidate that served the SLO in each week where it did not. A week with less than two
-  /// days of history before it is left out. The plan's first note gives every candidate's cost
-  /// and worst served fraction, and the rule that chose. Costs up to two more forecasts and twelve
-  /// plans.
+  /// higher candidate that served the SLO in each week where it did not. Where the quantile taken
+  /// still missed the SLO in a week, floors are replayed at it the same way (each plan providing
+  /// in every interval for at least the same levels of the demand over the two weeks before it,
+  /// and its highest hour), and the lowest that served the SLO in each week is held. A week with
+  /// less than two days of history before it is left out. The plan's first note gives every
+  /// candidate's cost and worst served fraction, and the rule that chose. Costs up to two more
+  /// forecasts and twelve plans (twenty-six with floors).
   bool validate_risk = false;
   std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
   /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),
