@@ -965,8 +965,11 @@ Result<PlannedAtRisk> plan_within_budget(Plan& plan, const Scenario& planning, c
   if (!lowest.ok()) return lowest.status();
   if (lowest->cost_usd > budget) {
     plan.budget_status = "infeasible";
-    plan.notes.push_back("even the median demand costs $" + std::to_string(lowest->cost_usd) +
-                         " over the horizon, above the budget; the plan serves the median");
+    const bool floored =
+        std::any_of(demand.begin(), demand.end(), [](const WorkloadDemand& workload) { return workload.planned_floor > 0; });
+    plan.notes.push_back(std::string("even the median demand") + (floored ? ", with the plan's floor," : "") + " costs $" +
+                         std::to_string(lowest->cost_usd) + " over the horizon, above the budget; the plan serves the median" +
+                         (floored ? " and the floor" : ""));
     plan.risk_quantile = 0.5;
     return lowest;
   }

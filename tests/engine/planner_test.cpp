@@ -630,9 +630,18 @@ TEST_CASE("engine::make_plan holds a floor of recent demand where no validated q
   REQUIRE(without.ok());
   CHECK(with_floor->served_fraction.mean >= 0.995);
   CHECK(with_floor->served_fraction.mean > without->served_fraction.mean);
-  // Where a quantile meets the SLO (99% here) no floor is tried.
-  options.validate_risk = true;
+  // A budget below even the median's cost keeps the floor, and says so.
   options.risk_quantile.reset();
+  options.validate_risk = true;
+  options.budget = Money::from_usd(1);
+  const Plan capped = plan_of(strict, prices, options);
+  CHECK(capped.budget_status == "infeasible");
+  CHECK(std::find_if(capped.notes.begin(), capped.notes.end(), [](const std::string& note) {
+          return note.rfind("even the median demand, with the plan's floor, costs $", 0) == 0 &&
+                 note.find("; the plan serves the median and the floor") != std::string::npos;
+        }) != capped.notes.end());
+  options.budget.reset();
+  // Where a quantile meets the SLO (99% here) no floor is tried.
   const Plan lenient = plan_of(scenario, prices, options);
   CHECK(lenient.notes.front().find("floors were replayed") == std::string::npos);
 }
