@@ -153,12 +153,15 @@ double planned_utilisation(const Workload& workload) {
   return service != nullptr ? service->target_utilisation : 1.0;
 }
 
+const char* demand_unit_name(const Workload& workload) {
+  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
+  return service == nullptr || service->demand.unit == DemandUnit::gpus ? "GPUs" : "requests per second";
+}
+
 Status check_fleet_holds(const Workload& workload, double peak, double largest, std::string_view source) {
   if (largest <= 0 || !(peak > kMaxInstancesOfLargest * largest)) return {};
-  const auto* service = std::get_if<ServiceWorkload>(&workload.spec);
-  const bool gpus = service == nullptr || service->demand.unit == DemandUnit::gpus;
   char text[96];
-  std::snprintf(text, sizeof text, "its demand peaks at %.7g %s (", peak, gpus ? "GPUs" : "requests per second");
+  std::snprintf(text, sizeof text, "its demand peaks at %.7g %s (", peak, demand_unit_name(workload));
   char limit[96];
   std::snprintf(limit, sizeof limit, " over the target utilisation), more than %.0f instances of its largest option serve",
                 kMaxInstancesOfLargest);

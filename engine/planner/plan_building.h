@@ -71,6 +71,10 @@ int break_even_level(std::vector<int> usage, double break_even);
 /// batch work (its demand is in GPUs, each kept busy).
 double planned_utilisation(const Workload& workload);
 
+/// What the workload's demand is counted in, for notes and errors: "GPUs" (a batch workload, a
+/// GPU-denominated service) or "requests per second".
+const char* demand_unit_name(const Workload& workload);
+
 /// The most instances of its largest option a workload's demand may need. Past it a plan's counts
 /// (int) and the fleet a simulation launches stop meaning anything: demand in the billions of
 /// GPUs is a broken forecast or trace, not a fleet to plan.

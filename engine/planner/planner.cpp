@@ -1137,11 +1137,9 @@ std::string describe_floors(const Scenario& scenario, const std::vector<Workload
   std::string text;
   for (std::size_t w = 0; w < demand.size(); ++w) {
     if (!(demand[w].planned_floor > 0)) continue;
-    const auto* service = std::get_if<ServiceWorkload>(&scenario.workloads[w].spec);
-    const bool gpus = service == nullptr || service->demand.unit == DemandUnit::gpus;
     char sentence[200];
     std::snprintf(sentence, sizeof sentence, " The plan provides for at least %.4g %s of '%s' demand in every interval.",
-                  demand[w].planned_floor, gpus ? "GPUs" : "requests per second", scenario.workloads[w].name.c_str());
+                  demand[w].planned_floor, demand_unit_name(scenario.workloads[w]), scenario.workloads[w].name.c_str());
     text += sentence;
   }
   return text;
