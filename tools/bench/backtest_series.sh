@@ -67,7 +67,7 @@ for entry in "${series[@]}"; do
       > "$work/scenario.json"
     supplied=()
     if [[ ${FORECAST:-} == oracle ]]; then
-      python3 "$bench/standin_load.py" "$name" --days 35 --step 3600 --level 40 --seed "${standin_seed[$name]}" \
+      python3 "$bench/standin_load.py" "$name" "${standin_process[@]}" --step 3600 --seed "${standin_seed[$name]}" \
         --oracle-from $((duration - 168)) --oracle-hours 168 > "$work/forecast.json"
       supplied=(--forecast "load=$work/forecast.json")
     elif [[ ${FORECAST:-} == foresight ]]; then
@@ -81,7 +81,7 @@ for entry in "${series[@]}"; do
     fi
     bound=()
     if [[ -n ${standin_seed[$name]:-} ]]; then
-      python3 "$bench/causal_bound.py" "$name" --seed "${standin_seed[$name]}" --cut-hour $((duration - 168)) \
+      python3 "$bench/causal_bound.py" "$name" "${standin_process[@]}" --seed "${standin_seed[$name]}" --cut-hour $((duration - 168)) \
         --reaction "$reaction" > "$work/bound.json"
       bound=("$work/bound.json" "$work/scenario.json" "$work/offers.json")
     fi

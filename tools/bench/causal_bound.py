@@ -69,31 +69,30 @@ class HourDistribution:
         return capacity, self.excess(capacity)
 
 
-def lagrangian(hours, reaction, max_unserved, mu):
-    """The dual function at `mu`: a lower bound on the GPU-seconds of any policy meeting the SLO in
-    expectation; also the GPU-seconds and unserved unit-seconds of the hourly minimisers."""
+def lagrangian(hours, reaction, allowance, mu):
+    """The dual function at `mu`: a lower bound on the GPU-seconds of any policy whose expected
+    unserved unit-seconds are at most `allowance`."""
     per_short_unit = min(1.0, mu) * (HOUR - reaction) + mu * reaction
-    held = unserved = demand = 0.0
+    value = -mu * allowance
     for hour in hours:
         capacity, excess = hour.best(per_short_unit)
-        held += capacity * HOUR + excess * (HOUR - reaction if mu >= 1 else 0.0)
-        unserved += excess * (reaction if mu >= 1 else HOUR)
-        demand += hour.mean * HOUR
-    return held + mu * (unserved - max_unserved * demand), held, unserved
+        value += capacity * HOUR + excess * per_short_unit
+    return value
 
 
 def causal_bound(hours, reaction, max_unserved):
     """The largest dual bound (concave in mu: ternary search on a log scale), in GPU-seconds,
     and its mu."""
+    allowance = max_unserved * sum(hour.mean for hour in hours) * HOUR
     low, high = -6.0, 8.0  # log10 mu
     for _ in range(200):
         a, b = low + (high - low) / 3, high - (high - low) / 3
-        if lagrangian(hours, reaction, max_unserved, 10 ** a)[0] < lagrangian(hours, reaction, max_unserved, 10 ** b)[0]:
+        if lagrangian(hours, reaction, allowance, 10 ** a) < lagrangian(hours, reaction, allowance, 10 ** b):
             low = a
         else:
             high = b
     mu = 10 ** ((low + high) / 2)
-    return max(lagrangian(hours, reaction, max_unserved, mu)[0], 0.0), mu
+    return max(lagrangian(hours, reaction, allowance, mu), 0.0), mu
 
 
 def week_distributions(shape, seed, cut_hour, hours, level, samples):

@@ -9,9 +9,12 @@ if [[ -n ${STANDIN_SEED:-} ]]; then
   for shape in "${standin_shapes[@]}"; do standin_seed[$shape]=$STANDIN_SEED; done
 fi
 
+# The process every stand-in is drawn from (standin_load.py's and causal_bound.py's options alike).
+standin_process=(--days 35 --level 40)
+
 # write_standin FILE SHAPE SEED: writes one stand-in as benchmarked, at SEED.
 write_standin() {
-  python3 "$bench/standin_load.py" "$2" --days 35 --step 3600 --level 40 --seed "$3" > "$1"
+  python3 "$bench/standin_load.py" "$2" "${standin_process[@]}" --step 3600 --seed "$3" > "$1"
 }
 
 # write_standins DIR [PREFIX]: writes DIR/PREFIXSHAPE.csv for every shape at its fixed seed.
