@@ -1103,7 +1103,8 @@ Result<std::vector<ValidationSpan>> validation_spans(const Scenario& planning, c
 }
 
 // Every candidate planned on each span and simulated against the span's actual demand: one trial
-// per candidate, in their order, its cost summed over the spans and its served fraction the worst.
+// per candidate, in their order, its cost summed over the spans, its served fraction the worst,
+// and what spans of the spans' days drawn at random served (resampled_served).
 Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options,
                                                  const std::vector<ValidationSpan>& spans, const std::vector<Candidate>& candidates) {
   SimulationOptions replay;
@@ -1113,6 +1114,7 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
   std::vector<RiskTrial> trials;
   for (const Candidate& candidate : candidates) {
     RiskTrial trial{candidate.risk, 0, 1, candidate.floor_level};
+    std::vector<ServedDay> days;
     for (const ValidationSpan& span : spans) {
       std::vector<WorkloadDemand> held = span.demand;
       if (candidate.floor_level > 0) {
@@ -1126,6 +1128,12 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
       if (!report.ok()) return report.status().with_context("validating the risk quantile");
       trial.cost_usd += report->cost_usd.mean;
       trial.worst_served_fraction = std::min(trial.worst_served_fraction, report->served_fraction.mean);
+      const std::vector<ServedDay> span_days = served_days(span.past, *report);
+      days.insert(days.end(), span_days.begin(), span_days.end());
+    }
+    if (!spans.empty()) {
+      const auto days_per_span = static_cast<int>(std::max<std::int64_t>(1, spans.front().past.horizon.duration / kDay));
+      trial.resampled_served_fraction = resampled_served(days, days_per_span, scenario.seed);
     }
     trials.push_back(trial);
   }

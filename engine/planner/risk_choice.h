@@ -2,11 +2,13 @@
 // How a validated plan chooses its risk quantile (PlanOptions::validate_risk) from candidates
 // planned on the history's last weeks and replayed against the demand that followed them.
 //
-// Two weeks are few, and a week's served fraction at one quantile varies from week to week (on
-// the benchmark's series the held-out week left up to about three times the worse validation
-// week's unserved demand): so the quantile is lowered for cost only where the validation shows the
-// SLO does not hang on it, and never below the quantile whose expected cost the reactive part's
-// prices make least (the newsvendor fractile, below): two weeks of luck do not decide alone.
+// Two weeks are few, and a week's served fraction at one quantile varies from week to week: so a
+// candidate counts as safe only where it served the SLO in every span replayed and 19 of 20 spans
+// of days drawn at random from them left at most half its allowance unserved (resampled_served: a
+// week that missed little by luck shows its days' spread there; the half is for what resampling
+// days cannot see, a forecast that goes worse in another week), the quantile is lowered for cost
+// only to such a candidate, and never below the quantile whose expected cost the reactive part's
+// prices make least (the newsvendor fractile, below).
 //
 // Thread-safety: pure functions.
 
@@ -16,6 +18,7 @@
 
 #include "engine/fleet_model.h"
 #include "fleetcast/scenario.h"
+#include "fleetcast/simulation.h"
 
 namespace fleetcast::engine::planner {
 
@@ -25,7 +28,24 @@ struct RiskTrial {
   double cost_usd = 0;               // over every week replayed
   double worst_served_fraction = 1;  // the least of the weeks'
   double floor_level = 0;            // the quantile of recent demand held in every interval (0: none)
+  double resampled_served_fraction = 1;  // what spans of its days drawn at random served in 19 of 20
 };
+
+/// One day of a replayed span: its services' demand and what of it was served, in unit-seconds.
+struct ServedDay {
+  double demand = 0;
+  double served = 0;
+};
+
+/// The days (24-hour runs of intervals from the horizon's start, the last possibly shorter) of
+/// replica 0's interval record in `report` of a simulation of `scenario`, over its services.
+std::vector<ServedDay> served_days(const Scenario& scenario, const SimulationReport& report);
+
+/// The served fraction that spans of `days_per_span` days, each drawn at random with replacement
+/// from `days`, reach in 19 of 20 (the 5th percentile of 2,000 such spans; 1 where no day has
+/// demand): how a span like those replayed may go, beyond the luck of the ones that came.
+/// Deterministic for `seed`; the same seed draws the same days for every candidate.
+double resampled_served(const std::vector<ServedDay>& days, int days_per_span, std::uint64_t seed);
 
 /// The least quantile worth planning on cost alone, for the scenario's services: demand above the
 /// plan is launched when it comes, and what the plan's spot pools cannot take (their share caps)
@@ -45,9 +65,9 @@ struct RiskChoice {
 /// Chooses among `trials` (candidates in increasing quantile; at least one) for a scenario whose
 /// strictest SLO serves `required` (0 to 1), whose own quantile is `scenario_risk` ("the
 /// scenario's" or "the default" in the reason: `whose`), with the newsvendor fractile `fractile`:
-/// - when `weeks` is two or more and every candidate at or above the fractile (the highest
-///   candidate if none is) served at least 1 - (1 - required) / 4 in every week, the SLO did not
-///   hang on the quantile there: the cheapest of them over the weeks;
+/// - when `weeks` is two or more and some candidate at or above the fractile (the highest
+///   candidate if none is) served `required` in every week and its resampled spans left at most
+///   half the SLO's allowance unserved, the cheapest of those over the weeks;
 /// - otherwise the scenario's quantile, unless it is a candidate that missed the SLO in a week:
 ///   then the cheapest higher candidate that met it in every week, and the scenario's when none did.
 /// `span` only words the reason; `weeks` (the spans replayed) also decides whether the quantile

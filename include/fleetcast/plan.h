@@ -253,20 +253,20 @@ struct PlanOptions {
   /// kDefaultRiskQuantile.
   std::optional<double> risk_quantile;
   /// With no risk_quantile: choose it by validation even where the scenario states one (which the
-  /// rule below then stands for). Plans at
-  /// 0.5, 0.65, 0.8, 0.9, 0.95 and 0.99 are made from the history up to one and two weeks (each
-  /// at most the horizon) before its end and simulated against the demand of the week that
-  /// followed. Where every candidate from the newsvendor fractile up (1 - planned spot / on-demand
-  /// per unit: below it, planning less costs more in expectation) left at most a quarter of the
-  /// SLO's allowance unserved in each week, the SLO did not hang on the quantile: the cheapest of
-  /// them over both weeks is taken. Otherwise the scenario's quantile stays, raised to the cheapest
-  /// higher candidate that served the SLO in each week where it did not. Where the quantile taken
-  /// still missed the SLO in a week, floors are replayed at it the same way (each plan providing
-  /// in every interval for at least the same levels of the demand over the two weeks before it,
-  /// and its highest hour), and the lowest that served the SLO in each week is held. A week with
-  /// less than two days of history before it is left out. The plan's first note gives every
-  /// candidate's cost and worst served fraction, and the rule that chose. Costs up to two more
-  /// forecasts and twelve plans (twenty-six with floors).
+  /// rule below then stands for). Plans at 0.5, 0.65, 0.8, 0.9, 0.95 and 0.99 are made from the
+  /// history up to one and two weeks (each at most the horizon) before its end and simulated
+  /// against the demand of the week that followed. Of the candidates from the newsvendor fractile
+  /// up (1 - planned spot / on-demand per unit: below it, planning less costs more in
+  /// expectation), those that served the SLO in each week and in 19 of 20 weeks of the two weeks'
+  /// days drawn at random (deterministic for the scenario's seed) are safe, and the cheapest of
+  /// them over both weeks is taken. Where none is, the scenario's quantile stays, raised to the
+  /// cheapest higher candidate that served the SLO in each week where it did not. Where the
+  /// quantile taken still missed the SLO in a week, floors are replayed at it the same way (each
+  /// plan providing in every interval for at least the same levels of the demand over the two
+  /// weeks before it, and its highest hour), and the lowest that served the SLO in each week is
+  /// held. A week with less than two days of history before it is left out. The plan's first note
+  /// gives every candidate's cost, worst and resampled served fractions, and the rule that chose.
+  /// Costs up to two more forecasts and twelve plans (twenty-six with floors).
   bool validate_risk = false;
   std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
   /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),

@@ -470,13 +470,14 @@ Scenario jumping_scenario(const PriceSource& prices, const std::string& test, in
 }
 
 // Each candidate a validated risk replays, by hand: planned from the history up to each of the
-// `weeks` weeks before `cut`, replayed against that week's demand; its cost over the weeks and its
-// served fraction in the worst.
+// `weeks` weeks before `cut`, replayed against that week's demand; its cost over the weeks, its
+// served fraction in the worst, and its weeks' days resampled into weeks.
 std::vector<engine::planner::RiskTrial> replayed_candidates(const Scenario& scenario, const PriceSource& prices,
                                                             PlanOptions options, Instant cut, int weeks) {
   std::vector<engine::planner::RiskTrial> trials;
   for (const double risk : {0.5, 0.65, 0.8, 0.9, 0.95, 0.99}) {
     engine::planner::RiskTrial trial{risk, 0, 1};
+    std::vector<engine::planner::ServedDay> days;
     for (int week = 1; week <= weeks; ++week) {
       options.risk_quantile = risk;
       options.history_until = cut - kWeek * week;
@@ -488,7 +489,13 @@ std::vector<engine::planner::RiskTrial> replayed_candidates(const Scenario& scen
       REQUIRE(report.ok());
       trial.cost_usd += report->cost_usd.mean;
       trial.worst_served_fraction = std::min(trial.worst_served_fraction, report->served_fraction.mean);
+      Scenario week_scenario = scenario;
+      week_scenario.horizon = *options.horizon;
+      const auto week_days = engine::planner::served_days(week_scenario, *report);
+      CHECK(week_days.size() == 7);
+      days.insert(days.end(), week_days.begin(), week_days.end());
     }
+    trial.resampled_served_fraction = engine::planner::resampled_served(days, 7, scenario.seed);
     trials.push_back(trial);
   }
   return trials;
@@ -526,8 +533,8 @@ TEST_CASE("engine::make_plan with a validated risk replays every candidate on ea
   REQUIRE_FALSE(validated.notes.empty());
   const std::string& note = validated.notes.front();
   CHECK_THAT(note, Catch::Contains(weeks == 3 ? "One span is too few to lower the quantile for cost"
-                                   : jumps    ? "The SLO hung on the quantile"
-                                              : "Every candidate from 0.80"));
+                                   : jumps    ? "No candidate from 0.80"
+                                              : "Of the candidates from 0.80"));
   CHECK(note.rfind("risk quantile", 0) == 0);
   CHECK(note.find(weeks == 3 ? "from the history before the last 7d and replaying"
                              : "from the history before each of the last 2 spans of 7d and replaying") != std::string::npos);
@@ -691,58 +698,117 @@ TEST_CASE("choose_floor takes the lowest floor that met the SLO in every span, a
   CHECK_THAT(none.reason, Catch::EndsWith("p100: $200, 99.900%. None met it either, so the plan holds none."));
 }
 
-TEST_CASE("choose_validated_risk lowers the quantile for cost only where the SLO did not hang on it, never below the fractile",
+TEST_CASE("choose_validated_risk lowers the quantile for cost only to a candidate that met the SLO in every span and in its "
+          "resampled spans left at most half the allowance unserved, never below the fractile",
           "[engine][planner]") {
   using engine::planner::choose_validated_risk;
   using engine::planner::RiskTrial;
-  // SLO 99.5%: a quarter of its allowance leaves 99.875% as the margin.
-  const auto trials = [](std::vector<double> served, std::vector<double> cost) {
+  // SLO 99.5%; each candidate's worst span and its resampled spans' 19-in-20 served fraction, which
+  // may leave half the allowance unserved: 99.75%.
+  const auto trials = [](std::vector<double> worst, std::vector<double> resampled, std::vector<double> cost) {
     std::vector<RiskTrial> made;
     const double risks[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
-    for (std::size_t c = 0; c < 6; ++c) made.push_back(RiskTrial{risks[c], cost[c], served[c]});
+    for (std::size_t c = 0; c < 6; ++c) made.push_back(RiskTrial{risks[c], cost[c], worst[c], 0, resampled[c]});
     return made;
   };
   const std::vector<double> rising_cost = {70, 80, 90, 100, 110, 120};
-  // Every candidate from the fractile's (0.65) holds the margin: the cheapest of them, not 0.50.
-  auto safe = choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, rising_cost), 0.995, 0.95, "the scenario's", 0.62, 2,
-                                    kWeek);
+  const std::vector<double> all_met = {0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994};
+  // Every candidate met it: the cheapest from the fractile's (0.65), not 0.50.
+  auto safe = choose_validated_risk(trials(all_met, all_met, rising_cost), 0.995, 0.95, "the scenario's", 0.62, 2, kWeek);
   CHECK(safe.risk == 0.65);
-  CHECK_THAT(safe.reason, Catch::Contains("Every candidate from 0.65 (the newsvendor fractile of planned spot against "
-                                          "on-demand for demand above the plan: 0.62) served at least 99.875% in every span"));
+  CHECK_THAT(safe.reason, Catch::EndsWith(" Of the candidates from 0.65 (the newsvendor fractile of planned spot against "
+                                          "on-demand for demand above the plan: 0.62), 0.65, 0.80, 0.90, 0.95, 0.99 served "
+                                          "the SLO in every span and at least 99.750% in 19 of 20 resampled ones: the "
+                                          "cheapest of them."));
   // One span is too few to lower it for cost.
-  auto one_span = choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, rising_cost), 0.995, 0.95,
-                                        "the default", 0.62, 1, kWeek);
+  auto one_span = choose_validated_risk(trials(all_met, all_met, rising_cost), 0.995, 0.95, "the default", 0.62, 1, kWeek);
   CHECK(one_span.risk == 0.95);
   CHECK_THAT(one_span.reason, Catch::EndsWith(" One span is too few to lower the quantile for cost, so the default 0.95 stays."));
   // A higher candidate may be the cheapest.
-  CHECK(choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, {70, 80, 75, 100, 110, 120}), 0.995,
-                              0.95, "the scenario's", 0.62, 2, kWeek).risk == 0.8);
+  CHECK(choose_validated_risk(trials(all_met, all_met, {70, 80, 75, 100, 110, 120}), 0.995, 0.95, "the scenario's", 0.62, 2, kWeek)
+            .risk == 0.8);
   // A fractile above every candidate leaves the highest.
-  CHECK(choose_validated_risk(trials({0.9999, 0.9990, 0.9991, 0.9992, 0.9993, 0.9994}, rising_cost), 0.995, 0.95, "the scenario's", 0.995, 2,
-                              kWeek).risk == 0.99);
-  // 0.80 left more than a quarter of the allowance unserved (99.80% served): the scenario's 0.95 stays.
-  auto hung = choose_validated_risk(trials({0.99, 0.9990, 0.9980, 0.9992, 0.9993, 0.9994}, rising_cost), 0.995, 0.95,
+  CHECK(choose_validated_risk(trials(all_met, all_met, rising_cost), 0.995, 0.95, "the scenario's", 0.995, 2, kWeek).risk == 0.99);
+  // 0.65 met the SLO in both spans but its resampled ones served 99.60%, more than half the
+  // allowance short, and 0.80 missed it in a span: the cheapest safe one is 0.90, below the
+  // scenario's 0.95.
+  auto lucky = choose_validated_risk(trials({0.99, 0.9960, 0.9940, 0.9970, 0.9980, 0.9990}, {0.99, 0.9960, 0.9980, 0.9978, 0.9985, 0.9990},
+                                            rising_cost),
+                                     0.995, 0.95, "the scenario's", 0.62, 2, kWeek);
+  CHECK(lucky.risk == 0.9);
+  CHECK_THAT(lucky.reason, Catch::Contains("), 0.90, 0.95, 0.99 served the SLO in every span"));
+  // None safe (each resampled above the SLO but below 99.75%), and the scenario's 0.95 met the SLO
+  // in every span: it stays.
+  auto hung = choose_validated_risk(trials(all_met, {0.999, 0.997, 0.997, 0.997, 0.997, 0.9974}, rising_cost), 0.995, 0.95,
                                     "the default", 0.62, 2, kWeek);
   CHECK(hung.risk == 0.95);
-  CHECK_THAT(hung.reason, Catch::EndsWith(" The SLO hung on the quantile (0.80 served 99.800% in a span, below 99.875%), so "
-                                          "the default 0.95 stays."));
-  // The scenario's own quantile missed the SLO: the cheapest higher one that met it.
-  auto raised = choose_validated_risk(trials({0.98, 0.985, 0.99, 0.992, 0.994, 0.996}, rising_cost), 0.995, 0.95, "the scenario's", 0.62, 2, kWeek);
+  CHECK_THAT(hung.reason, Catch::EndsWith(" No candidate from 0.65 (the newsvendor fractile of planned spot against on-demand for "
+                                          "demand above the plan: 0.62) served the SLO in every span and at least 99.750% in 19 "
+                                          "of 20 resampled ones, so the default 0.95 stays."));
+  // The scenario's own quantile missed the SLO: the cheapest higher one that met it in every span.
+  const std::vector<double> missing = {0.98, 0.985, 0.99, 0.992, 0.994, 0.996};
+  const std::vector<double> resampled_low = {0.97, 0.98, 0.985, 0.99, 0.99, 0.994};
+  auto raised = choose_validated_risk(trials(missing, resampled_low, rising_cost), 0.995, 0.95, "the scenario's", 0.62, 2, kWeek);
   CHECK(raised.risk == 0.99);
   CHECK_THAT(raised.reason, Catch::EndsWith("and the scenario's 0.95 missed the SLO (99.400%): the cheapest higher candidate "
                                             "that met it in every span."));
   // None higher met it either: the scenario's stays, saying so.
-  auto kept = choose_validated_risk(trials({0.98, 0.985, 0.99, 0.992, 0.994, 0.9945}, rising_cost), 0.995, 0.95, "the scenario's", 0.62, 2, kWeek);
+  auto kept = choose_validated_risk(trials({0.98, 0.985, 0.99, 0.992, 0.994, 0.9945}, resampled_low, rising_cost), 0.995, 0.95,
+                                    "the scenario's", 0.62, 2, kWeek);
   CHECK(kept.risk == 0.95);
   CHECK_THAT(kept.reason, Catch::EndsWith("no higher candidate met it in every span, so it stays."));
-  // A scenario quantile that is no candidate stays where the SLO hung on the quantile.
-  CHECK(choose_validated_risk(trials({0.98, 0.985, 0.99, 0.992, 0.994, 0.996}, rising_cost), 0.995, 0.97, "the scenario's", 0.62, 2, kWeek).risk ==
-        0.97);
+  // A scenario quantile that is no candidate stays where none was safe.
+  CHECK(choose_validated_risk(trials(missing, resampled_low, rising_cost), 0.995, 0.97, "the scenario's", 0.62, 2, kWeek).risk == 0.97);
   // The reason lists every candidate, and the chosen quantile first.
   CHECK(safe.reason.rfind("risk quantile 0.65 chosen by planning from the history before each of the last 2 spans of 7d and "
                           "replaying each candidate against the demand that followed (SLO 99.500% served in every span; cost "
-                          "over all, served in the worst): 0.50: $70, 99.990%; 0.65: $80, 99.900%;",
+                          "over all, served in the worst span and in 19 of 20 spans of its days drawn at random): 0.50: $70, "
+                          "99.990%, 99.990%; 0.65: $80, 99.900%, 99.900%;",
                           0) == 0);
+}
+
+TEST_CASE("resampled_served: the served fraction spans of days drawn at random reach in 19 of 20, weighted by demand",
+          "[engine][planner]") {
+  using engine::planner::resampled_served;
+  using engine::planner::ServedDay;
+  // Days all alike: every span serves what each day did.
+  CHECK(resampled_served(std::vector<ServedDay>(10, ServedDay{100, 99}), 7, 7) == Approx(0.99).epsilon(1e-12));
+  // Ten different one-day spans: the worst day is drawn 1 time in 10, twice the 1 in 20 below which
+  // the fraction is read (about 200 of 2,000 draws, 10 standard deviations above 100).
+  std::vector<ServedDay> ten;
+  for (int d = 0; d < 10; ++d) ten.push_back(ServedDay{100, 100 - 0.1 * (d + 1)});
+  CHECK(resampled_served(ten, 1, 7) == Approx(0.990).epsilon(1e-12));
+  // One bad day in six (100 demanded, 90 served) and five good ones (900 each, all served), spans
+  // of two days: two bad days come 1 time in 36 (2.8%), one bad and one good 10 in 36 (27.8%), so
+  // the 5th percentile is a bad and a good day, weighted by demand (990 / 1000), not 0.95.
+  std::vector<ServedDay> mixed(5, ServedDay{900, 900});
+  mixed.insert(mixed.begin(), ServedDay{100, 90});
+  CHECK(resampled_served(mixed, 2, 7) == Approx(0.99).epsilon(1e-12));
+  // No demand, or no days: nothing was missed.
+  CHECK(resampled_served(std::vector<ServedDay>(3), 7, 7) == 1);
+  CHECK(resampled_served({}, 7, 7) == 1);
+  // The same seed draws the same days.
+  CHECK(resampled_served(mixed, 7, 11) == resampled_served(mixed, 7, 11));
+}
+
+TEST_CASE("served_days sums each 24 hours of a report's intervals over the services, leaving batch workloads out",
+          "[engine][planner]") {
+  Scenario scenario;
+  scenario.horizon = Horizon{Instant{kDay * 10}, kDay * 2 + kHour * 12, kHour * 12};
+  scenario.workloads = {Workload{"svc", {}, {}, ServiceWorkload{}}, Workload{"jobs", {}, {}, BatchWorkload{}}};
+  SimulationReport report;
+  const double demand[] = {4, 6, 8, 10, 2};
+  for (int k = 0; k < 5; ++k) {
+    report.intervals.push_back(IntervalRecord{scenario.horizon.start + kHour * 12 * k, {demand[k], 50}, {demand[k] - 1, 5}, {}});
+  }
+  const auto days = engine::planner::served_days(scenario, report);
+  REQUIRE(days.size() == 3);
+  const double half_day = 12 * 3600.0;
+  CHECK(days[0].demand == Approx((4 + 6) * half_day));
+  CHECK(days[0].served == Approx((3 + 5) * half_day));
+  CHECK(days[1].demand == Approx((8 + 10) * half_day));
+  CHECK(days[2].demand == Approx(2 * half_day));
+  CHECK(days[2].served == Approx(1 * half_day));
 }
 
 TEST_CASE("newsvendor_fractile: 1 - planned spot / on-demand per unit, the cheapest of each; 0 without spot", "[engine][planner]") {
