@@ -106,9 +106,14 @@ void size_group(PlannedGroup& group, const GroupCapacity& capacity, const Plan& 
   group.min_capacity = *std::min_element(desired.begin(), desired.end());
   // Room above the plan for the reactive part: half the peak again.
   group.max_capacity = std::max(1, peak + (peak + 1) / 2);
-  // On-demand base: the reserved GPUs the group keeps busy all the time; above it, the
-  // planned on-demand share of GPU-hours.
-  const int base = std::min(capacity.reserved_gpus, *std::min_element(capacity.on_demand.begin(), capacity.on_demand.end()));
+  // On-demand base: the most of the reserved GPUs that the plan runs on demand whenever it holds
+  // that many (AWS launches the base on demand first, as the plan fills the reservations it pays
+  // for anyway); above it, the planned on-demand share of GPU-hours. Intervals the plan holds all
+  // on demand say nothing of the base: below it AWS runs all on demand too.
+  int base = capacity.reserved_gpus;
+  for (std::size_t k = 0; k < desired.size(); ++k) {
+    if (capacity.on_demand[k] < desired[k]) base = std::min(base, capacity.on_demand[k]);
+  }
   const double above = gpu_intervals_above(desired, base);
   const double above_on_demand = gpu_intervals_above(capacity.on_demand, base);
   group.distribution = scenario.policy.distribution;

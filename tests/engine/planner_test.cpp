@@ -267,6 +267,41 @@ TEST_CASE("engine::make_plan lists the owned reservations that no candidate pool
   CHECK(unused_with("unused-spot-only", R"(["spot"])") == std::vector<std::string>{"5 x one.gpu r1", "2 x four.gpu r1"});
 }
 
+TEST_CASE("engine::make_plan's groups keep their reserved GPUs as the on-demand base where the plan fills them first, so "
+          "AWS's split of each interval is the plan's",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // 4 one.gpu reserved; 2 GPUs needed at night, 12 by day. Spot ($0.30) is cheaper than on-demand
+  // ($1, or $0.90 a GPU on four.gpu) and uncapped, the reservations are paid for anyway: the plan
+  // runs 2 on demand at night and by day 4 on demand, the rest spot (with a GPU of interruption
+  // headroom).
+  std::vector<double> needs;
+  for (int h = 0; h < 24; ++h) needs.push_back(h % 12 < 6 ? 2 : 12);
+  const std::string owned = R"(, "spot": {"max_share_per_pool_percent": 100}, "commitments": [
+      {"instance_type": "one.gpu", "region": "r1", "count": 4, "term": "1y", "payment": "no_upfront", "start": "2026-06-07T00:00:00Z"}])";
+  const Plan plan = plan_of(
+      load(planning_json(24, R"(["one.gpu"])", R"(["on_demand", "spot"])", trace_demand(demand_csv("base-reserved", needs)), owned), prices),
+      prices);
+  REQUIRE(plan.groups.size() == 1);
+  const PlannedGroup& group = plan.groups.front();
+  const std::vector<int> desired = planned_group_gpus(plan, group);
+  std::vector<int> on_demand(desired.size(), 0);
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    if (plan.pools[group.pools[i]].option != PurchaseOption::on_demand) continue;
+    for (std::size_t k = 0; k < desired.size(); ++k) on_demand[k] += group.instances[i][k] * plan.pools[group.pools[i]].gpus_per_instance;
+  }
+  for (std::size_t k = 0; k < desired.size(); ++k) {
+    INFO("interval " << k);
+    CHECK(desired[k] >= static_cast<int>(needs[k]));
+    CHECK(on_demand[k] == std::min(desired[k], 4));
+    if (needs[k] > 4) CHECK(desired[k] > on_demand[k]);
+  }
+  // The base is the 4 reserved GPUs, not the 2 the nights run (all on demand, as AWS runs a group
+  // below its base), and nothing above it is on demand: demand above the plan launches spot.
+  CHECK(group.distribution.on_demand_base_capacity == 4);
+  CHECK(group.distribution.on_demand_percentage_above_base == 0);
+}
+
 TEST_CASE("engine::make_plan runs the on-demand instances an owned Savings Plan pays for, and buys nothing it covers",
           "[engine][planner]") {
   const InMemoryPriceSource prices = fleetcast::testing::aws_g6_catalog();
