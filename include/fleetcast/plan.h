@@ -257,9 +257,9 @@ struct PlanOptions {
   /// history up to one and two weeks (each at most the horizon) before its end and simulated
   /// against the demand of the week that followed. Of the candidates from the newsvendor fractile
   /// up (1 - planned spot / on-demand per unit: below it, planning less costs more in
-  /// expectation), those that served the SLO in each week and in 19 of 20 weeks of the two weeks'
-  /// days drawn at random (deterministic for the scenario's seed) are safe, and the cheapest of
-  /// them over both weeks is taken. Where none is, the scenario's quantile stays, raised to the
+  /// expectation), those that served the SLO in each week and left at most half its allowance
+  /// unserved in 19 of 20 weeks of the two weeks' days drawn at random (deterministic for the
+  /// scenario's seed) are safe, and the cheapest of them over both weeks is taken. Where none is, the scenario's quantile stays, raised to the
   /// cheapest higher candidate that served the SLO in each week where it did not. Where the
   /// quantile taken still missed the SLO in a week, floors are replayed at it the same way (each
   /// plan providing in every interval for at least the same levels of the demand over the two

@@ -50,8 +50,8 @@ void add_forecasting_options(CLI::App* command, PlanningArguments& arguments) {
   command->add_option("SCENARIO", arguments.scenario, "Scenario JSON file")->required();
   command->add_option("--risk", arguments.risk,
                       "Demand quantile the capacity serves, 0.5-0.999, or 'validated': replayed on the last two weeks of "
-                      "history, the cheapest from the newsvendor fractile up that served the SLO in both weeks and in 19 "
-                      "of 20 weeks of their days resampled, "
+                      "history, the cheapest from the newsvendor fractile up that served the SLO in both weeks and left "
+                      "at most half its allowance unserved in 19 of 20 weeks of their days resampled, "
                       "else the scenario's (raised if it missed the SLO; where it still did, a floor of recent demand "
                       "held in every interval if one met it) (default: the scenario policy's risk_quantile; "
                       "where it states none, validated for a traced service, else 0.95)");
