@@ -16,7 +16,7 @@ struct WorkloadDemand {
   WorkloadForecast summary;  // levels and values at the horizon step, in the workload's unit
   DemandBands bands;         // the same distribution, as the simulator samples it
   /// The least demand planned in any interval, in the workload's unit: headroom a validated risk
-  /// holds where its quantile missed the SLO in a validation span (0: none).
+  /// holds where its quantile did not prove safe in the validation spans (0: none).
   double planned_floor = 0;
 };
 

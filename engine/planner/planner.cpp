@@ -939,7 +939,7 @@ struct Candidate {
 
 // The risk quantiles a validated plan chooses among.
 constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
-// Where the quantile chosen missed the SLO in a span, floors are tried at it: the same levels of
+// Where the quantile chosen did not prove safe, floors are tried at it: the same levels of
 // the demand over this history before the plan, and its highest hour.
 constexpr Seconds kFloorHistory = 2 * kWeek;
 // The history a validated plan replays: the last weeks before the history's end, one at a time.
@@ -1162,8 +1162,8 @@ struct ValidatedRisk {
 // The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
 // history before each of the last kRiskValidationSpans weeks (each at most the horizon) of the
 // history, each simulated against that week's actual demand, chosen by choose_validated_risk
-// (risk_choice.h) with the fractile `fractile`; where the quantile chosen missed the SLO in a
-// week, floors replayed the same way at it and chosen by choose_floor. Weeks without two days of
+// (risk_choice.h) with the fractile `fractile`; where the quantile chosen did not prove safe
+// (proved_safe), floors replayed the same way at it and chosen by choose_floor. Weeks without two days of
 // history before them are left out; nullopt with `why` when even the last has too little.
 Result<std::optional<ValidatedRisk>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
                                                     const PlanOptions& options, double scenario_risk, double fractile,
@@ -1189,14 +1189,14 @@ Result<std::optional<ValidatedRisk>> validated_risk(const Scenario& scenario, co
   why = std::move(choice.reason);
   ValidatedRisk validated{choice.risk, 0};
   const auto chosen = std::find_if(trials->begin(), trials->end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
-  if (chosen == trials->end() || chosen->worst_served_fraction >= required) return std::optional<ValidatedRisk>{validated};
-  // Below the SLO at the quantile chosen: headroom held all along may meet it.
+  if (chosen == trials->end() || proved_safe(*chosen, required)) return std::optional<ValidatedRisk>{validated};
+  // Not proved safe at the quantile chosen: headroom held all along may be.
   std::vector<Candidate> floors;
   for (const double level : kRiskCandidates) floors.push_back(Candidate{choice.risk, level});
   floors.push_back(Candidate{choice.risk, 1.0});
   auto floor_trials = replay_candidates(scenario, prices, options, *spans, floors);
   if (!floor_trials.ok()) return floor_trials.status();
-  FloorChoice floor = choose_floor(*floor_trials, required, kFloorHistory);
+  FloorChoice floor = choose_floor(*floor_trials, required, chosen->worst_served_fraction >= required, kFloorHistory);
   why += floor.reason;
   validated.floor_level = floor.level;
   // Either way, what demand above the plan waits for is why the quantiles missed it.

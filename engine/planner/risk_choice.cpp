@@ -74,11 +74,18 @@ std::string describe_trials(const std::vector<RiskTrial>& trials, double chosen,
   return text;
 }
 
+// What a safe candidate's resampled spans serve at least (proved_safe).
+double resampled_bar(double required) { return 1 - (1 - required) * kResampledAllowanceShare; }
+
 const RiskTrial& cheapest(std::vector<RiskTrial>::const_iterator first, std::vector<RiskTrial>::const_iterator last) {
   return *std::min_element(first, last, [](const RiskTrial& a, const RiskTrial& b) { return a.cost_usd < b.cost_usd; });
 }
 
 }  // namespace
+
+bool proved_safe(const RiskTrial& trial, double required) {
+  return trial.worst_served_fraction >= required && trial.resampled_served_fraction >= resampled_bar(required);
+}
 
 double newsvendor_fractile(const FleetModel& model, const Scenario& scenario) {
   double fractile = 0;
@@ -133,11 +140,9 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
   char floor[160];
   std::snprintf(floor, sizeof floor, "from %.2f (the newsvendor fractile of planned spot against on-demand for demand above "
                 "the plan: %.2f)", from->risk, fractile);
-  const double margin = 1 - (1 - required) * kResampledAllowanceShare;
+  const double margin = resampled_bar(required);
   std::vector<RiskTrial> safe;
-  std::copy_if(from, trials.end(), std::back_inserter(safe), [&](const RiskTrial& trial) {
-    return trial.worst_served_fraction >= required && trial.resampled_served_fraction >= margin;
-  });
+  std::copy_if(from, trials.end(), std::back_inserter(safe), [&](const RiskTrial& trial) { return proved_safe(trial, required); });
   const bool enough = weeks >= kSpansToLower;
   if (enough && !safe.empty()) {
     const RiskTrial& chosen = cheapest(safe.begin(), safe.end());
@@ -169,21 +174,35 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
                            "candidate that met it in every span."};
 }
 
-FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, Seconds history) {
-  const auto met = std::find_if(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
+FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, bool quantile_met, Seconds history) {
   const std::string risk = quantile(trials.empty() ? 0 : trials.front().risk);
-  std::string text = " As " + risk + " missed the SLO in a span, floors were replayed at " + risk +
-                     ", each plan providing in every interval for at least a quantile of the demand over the " +
-                     format_duration(history) + " before it:";
-  char line[96];
+  const double margin = resampled_bar(required);
+  std::string text = " As " + risk + (quantile_met ? " served the SLO in every span but not " + percent(margin) +
+                                                        " in 19 of 20 resampled ones"
+                                                  : " missed the SLO in a span") +
+                     ", floors were replayed at " + risk + ", each plan providing in every interval for at least a quantile "
+                     "of the demand over the " + format_duration(history) + " before it:";
+  char line[112];
   for (const RiskTrial& trial : trials) {
-    std::snprintf(line, sizeof line, " p%g: $%.0f, %s;", 100 * trial.floor_level, trial.cost_usd, percent(trial.worst_served_fraction).c_str());
+    std::snprintf(line, sizeof line, " p%g: $%.0f, %s, %s;", 100 * trial.floor_level, trial.cost_usd,
+                  percent(trial.worst_served_fraction).c_str(), percent(trial.resampled_served_fraction).c_str());
     text += line;
   }
   text.back() = '.';
-  if (met == trials.end()) return {0, text + " None met it either, so the plan holds none."};
-  std::snprintf(line, sizeof line, " The p%g is the least that met it in every span.", 100 * met->floor_level);
-  return {met->floor_level, text + line};
+  std::vector<RiskTrial> safe;
+  std::copy_if(trials.begin(), trials.end(), std::back_inserter(safe), [&](const RiskTrial& trial) { return proved_safe(trial, required); });
+  if (!safe.empty()) {
+    const RiskTrial& chosen = cheapest(safe.begin(), safe.end());
+    std::snprintf(line, sizeof line, " The p%g is the cheapest that served it in every span and at least %s in 19 of 20 resampled ones.",
+                  100 * chosen.floor_level, percent(margin).c_str());
+    return {chosen.floor_level, text + line};
+  }
+  const std::string none_safe = " None served it in every span and at least " + percent(margin) + " in 19 of 20 resampled ones";
+  if (quantile_met) return {0, text + none_safe + ", so the plan holds none."};
+  const auto met = std::find_if(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
+  if (met == trials.end()) return {0, text + none_safe + " and none met it in every span either, so the plan holds none."};
+  std::snprintf(line, sizeof line, "; the p%g is the least that met it in every span.", 100 * met->floor_level);
+  return {met->floor_level, text + none_safe + line};
 }
 
 }  // namespace fleetcast::engine::planner

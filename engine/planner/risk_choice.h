@@ -8,7 +8,8 @@
 // week that missed little by luck shows its days' spread there; the half is for what resampling
 // days cannot see, a forecast that goes worse in another week), the quantile is lowered for cost
 // only to such a candidate, and never below the quantile whose expected cost the reactive part's
-// prices make least (the newsvendor fractile, below).
+// prices make least (the newsvendor fractile, below); where the quantile kept is not safe, floors of
+// recent demand are tried at it and judged by the same bar.
 //
 // Thread-safety: pure functions.
 
@@ -56,6 +57,10 @@ double resampled_served(const std::vector<ServedDay>& days, int days_per_span, s
 /// on-demand options (planned capacity then costs what reactive capacity does).
 double newsvendor_fractile(const FleetModel& model, const Scenario& scenario);
 
+/// Whether `trial` proved safe for an SLO serving `required` (0 to 1): it served `required` in every
+/// span replayed, and its resampled spans left at most half the SLO's allowance unserved.
+bool proved_safe(const RiskTrial& trial, double required);
+
 /// The quantile chosen, and the reason for the plan's note.
 struct RiskChoice {
   double risk = 0;
@@ -81,11 +86,13 @@ struct FloorChoice {
   std::string reason;
 };
 
-/// Where the quantile chosen missed the SLO in a span: chooses among `trials` at that quantile,
-/// each holding a floor (its floor_level of the demand over the `history` before the span; levels
-/// increasing), the lowest that served `required` in every span, none when none did. Headroom
+/// Where the quantile chosen did not prove safe (proved_safe): chooses among `trials` at that
+/// quantile, each holding a floor (its floor_level of the demand over the `history` before the
+/// span; levels increasing), the cheapest that proved safe; where none did, the lowest that served
+/// `required` in every span unless the quantile alone did (`quantile_met`), else none. Headroom
 /// held all along costs the most where demand is low, so it is the last resort, after the
-/// quantiles.
-FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, Seconds history);
+/// quantiles; it is judged by the same bar, so that a quantile that met the SLO only by the luck
+/// of its weeks is not left alone where a floor is safe.
+FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, bool quantile_met, Seconds history);
 
 }  // namespace fleetcast::engine::planner

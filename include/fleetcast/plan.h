@@ -261,10 +261,10 @@ struct PlanOptions {
   /// unserved in 19 of 20 weeks of the two weeks' days drawn at random (deterministic for the
   /// scenario's seed) are safe, and the cheapest of them over both weeks is taken. Where none is, the scenario's quantile stays, raised to the
   /// cheapest higher candidate that served the SLO in each week where it did not. Where the
-  /// quantile taken still missed the SLO in a week, floors are replayed at it the same way (each
-  /// plan providing in every interval for at least the same levels of the demand over the two
-  /// weeks before it, and its highest hour), and the lowest that served the SLO in each week is
-  /// held. A week with less than two days of history before it is left out. The plan's first note
+  /// quantile taken is not safe, floors are replayed at it the same way (each plan providing in
+  /// every interval for at least the same levels of the demand over the two weeks before it, and
+  /// its highest hour), and the cheapest safe one is held; where none is, the lowest that served
+  /// the SLO in each week if the quantile alone did not. A week with less than two days of history before it is left out. The plan's first note
   /// gives every candidate's cost, worst and resampled served fractions, and the rule that chose.
   /// Costs up to two more forecasts and twelve plans (twenty-six with floors).
   bool validate_risk = false;
