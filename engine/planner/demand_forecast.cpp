@@ -322,6 +322,40 @@ Result<WorkloadDemand> workload_demand(const Scenario& scenario, const Workload&
   return demand;
 }
 
+// The `level` quantile of `values` by nearest rank (1 the highest); `values` not empty, reordered.
+double nearest_rank(std::vector<double>& values, double level) {
+  const auto last = static_cast<std::ptrdiff_t>(values.size()) - 1;
+  const auto rank = static_cast<std::ptrdiff_t>(std::ceil(level * static_cast<double>(values.size()))) - 1;
+  const auto nth = values.begin() + std::clamp<std::ptrdiff_t>(rank, 0, last);
+  std::nth_element(values.begin(), nth, values.end());
+  return *nth;
+}
+
+// Seconds between two times of day (epoch seconds), the shorter way round the day.
+std::int64_t time_of_day_distance(std::int64_t a, std::int64_t b) {
+  const std::int64_t apart = ((a - b) % kDay.count() + kDay.count()) % kDay.count();
+  return std::min(apart, kDay.count() - apart);
+}
+
+// The floor of each interval of `horizon` from `recent` (its samples at epoch seconds
+// recent.time_of(i)), as hold_recent_quantile states.
+std::vector<double> recent_floor(const TimeSeries& recent, const Horizon& horizon, double level, FloorShape shape) {
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
+  std::vector<double> values = recent.values;
+  if (shape == FloorShape::flat) return std::vector<double>(intervals, nearest_rank(values, level));
+  std::vector<double> floor;
+  floor.reserve(intervals);
+  for (std::size_t k = 0; k < intervals; ++k) {
+    const std::int64_t at = (horizon.start + horizon.step * static_cast<std::int64_t>(k)).time_since_epoch().count();
+    values.clear();
+    for (std::size_t i = 0; i < recent.values.size(); ++i) {
+      if (time_of_day_distance(recent.time_of(i), at) <= horizon.step.count()) values.push_back(recent.values[i]);
+    }
+    floor.push_back(values.empty() ? 0.0 : nearest_rank(values, level));
+  }
+  return floor;
+}
+
 }  // namespace
 
 const DemandTrace* service_trace(const Workload& workload) {
@@ -329,23 +363,30 @@ const DemandTrace* service_trace(const Workload& workload) {
   return service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
 }
 
+double floor_at(const WorkloadDemand& workload, std::size_t k) {
+  return k < workload.planned_floor.size() ? workload.planned_floor[k] : 0.0;
+}
+
 Status hold_recent_quantile(std::vector<WorkloadDemand>& demand, const Scenario& scenario, Instant until, Seconds span,
-                            Seconds step, double level) {
+                            const Horizon& horizon, double level, FloorShape shape) {
   for (std::size_t w = 0; w < scenario.workloads.size() && w < demand.size(); ++w) {
     const Workload& workload = scenario.workloads[w];
     const DemandTrace* trace = service_trace(workload);
     if (trace == nullptr) continue;
-    auto history = at_plan_step(workload, *trace, samples_before(*trace, until), step);
+    auto history = at_plan_step(workload, *trace, samples_before(*trace, until), horizon.step);
     if (!history.ok()) return history.status();
     const std::vector<double>& values = history->values;
     const auto kept = static_cast<std::ptrdiff_t>(std::min<std::int64_t>(span / history->step, static_cast<std::int64_t>(values.size())));
-    std::vector<double> recent(values.end() - kept, values.end());
-    if (recent.empty()) continue;
-    const auto rank = static_cast<std::ptrdiff_t>(std::ceil(level * static_cast<double>(recent.size()))) - 1;
-    const auto nth = recent.begin() + std::clamp<std::ptrdiff_t>(rank, 0, kept - 1);
-    std::nth_element(recent.begin(), nth, recent.end());
-    demand[w].planned_floor = std::max(demand[w].planned_floor, *nth);
-    demand[w].summary.peak_planned = std::max(demand[w].summary.peak_planned, demand[w].planned_floor);
+    if (kept == 0) continue;
+    const TimeSeries recent{history->time_of(values.size() - static_cast<std::size_t>(kept)), history->step,
+                            std::vector<double>(values.end() - kept, values.end())};
+    const std::vector<double> floor = recent_floor(recent, horizon, level, shape);
+    std::vector<double>& held = demand[w].planned_floor;
+    held.resize(std::max(held.size(), floor.size()), 0.0);
+    for (std::size_t k = 0; k < floor.size(); ++k) {
+      held[k] = std::max(held[k], floor[k]);
+      demand[w].summary.peak_planned = std::max(demand[w].summary.peak_planned, held[k]);
+    }
   }
   return {};
 }

@@ -15,21 +15,32 @@ namespace fleetcast::engine::planner {
 struct WorkloadDemand {
   WorkloadForecast summary;  // levels and values at the horizon step, in the workload's unit
   DemandBands bands;         // the same distribution, as the simulator samples it
-  /// The least demand planned in any interval, in the workload's unit: headroom a validated risk
-  /// holds where its quantile did not prove safe in the validation spans (0: none).
-  double planned_floor = 0;
+  /// The least demand planned in each interval of the horizon, in the workload's unit: headroom a
+  /// validated risk holds where its quantile did not prove safe in the validation spans (empty:
+  /// none).
+  std::vector<double> planned_floor;
 };
+
+/// Workload's planned floor in interval `k` (0 where it holds none).
+double floor_at(const WorkloadDemand& workload, std::size_t k);
+
+/// How a floor of recent demand follows the day: one level for every interval, or each interval's
+/// own of the demand within one step of its time of day (UTC; at an hourly step the same hour and
+/// the hours either side, three a day), which holds less in the quiet hours of a daily cycle.
+enum class FloorShape { flat, time_of_day };
 
 /// Workload's demand trace when it is a service replaying one, else null (a generator, a batch
 /// workload). Points into `workload`.
 const DemandTrace* service_trace(const Workload& workload);
 
-/// Raises every traced service's planned_floor to the `level` quantile (nearest rank; 1 the
-/// highest) of its demand at `step` over the `span` before `until` (what history there is, if
-/// shorter), and its summary's peak_planned with it; other workloads keep theirs. `demand` is
-/// forecast_demand's for `scenario`.
+/// Raises every traced service's planned_floor in each interval of `horizon` to the `level`
+/// quantile (nearest rank; 1 the highest) of its demand at the horizon's step over the `span`
+/// before `until` (what history there is, if shorter), of all of it (`flat`) or of the steps
+/// within one step of the interval's time of day (`time_of_day`), and its summary's peak_planned
+/// with it; other workloads keep theirs. `demand` is forecast_demand's for `scenario` over
+/// `horizon`.
 Status hold_recent_quantile(std::vector<WorkloadDemand>& demand, const Scenario& scenario, Instant until, Seconds span,
-                            Seconds step, double level);
+                            const Horizon& horizon, double level, FloorShape shape);
 
 /// Forecasts every workload of `scenario` over `horizon` from the history before `history_until`.
 /// Batch workloads' bands are in GPUs. failed_precondition naming the workload when its demand

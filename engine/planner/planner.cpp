@@ -72,7 +72,7 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
     const double utilisation = planned_utilisation(workload);
     std::vector<double> units;
     for (std::size_t k = 0; k < intervals; ++k) {
-      units.push_back(std::max(band_quantile(demand[w].bands, k, risk), demand[w].planned_floor) / utilisation / equivalent);
+      units.push_back(std::max(band_quantile(demand[w].bands, k, risk), floor_at(demand[w], k)) / utilisation / equivalent);
     }
     std::vector<placement::PlacementOption> options;
     for (std::size_t p = 0; p < model.pools.size(); ++p) {
@@ -935,13 +935,16 @@ bool validates_risk(const Scenario& scenario, const PlanOptions& options) {
 struct Candidate {
   double risk = 0;
   double floor_level = 0;
+  FloorShape floor_shape = FloorShape::flat;
 };
 
 // The risk quantiles a validated plan chooses among.
 constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
 // Where the quantile chosen did not prove safe, floors are tried at it: the same levels of
-// the demand over this history before the plan, and its highest hour.
+// the demand over this history before the plan, and its highest hour; and by time of day, these
+// levels (of 42 hours for each hour at an hourly step, whose p99 is their highest).
 constexpr Seconds kFloorHistory = 2 * kWeek;
+constexpr double kTimeOfDayFloorLevels[] = {0.8, 0.9, 0.95, 1.0};
 // The history a validated plan replays: the last weeks before the history's end, one at a time.
 constexpr Seconds kRiskValidationSpan = kWeek;
 constexpr int kRiskValidationSpans = 2;
@@ -966,7 +969,7 @@ Result<PlannedAtRisk> plan_within_budget(Plan& plan, const Scenario& planning, c
   if (lowest->cost_usd > budget) {
     plan.budget_status = "infeasible";
     const bool floored =
-        std::any_of(demand.begin(), demand.end(), [](const WorkloadDemand& workload) { return workload.planned_floor > 0; });
+        std::any_of(demand.begin(), demand.end(), [](const WorkloadDemand& workload) { return !workload.planned_floor.empty(); });
     plan.notes.push_back(std::string("even the median demand") + (floored ? ", with the plan's floor," : "") + " costs $" +
                          std::to_string(lowest->cost_usd) + " over the horizon, above the budget; the plan serves the median" +
                          (floored ? " and the floor" : ""));
@@ -1113,13 +1116,13 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
   replay.cancellation = options.cancellation;
   std::vector<RiskTrial> trials;
   for (const Candidate& candidate : candidates) {
-    RiskTrial trial{candidate.risk, 0, 1, candidate.floor_level};
+    RiskTrial trial{candidate.risk, 0, 1, candidate.floor_level, 1, candidate.floor_shape};
     std::vector<ServedDay> days;
     for (const ValidationSpan& span : spans) {
       std::vector<WorkloadDemand> held = span.demand;
       if (candidate.floor_level > 0) {
-        Status floor = hold_recent_quantile(held, span.past, span.past.horizon.start, kFloorHistory, span.past.horizon.step,
-                                            candidate.floor_level);
+        Status floor = hold_recent_quantile(held, span.past, span.past.horizon.start, kFloorHistory, span.past.horizon,
+                                            candidate.floor_level, candidate.floor_shape);
         if (!floor.ok()) return floor.with_context("validating the risk quantile");
       }
       auto plan = plan_from_forecast(scenario, span.past, prices, span.model, held, candidate.risk, std::nullopt);
@@ -1144,19 +1147,26 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
 std::string describe_floors(const Scenario& scenario, const std::vector<WorkloadDemand>& demand) {
   std::string text;
   for (std::size_t w = 0; w < demand.size(); ++w) {
-    if (!(demand[w].planned_floor > 0)) continue;
-    char sentence[200];
-    std::snprintf(sentence, sizeof sentence, " The plan provides for at least %.4g %s of '%s' demand in every interval.",
-                  demand[w].planned_floor, demand_unit_name(scenario.workloads[w]), scenario.workloads[w].name.c_str());
-    text += sentence;
+    const std::vector<double>& floor = demand[w].planned_floor;
+    if (floor.empty()) continue;
+    const auto [least, most] = std::minmax_element(floor.begin(), floor.end());
+    char amount[64];
+    if (*least == *most) {
+      std::snprintf(amount, sizeof amount, "%.4g", *least);
+    } else {
+      std::snprintf(amount, sizeof amount, "%.4g to %.4g", *least, *most);
+    }
+    text += std::string(" The plan provides for at least ") + amount + " " + demand_unit_name(scenario.workloads[w]) + " of '" +
+            scenario.workloads[w].name + "' demand in every interval" + (*least == *most ? "." : ", by its time of day.");
   }
   return text;
 }
 
-// What a validated plan holds: its risk quantile, and the level of its floor (0: none).
+// What a validated plan holds: its risk quantile, and its floor (level 0: none).
 struct ValidatedRisk {
   double risk = 0;
   double floor_level = 0;
+  FloorShape floor_shape = FloorShape::flat;
 };
 
 // The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
@@ -1192,13 +1202,15 @@ Result<std::optional<ValidatedRisk>> validated_risk(const Scenario& scenario, co
   if (chosen == trials->end() || proved_safe(*chosen, required)) return std::optional<ValidatedRisk>{validated};
   // Not proved safe at the quantile chosen: headroom held all along may be.
   std::vector<Candidate> floors;
-  for (const double level : kRiskCandidates) floors.push_back(Candidate{choice.risk, level});
-  floors.push_back(Candidate{choice.risk, 1.0});
+  for (const double level : kRiskCandidates) floors.push_back(Candidate{choice.risk, level, FloorShape::flat});
+  floors.push_back(Candidate{choice.risk, 1.0, FloorShape::flat});
+  for (const double level : kTimeOfDayFloorLevels) floors.push_back(Candidate{choice.risk, level, FloorShape::time_of_day});
   auto floor_trials = replay_candidates(scenario, prices, options, *spans, floors);
   if (!floor_trials.ok()) return floor_trials.status();
   FloorChoice floor = choose_floor(*floor_trials, required, chosen->worst_served_fraction >= required, kFloorHistory);
   why += floor.reason;
   validated.floor_level = floor.level;
+  validated.floor_shape = floor.shape;
   // Either way, what demand above the plan waits for is why the quantiles missed it.
   const Seconds period = scenario.policy.target_tracking.metric_period;
   const Seconds fastest = kMetricPeriods.front();
@@ -1246,6 +1258,7 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
   std::string risk_note;
   double floor_level = 0;
+  FloorShape floor_shape = FloorShape::flat;
   if (validates_risk(scenario, options)) {
     progress("validating the risk quantile on the last two weeks of history");
     auto validated = validated_risk(scenario, planning, prices, options, risk, newsvendor_fractile(*model, planning), risk_note);
@@ -1253,6 +1266,7 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
     if (*validated) {
       risk = (*validated)->risk;
       floor_level = (*validated)->floor_level;
+      floor_shape = (*validated)->floor_shape;
     } else {
       char kept[80];
       std::snprintf(kept, sizeof kept, "risk quantile %.3g (%s) not validated: ", risk,
@@ -1266,7 +1280,7 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   auto demand = forecast_demand(planning, planning.horizon, history_until, at_risk);
   if (!demand.ok()) return demand.status();
   if (floor_level > 0) {
-    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon.step, floor_level);
+    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon, floor_level, floor_shape);
     if (!floor.ok()) return floor;
     risk_note += describe_floors(planning, *demand);
   }

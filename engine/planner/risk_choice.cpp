@@ -74,6 +74,13 @@ std::string describe_trials(const std::vector<RiskTrial>& trials, double chosen,
   return text;
 }
 
+// "p95" for a floor at the p95 of recent demand, "p95 by time of day" for one by time of day.
+std::string floor_name(const RiskTrial& trial) {
+  char name[32];
+  std::snprintf(name, sizeof name, "p%g%s", 100 * trial.floor_level, trial.floor_shape == FloorShape::time_of_day ? " by time of day" : "");
+  return name;
+}
+
 // What a safe candidate's resampled spans serve at least (proved_safe).
 double resampled_bar(double required) { return 1 - (1 - required) * kResampledAllowanceShare; }
 
@@ -181,28 +188,31 @@ FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, 
                                                         " in 19 of 20 resampled ones"
                                                   : " missed the SLO in a span") +
                      ", floors were replayed at " + risk + ", each plan providing in every interval for at least a quantile "
-                     "of the demand over the " + format_duration(history) + " before it:";
-  char line[112];
+                     "of the demand over the " + format_duration(history) + " before it (of all of it, or by time of day: "
+                     "within one step of the interval's):";
+  char line[128];
   for (const RiskTrial& trial : trials) {
-    std::snprintf(line, sizeof line, " p%g: $%.0f, %s, %s;", 100 * trial.floor_level, trial.cost_usd,
+    std::snprintf(line, sizeof line, " %s: $%.0f, %s, %s;", floor_name(trial).c_str(), trial.cost_usd,
                   percent(trial.worst_served_fraction).c_str(), percent(trial.resampled_served_fraction).c_str());
     text += line;
   }
   text.back() = '.';
+  const auto chosen = [](const RiskTrial& trial, std::string reason) { return FloorChoice{trial.floor_level, trial.floor_shape, std::move(reason)}; };
   std::vector<RiskTrial> safe;
   std::copy_if(trials.begin(), trials.end(), std::back_inserter(safe), [&](const RiskTrial& trial) { return proved_safe(trial, required); });
   if (!safe.empty()) {
-    const RiskTrial& chosen = cheapest(safe.begin(), safe.end());
-    std::snprintf(line, sizeof line, " The p%g is the cheapest that served it in every span and at least %s in 19 of 20 resampled ones.",
-                  100 * chosen.floor_level, percent(margin).c_str());
-    return {chosen.floor_level, text + line};
+    const RiskTrial& cheapest_safe = cheapest(safe.begin(), safe.end());
+    return chosen(cheapest_safe, text + " The " + floor_name(cheapest_safe) + " is the cheapest that served it in every span and at least " +
+                                     percent(margin) + " in 19 of 20 resampled ones.");
   }
   const std::string none_safe = " None served it in every span and at least " + percent(margin) + " in 19 of 20 resampled ones";
-  if (quantile_met) return {0, text + none_safe + ", so the plan holds none."};
-  const auto met = std::find_if(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
-  if (met == trials.end()) return {0, text + none_safe + " and none met it in every span either, so the plan holds none."};
-  std::snprintf(line, sizeof line, "; the p%g is the least that met it in every span.", 100 * met->floor_level);
-  return {met->floor_level, text + none_safe + line};
+  if (quantile_met) return {0, FloorShape::flat, text + none_safe + ", so the plan holds none."};
+  std::vector<RiskTrial> met;
+  std::copy_if(trials.begin(), trials.end(), std::back_inserter(met),
+               [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
+  if (met.empty()) return {0, FloorShape::flat, text + none_safe + " and none met it in every span either, so the plan holds none."};
+  const RiskTrial& cheapest_met = cheapest(met.begin(), met.end());
+  return chosen(cheapest_met, text + none_safe + "; the " + floor_name(cheapest_met) + " is the cheapest that met it in every span.");
 }
 
 }  // namespace fleetcast::engine::planner

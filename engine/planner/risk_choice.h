@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/fleet_model.h"
+#include "engine/planner/demand_forecast.h"
 #include "fleetcast/scenario.h"
 #include "fleetcast/simulation.h"
 
@@ -30,6 +31,7 @@ struct RiskTrial {
   double worst_served_fraction = 1;  // the least of the weeks'
   double floor_level = 0;            // the quantile of recent demand held in every interval (0: none)
   double resampled_served_fraction = 1;  // what spans of its days drawn at random served in 19 of 20
+  FloorShape floor_shape = FloorShape::flat;  // how the floor follows the day
 };
 
 /// One day of a replayed span: its services' demand and what of it was served, in unit-seconds.
@@ -80,16 +82,18 @@ struct RiskChoice {
 RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double required, double scenario_risk,
                                  std::string_view whose, double fractile, int weeks, Seconds span);
 
-/// The floor chosen (0: none), and the reason for the plan's note, to follow choose_validated_risk's.
+/// The floor chosen (level 0: none), and the reason for the plan's note, to follow
+/// choose_validated_risk's.
 struct FloorChoice {
   double level = 0;
+  FloorShape shape = FloorShape::flat;
   std::string reason;
 };
 
 /// Where the quantile chosen did not prove safe (proved_safe): chooses among `trials` at that
 /// quantile, each holding a floor (its floor_level of the demand over the `history` before the
-/// span; levels increasing), the cheapest that proved safe; where none did, the lowest that served
-/// `required` in every span unless the quantile alone did (`quantile_met`), else none. Headroom
+/// span, flat or by time of day), the cheapest that proved safe; where none did, the cheapest that
+/// served `required` in every span unless the quantile alone did (`quantile_met`), else none. Headroom
 /// held all along costs the most where demand is low, so it is the last resort, after the
 /// quantiles; it is judged by the same bar, so that a quantile that met the SLO only by the luck
 /// of its weeks is not left alone where a floor is safe.

@@ -263,10 +263,11 @@ struct PlanOptions {
   /// cheapest higher candidate that served the SLO in each week where it did not. Where the
   /// quantile taken is not safe, floors are replayed at it the same way (each plan providing in
   /// every interval for at least the same levels of the demand over the two weeks before it, and
-  /// its highest hour), and the cheapest safe one is held; where none is, the lowest that served
-  /// the SLO in each week if the quantile alone did not. A week with less than two days of history before it is left out. The plan's first note
+  /// its highest hour; or the p80, p90, p95 or highest of that demand within one step of the
+  /// interval's time of day), and the cheapest safe one is held; where none is, the cheapest that
+  /// served the SLO in each week if the quantile alone did not. A week with less than two days of history before it is left out. The plan's first note
   /// gives every candidate's cost, worst and resampled served fractions, and the rule that chose.
-  /// Costs up to two more forecasts and twelve plans (twenty-six with floors).
+  /// Costs up to two more forecasts and twelve plans (thirty-four with floors).
   bool validate_risk = false;
   std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
   /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),

@@ -608,13 +608,17 @@ TEST_CASE("engine::make_plan says what target tracking waits for when no validat
   }
 }
 
-// Hourly demand of 2 GPUs with one-hour bursts to `height` in an hour with probability `chance`:
-// a plan's quantiles do not see them coming, and each waits for target tracking and a launch.
-std::vector<double> bursting_demand(double chance, double height, int weeks) {
+// Hourly demand of 2 GPUs (from midnight UTC) with one-hour bursts to `height` in an hour of the
+// day from `first_hour` to `last_hour` with probability `chance`: a plan's quantiles do not see
+// them coming, and each waits for target tracking and a launch.
+std::vector<double> bursting_demand(double chance, double height, int weeks, int first_hour = 0, int last_hour = 23) {
   std::vector<double> values;
   std::mt19937 generator(11);
   std::uniform_real_distribution<double> draw(0, 1);
-  for (int k = 0; k < weeks * 7 * 24; ++k) values.push_back(draw(generator) < chance ? height : 2);
+  for (int k = 0; k < weeks * 7 * 24; ++k) {
+    const bool may_burst = k % 24 >= first_hour && k % 24 <= last_hour;
+    values.push_back(may_burst && draw(generator) < chance ? height : 2);
+  }
   return values;
 }
 
@@ -622,6 +626,26 @@ Scenario trace_scenario(const PriceSource& prices, const std::string& test, cons
   return load(planning_json(static_cast<int>(values.size()), R"(["one.gpu", "four.gpu"])", R"(["on_demand", "spot"])",
                             trace_demand(demand_csv(test, values)), R"(, "spot": {"max_share_per_pool_percent": 40})"),
               prices);
+}
+
+// Options planning the week after `cut` from the seasonal naive forecast of the history before
+// it, its risk quantile validated.
+PlanOptions validated_week_after(Instant cut) {
+  PlanOptions options;
+  options.forecaster = "seasonal_naive";
+  options.history_until = cut;
+  options.horizon = Horizon{cut, kWeek, kHour};
+  options.validate_risk = true;
+  return options;
+}
+
+// The GPUs `plan` holds in interval `k` over its groups.
+int planned_gpus(const Plan& plan, std::size_t k) {
+  int gpus = 0;
+  for (const PlannedGroup& group : plan.groups) {
+    for (std::size_t i = 0; i < group.pools.size(); ++i) gpus += group.instances[i][k] * plan.pools[group.pools[i]].gpus_per_instance;
+  }
+  return gpus;
 }
 
 TEST_CASE("engine::make_plan holds a floor of recent demand where no validated quantile proved safe", "[engine][planner]") {
@@ -633,18 +657,14 @@ TEST_CASE("engine::make_plan holds a floor of recent demand where no validated q
   REQUIRE(std::get<ServiceWorkload>(scenario.workloads[0].spec).max_unserved_fraction == 0.01);
   Scenario strict = scenario;
   std::get<ServiceWorkload>(strict.workloads[0].spec).max_unserved_fraction = 0.005;
-  const Instant cut = scenario.horizon.start + kWeek * 3;
-  PlanOptions options;
-  options.forecaster = "seasonal_naive";
-  options.history_until = cut;
-  options.horizon = Horizon{cut, kWeek, kHour};
-  options.validate_risk = true;
+  PlanOptions options = validated_week_after(scenario.horizon.start + kWeek * 3);
   const Plan floored = plan_of(strict, prices, options);
   INFO(floored.notes.front());
   CHECK(floored.risk_quantile == 0.95);
   CHECK_THAT(floored.notes.front(), Catch::Contains(" As 0.95 missed the SLO in a span, floors were replayed at 0.95, "
                                                     "each plan providing in every interval for at least a quantile of the "
-                                                    "demand over the 14d before it: p50: $"));
+                                                    "demand over the 14d before it (of all of it, or by time of day: within "
+                                                    "one step of the interval's): p50: $"));
   CHECK_THAT(floored.notes.front(), Catch::Contains(" The p100 is the cheapest that served it in every span and at least "
                                                     "99.750% in 19 of 20 resampled ones."));
   // The highest hour of the two weeks before the cut, by hand: a burst.
@@ -652,13 +672,7 @@ TEST_CASE("engine::make_plan holds a floor of recent demand where no validated q
   REQUIRE(highest == 40);
   CHECK_THAT(floored.notes.front(), Catch::EndsWith(" The plan provides for at least 40 GPUs of 'svc' demand in every interval."));
   // Every interval plans for it (utilisation target 1: 40 GPUs).
-  for (std::size_t k = 0; k < 168; ++k) {
-    int gpus = 0;
-    for (const PlannedGroup& group : floored.groups) {
-      for (std::size_t i = 0; i < group.pools.size(); ++i) gpus += group.instances[i][k] * floored.pools[group.pools[i]].gpus_per_instance;
-    }
-    CHECK(gpus >= 40);
-  }
+  for (std::size_t k = 0; k < 168; ++k) CHECK(planned_gpus(floored, k) >= 40);
   // The held-out week: the floor serves the SLO, and more than the plan at 0.95 without it.
   options.validate_risk = false;
   options.risk_quantile = 0.95;
@@ -701,66 +715,140 @@ TEST_CASE("engine::make_plan holds a floor of recent demand where no validated q
   CHECK(safe.notes.front().find("floors were replayed") == std::string::npos);
 }
 
+TEST_CASE("engine::make_plan holds a floor by time of day where bursts come at one time of day", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // Bursts to 40 GPUs in half the hours from 11:00 to 14:59 UTC, 2 GPUs otherwise, SLO 99.5%.
+  const std::vector<double> values = bursting_demand(0.5, 40, 4, 11, 14);
+  Scenario scenario = trace_scenario(prices, "midday-bursts", values);
+  std::get<ServiceWorkload>(scenario.workloads[0].spec).max_unserved_fraction = 0.005;
+  PlanOptions options = validated_week_after(scenario.horizon.start + kWeek * 3);
+  const Plan plan = plan_of(scenario, prices, options);
+  INFO(plan.notes.front());
+  REQUIRE_THAT(plan.notes.front(), Catch::Contains("floors were replayed"));
+  // A flat floor holds a burst all day; one by time of day only around midday, for less.
+  CHECK_THAT(plan.notes.front(), Catch::Contains(" by time of day is the cheapest that served it in every span"));
+  CHECK_THAT(plan.notes.front(), Catch::EndsWith(" The plan provides for at least 2 to 40 GPUs of 'svc' demand in every "
+                                                 "interval, by its time of day."));
+  // The same quantile without a floor.
+  options.validate_risk = false;
+  options.risk_quantile = plan.risk_quantile;
+  const Plan unfloored = plan_of(scenario, prices, options);
+  for (std::size_t k = 0; k < 168; ++k) {
+    const std::size_t hour = k % 24;
+    // From 11:00 to 14:00 a third or more of the hours within one of it burst: any floor from the
+    // p80 up is 40 there. Before 09:00 and after 16:00 no hour within one of it bursts: the floor
+    // is 2 GPUs, below the quantile's plan, which stands as it is.
+    if (hour >= 11 && hour <= 14) CHECK(planned_gpus(plan, k) >= 40);
+    if (hour < 9 || hour > 16) CHECK(planned_gpus(plan, k) == planned_gpus(unfloored, k));
+  }
+  // The floor is what holds the bursts at midday: the quantile alone falls short of them there.
+  int short_of_bursts = 0;
+  for (std::size_t k = 0; k < 168; ++k) short_of_bursts += k % 24 >= 11 && k % 24 <= 14 && planned_gpus(unfloored, k) < 40;
+  CHECK(short_of_bursts > 0);
+}
+
 TEST_CASE("hold_recent_quantile raises each traced service's planned floor to a quantile of its recent demand, by nearest rank",
           "[engine][planner]") {
   const InMemoryPriceSource prices = test_catalog();
   std::vector<double> ramp;
   for (int k = 0; k < 3 * 7 * 24; ++k) ramp.push_back(k);
   const Scenario scenario = trace_scenario(prices, "ramp-floor", ramp);
+  using engine::planner::FloorShape;
   using engine::planner::hold_recent_quantile;
   using engine::planner::WorkloadDemand;
   const Instant end = scenario.horizon.start + kWeek * 3;
+  const Horizon day{end, kDay, kHour};
+  const auto flat_at = [](const std::vector<double>& floor, double level) {
+    return floor.size() == 24 && std::all_of(floor.begin(), floor.end(), [&](double v) { return v == level; });
+  };
   // Over the two weeks before the end the values are 168 to 503: the p90 is the ceil(0.9 * 336) =
   // 303rd of them, 470; the highest 503.
   std::vector<WorkloadDemand> demand(1);
-  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, kHour, 0.9).ok());
-  CHECK(demand[0].planned_floor == 470);
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, 0.9, FloorShape::flat).ok());
+  CHECK(flat_at(demand[0].planned_floor, 470));
   CHECK(demand[0].summary.peak_planned == 470);
   // A lower level keeps the higher floor.
-  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, kHour, 0.5).ok());
-  CHECK(demand[0].planned_floor == 470);
-  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, kHour, 1.0).ok());
-  CHECK(demand[0].planned_floor == 503);
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, 0.5, FloorShape::flat).ok());
+  CHECK(flat_at(demand[0].planned_floor, 470));
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, 1.0, FloorShape::flat).ok());
+  CHECK(flat_at(demand[0].planned_floor, 503));
   // A history shorter than the span is taken whole: 0 to 99, whose median by nearest rank is the 50th, 49.
   std::vector<WorkloadDemand> early(1);
-  REQUIRE(hold_recent_quantile(early, scenario, scenario.horizon.start + Seconds{100 * 3600}, kWeek * 2, kHour, 0.5).ok());
-  CHECK(early[0].planned_floor == 49);
+  REQUIRE(hold_recent_quantile(early, scenario, scenario.horizon.start + Seconds{100 * 3600}, kWeek * 2, day, 0.5, FloorShape::flat).ok());
+  CHECK(flat_at(early[0].planned_floor, 49));
   // At a 4-hour step the hours are averaged first: the last two weeks' 84 steps average 169.5 to
-  // 501.5; the highest is 501.5.
+  // 501.5; the highest is 501.5, in each of the day's 6 intervals.
   std::vector<WorkloadDemand> coarse(1);
-  REQUIRE(hold_recent_quantile(coarse, scenario, end, kWeek * 2, Seconds{4 * 3600}, 1.0).ok());
-  CHECK(coarse[0].planned_floor == Approx(501.5).epsilon(1e-12));
+  REQUIRE(hold_recent_quantile(coarse, scenario, end, kWeek * 2, Horizon{end, kDay, Seconds{4 * 3600}}, 1.0, FloorShape::flat).ok());
+  REQUIRE(coarse[0].planned_floor.size() == 6);
+  CHECK(coarse[0].planned_floor.front() == Approx(501.5).epsilon(1e-12));
+  // By time of day: the value at hour k of the series (from midnight UTC) is k, so hour h of the
+  // planned day takes the 42 values at hours h - 1, h and h + 1 of each of the last 14 days,
+  // 24 j + {h - 1, h, h + 1} for j = 7..20. The highest: 480 + h + 1 (at midnight and 23:00 the
+  // hour 23 of the last day, 503). The median by nearest rank, the 21st: the last of the seventh
+  // day's three, 24 * 13 + h + 1.
+  std::vector<WorkloadDemand> highest(1);
+  REQUIRE(hold_recent_quantile(highest, scenario, end, kWeek * 2, day, 1.0, FloorShape::time_of_day).ok());
+  REQUIRE(highest[0].planned_floor.size() == 24);
+  CHECK(highest[0].planned_floor[0] == 503);
+  CHECK(highest[0].planned_floor[5] == 486);
+  CHECK(highest[0].planned_floor[12] == 493);
+  CHECK(highest[0].planned_floor[23] == 503);
+  CHECK(highest[0].summary.peak_planned == 503);
+  std::vector<WorkloadDemand> median(1);
+  REQUIRE(hold_recent_quantile(median, scenario, end, kWeek * 2, day, 0.5, FloorShape::time_of_day).ok());
+  CHECK(median[0].planned_floor[5] == 24 * 13 + 6);
+  CHECK(median[0].planned_floor[12] == 24 * 13 + 13);
 }
 
-TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the lowest that met the SLO in every span where the "
-          "quantile did not, else none",
+TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the cheapest that met the SLO in every span where "
+          "the quantile did not, else none",
           "[engine][planner]") {
   using engine::planner::choose_floor;
+  using engine::planner::FloorShape;
   using engine::planner::RiskTrial;
   // SLO 99.5%: safe is 99.5% in every span and 99.75% in 19 of 20 resampled ones. The p99 and p100
-  // are safe; the p99 is the cheaper. The p90 met the SLO in every span but not the resampled bar.
+  // are safe; the p99 is the cheaper. The p90 met the SLO in every span but not the resampled bar;
+  // so did the p95 by time of day, cheaper than the p90.
   const std::vector<RiskTrial> floors = {{0.95, 100, 0.990, 0.5, 0.989},
                                          {0.95, 120, 0.996, 0.9, 0.9960},
                                          {0.95, 150, 0.998, 0.99, 0.9976},
-                                         {0.95, 200, 0.999, 1, 0.9987}};
+                                         {0.95, 200, 0.999, 1, 0.9987},
+                                         {0.95, 110, 0.9955, 0.95, 0.9950, FloorShape::time_of_day}};
   const auto chosen = choose_floor(floors, 0.995, false, kWeek * 2);
   CHECK(chosen.level == 0.99);
+  CHECK(chosen.shape == FloorShape::flat);
   CHECK(chosen.reason == " As 0.95 missed the SLO in a span, floors were replayed at 0.95, each plan providing in every "
-                         "interval for at least a quantile of the demand over the 14d before it: p50: $100, 99.000%, 98.900%; "
-                         "p90: $120, 99.600%, 99.600%; p99: $150, 99.800%, 99.760%; p100: $200, 99.900%, 99.870%. The p99 "
-                         "is the cheapest that served it in every span and at least 99.750% in 19 of 20 resampled ones.");
-  // Where the higher floor costs less, it is taken.
+                         "interval for at least a quantile of the demand over the 14d before it (of all of it, or by time of "
+                         "day: within one step of the interval's): p50: $100, 99.000%, 98.900%; p90: $120, 99.600%, 99.600%; "
+                         "p99: $150, 99.800%, 99.760%; p100: $200, 99.900%, 99.870%; p95 by time of day: $110, 99.550%, "
+                         "99.500%. The p99 is the cheapest that served it in every span and at least 99.750% in 19 of 20 "
+                         "resampled ones.");
+  // Where a higher floor, or one by time of day, costs less, it is taken.
   std::vector<RiskTrial> cheaper_high = floors;
   cheaper_high[3].cost_usd = 140;
   CHECK(choose_floor(cheaper_high, 0.995, false, kWeek * 2).level == 1);
+  std::vector<RiskTrial> by_hour = floors;
+  by_hour[4].resampled_served_fraction = 0.9980;
+  const auto hourly = choose_floor(by_hour, 0.995, false, kWeek * 2);
+  CHECK(hourly.level == 0.95);
+  CHECK(hourly.shape == FloorShape::time_of_day);
+  CHECK_THAT(hourly.reason, Catch::EndsWith(" The p95 by time of day is the cheapest that served it in every span and at least "
+                                            "99.750% in 19 of 20 resampled ones."));
   // At a stricter SLO (99.7%: safe is 99.85% resampled) only the p100 is safe.
   CHECK(choose_floor(floors, 0.997, false, kWeek * 2).level == 1);
-  // None safe (99.85%: 99.925% resampled): the lowest that met the SLO in every span, the p100,
-  // where the quantile alone did not; none where it did.
+  // None safe (99.85%: 99.925% resampled): the cheapest that met the SLO in every span, the p100,
+  // where the quantile alone did not; none where it did. At 99.5% with no floor safe, the p95 by
+  // time of day is the cheapest that met it.
   const auto met = choose_floor(floors, 0.9985, false, kWeek * 2);
   CHECK(met.level == 1);
   CHECK_THAT(met.reason, Catch::EndsWith("None served it in every span and at least 99.925% in 19 of 20 resampled ones; "
-                                         "the p100 is the least that met it in every span."));
+                                         "the p100 is the cheapest that met it in every span."));
+  std::vector<RiskTrial> unsafe = floors;
+  for (RiskTrial& trial : unsafe) trial.resampled_served_fraction = 0.997;
+  const auto cheapest_met = choose_floor(unsafe, 0.995, false, kWeek * 2);
+  CHECK(cheapest_met.level == 0.95);
+  CHECK(cheapest_met.shape == FloorShape::time_of_day);
   const auto kept = choose_floor(floors, 0.9985, true, kWeek * 2);
   CHECK(kept.level == 0);
   CHECK_THAT(kept.reason, Catch::StartsWith(" As 0.95 served the SLO in every span but not 99.925% in 19 of 20 resampled ones, "
@@ -770,8 +858,8 @@ TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the lowe
   // None met it at all (99.95%).
   const auto none = choose_floor(floors, 0.9995, false, kWeek * 2);
   CHECK(none.level == 0);
-  CHECK_THAT(none.reason, Catch::EndsWith("p100: $200, 99.900%, 99.870%. None served it in every span and at least 99.975% in "
-                                          "19 of 20 resampled ones and none met it in every span either, so the plan holds none."));
+  CHECK_THAT(none.reason, Catch::EndsWith("99.500%. None served it in every span and at least 99.975% in 19 of 20 resampled "
+                                          "ones and none met it in every span either, so the plan holds none."));
 }
 
 TEST_CASE("choose_validated_risk lowers the quantile for cost only to a candidate that met the SLO in every span and in its "
