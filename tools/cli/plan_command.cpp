@@ -52,8 +52,8 @@ void add_forecasting_options(CLI::App* command, PlanningArguments& arguments) {
                       "Demand quantile the capacity serves, 0.5-0.999, or 'validated': replayed on the last two weeks of "
                       "history, the cheapest from the newsvendor fractile up that served the SLO in both weeks and left "
                       "at most half its allowance unserved in 19 of 20 weeks of their days resampled, "
-                      "else the scenario's (raised if it missed the SLO; where it still did, a floor of recent demand "
-                      "held in every interval if one met it) (default: the scenario policy's risk_quantile; "
+                      "else the scenario's (raised if it missed the SLO; where it is still not safe, the cheapest safe "
+                      "floor of recent demand, flat or by time of day) (default: the scenario policy's risk_quantile; "
                       "where it states none, validated for a traced service, else 0.95)");
   command->add_option("--forecaster", arguments.forecaster, "auto, validated, lstm, holt_winters or seasonal_naive")
       ->check(CLI::IsMember({"auto", "validated", "lstm", "holt_winters", "seasonal_naive"}));
