@@ -341,8 +341,11 @@ std::int64_t time_of_day_distance(std::int64_t a, std::int64_t b) {
 // recent.time_of(i)), as hold_recent_quantile states.
 std::vector<double> recent_floor(const TimeSeries& recent, const Horizon& horizon, double level, FloorShape shape) {
   const auto intervals = static_cast<std::size_t>(horizon.intervals());
-  std::vector<double> values = recent.values;
-  if (shape == FloorShape::flat) return std::vector<double>(intervals, nearest_rank(values, level));
+  std::vector<double> values;
+  if (shape == FloorShape::flat) {
+    values = recent.values;
+    return std::vector<double>(intervals, nearest_rank(values, level));
+  }
   std::vector<double> floor;
   floor.reserve(intervals);
   for (std::size_t k = 0; k < intervals; ++k) {

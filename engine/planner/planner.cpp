@@ -930,8 +930,9 @@ bool validates_risk(const Scenario& scenario, const PlanOptions& options) {
                      [](const Workload& workload) { return service_trace(workload) != nullptr; });
 }
 
-// A plan the validation replays: a risk quantile and, where floor_level is not 0, a floor held at
-// that quantile of the demand over the kFloorHistory before the plan (hold_recent_quantile).
+// A plan the validation replays, and the one it chooses: a risk quantile and, where floor_level is
+// not 0, a floor held at that quantile of the demand over the kFloorHistory before the plan
+// (hold_recent_quantile).
 struct Candidate {
   double risk = 0;
   double floor_level = 0;
@@ -1162,20 +1163,13 @@ std::string describe_floors(const Scenario& scenario, const std::vector<Workload
   return text;
 }
 
-// What a validated plan holds: its risk quantile, and its floor (level 0: none).
-struct ValidatedRisk {
-  double risk = 0;
-  double floor_level = 0;
-  FloorShape floor_shape = FloorShape::flat;
-};
-
 // The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
 // history before each of the last kRiskValidationSpans weeks (each at most the horizon) of the
 // history, each simulated against that week's actual demand, chosen by choose_validated_risk
 // (risk_choice.h) with the fractile `fractile`; where the quantile chosen did not prove safe
 // (proved_safe), floors replayed the same way at it and chosen by choose_floor. Weeks without two days of
 // history before them are left out; nullopt with `why` when even the last has too little.
-Result<std::optional<ValidatedRisk>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
+Result<std::optional<Candidate>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
                                                     const PlanOptions& options, double scenario_risk, double fractile,
                                                     std::string& why) {
   const Seconds span = std::min(kRiskValidationSpan, planning.horizon.duration) / planning.horizon.step * planning.horizon.step;
@@ -1187,7 +1181,7 @@ Result<std::optional<ValidatedRisk>> validated_risk(const Scenario& scenario, co
   if (weeks == 0) {
     why = "workload '" + short_history + "' has less than two days of history before the " + format_duration(span) +
           " the risk is validated on";
-    return std::optional<ValidatedRisk>{};
+    return std::optional<Candidate>{};
   }
   std::vector<Candidate> quantiles;
   for (const double risk : kRiskCandidates) quantiles.push_back(Candidate{risk, 0});
@@ -1197,9 +1191,9 @@ Result<std::optional<ValidatedRisk>> validated_risk(const Scenario& scenario, co
   RiskChoice choice = choose_validated_risk(*trials, required, scenario_risk,
                                             scenario.policy.risk_quantile ? "the scenario's" : "the default", fractile, weeks, span);
   why = std::move(choice.reason);
-  ValidatedRisk validated{choice.risk, 0};
+  Candidate validated{choice.risk};
   const auto chosen = std::find_if(trials->begin(), trials->end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
-  if (chosen == trials->end() || proved_safe(*chosen, required)) return std::optional<ValidatedRisk>{validated};
+  if (chosen == trials->end() || proved_safe(*chosen, required)) return std::optional<Candidate>{validated};
   // Not proved safe at the quantile chosen: headroom held all along may be.
   std::vector<Candidate> floors;
   for (const double level : kRiskCandidates) floors.push_back(Candidate{choice.risk, level, FloorShape::flat});
@@ -1220,7 +1214,7 @@ Result<std::optional<ValidatedRisk>> validated_risk(const Scenario& scenario, co
            "(target_tracking.metric_period " + format_duration(fastest) + ") sees it after " +
            format_duration(fastest * kScaleOutAlarmPeriods) + ".";
   }
-  return std::optional<ValidatedRisk>{validated};
+  return std::optional<Candidate>{validated};
 }
 
 }  // namespace
@@ -1257,16 +1251,14 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   auto model = engine::build_fleet_model(planning, prices);
   if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
   std::string risk_note;
-  double floor_level = 0;
-  FloorShape floor_shape = FloorShape::flat;
+  Candidate planned{risk};  // its floor_level 0 (none) unless a validated risk holds one
   if (validates_risk(scenario, options)) {
     progress("validating the risk quantile on the last two weeks of history");
     auto validated = validated_risk(scenario, planning, prices, options, risk, newsvendor_fractile(*model, planning), risk_note);
     if (!validated.ok()) return validated.status();
     if (*validated) {
-      risk = (*validated)->risk;
-      floor_level = (*validated)->floor_level;
-      floor_shape = (*validated)->floor_shape;
+      planned = **validated;
+      risk = planned.risk;
     } else {
       char kept[80];
       std::snprintf(kept, sizeof kept, "risk quantile %.3g (%s) not validated: ", risk,
@@ -1279,8 +1271,9 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   const Instant history_until = options.history_until.value_or(planning.horizon.start);
   auto demand = forecast_demand(planning, planning.horizon, history_until, at_risk);
   if (!demand.ok()) return demand.status();
-  if (floor_level > 0) {
-    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon, floor_level, floor_shape);
+  if (planned.floor_level > 0) {
+    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon, planned.floor_level,
+                                        planned.floor_shape);
     if (!floor.ok()) return floor;
     risk_note += describe_floors(planning, *demand);
   }

@@ -84,8 +84,15 @@ std::string floor_name(const RiskTrial& trial) {
 // What a safe candidate's resampled spans serve at least (proved_safe).
 double resampled_bar(double required) { return 1 - (1 - required) * kResampledAllowanceShare; }
 
-const RiskTrial& cheapest(std::vector<RiskTrial>::const_iterator first, std::vector<RiskTrial>::const_iterator last) {
-  return *std::min_element(first, last, [](const RiskTrial& a, const RiskTrial& b) { return a.cost_usd < b.cost_usd; });
+// The cheapest trial of [first, last) that `wanted` keeps (the first of equals); null where it keeps none.
+template <typename Wanted>
+const RiskTrial* cheapest_where(std::vector<RiskTrial>::const_iterator first, std::vector<RiskTrial>::const_iterator last,
+                                Wanted wanted) {
+  const RiskTrial* best = nullptr;
+  for (; first != last; ++first) {
+    if (wanted(*first) && (best == nullptr || first->cost_usd < best->cost_usd)) best = &*first;
+  }
+  return best;
 }
 
 }  // namespace
@@ -148,14 +155,15 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
   std::snprintf(floor, sizeof floor, "from %.2f (the newsvendor fractile of planned spot against on-demand for demand above "
                 "the plan: %.2f)", from->risk, fractile);
   const double margin = resampled_bar(required);
-  std::vector<RiskTrial> safe;
-  std::copy_if(from, trials.end(), std::back_inserter(safe), [&](const RiskTrial& trial) { return proved_safe(trial, required); });
+  const auto safe = [&](const RiskTrial& trial) { return proved_safe(trial, required); };
+  const RiskTrial* cheapest_safe = cheapest_where(from, trials.end(), safe);
   const bool enough = weeks >= kSpansToLower;
-  if (enough && !safe.empty()) {
-    const RiskTrial& chosen = cheapest(safe.begin(), safe.end());
+  if (enough && cheapest_safe != nullptr) {
     std::string which;
-    for (const RiskTrial& trial : safe) which += (which.empty() ? "" : ", ") + quantile(trial.risk);
-    return {chosen.risk, describe_trials(trials, chosen.risk, required, weeks, span) + " Of the candidates " + floor +
+    for (auto trial = from; trial != trials.end(); ++trial) {
+      if (safe(*trial)) which += (which.empty() ? "" : ", ") + quantile(trial->risk);
+    }
+    return {cheapest_safe->risk, describe_trials(trials, cheapest_safe->risk, required, weeks, span) + " Of the candidates " + floor +
                              ", " + which + " served the SLO in every span and at least " + percent(margin) +
                              " in 19 of 20 resampled ones: the cheapest of them."};
   }
@@ -169,16 +177,15 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
   }
   const std::string missed = hung + " and " + std::string(whose) + " " + quantile(scenario_risk) + " missed the SLO (" +
                              percent(own->worst_served_fraction) + ")";
-  std::vector<RiskTrial> meeting;
-  std::copy_if(std::next(own), trials.end(), std::back_inserter(meeting),
-               [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
-  if (meeting.empty()) {
+  const RiskTrial* meeting = cheapest_where(std::next(own), trials.end(), [&](const RiskTrial& trial) {
+    return trial.worst_served_fraction >= required;
+  });
+  if (meeting == nullptr) {
     return {scenario_risk, describe_trials(trials, scenario_risk, required, weeks, span) + missed +
                                "; no higher candidate met it in every span, so it stays."};
   }
-  const RiskTrial& chosen = cheapest(meeting.begin(), meeting.end());
-  return {chosen.risk, describe_trials(trials, chosen.risk, required, weeks, span) + missed + ": the cheapest higher "
-                           "candidate that met it in every span."};
+  return {meeting->risk, describe_trials(trials, meeting->risk, required, weeks, span) + missed + ": the cheapest higher "
+                             "candidate that met it in every span."};
 }
 
 FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, bool quantile_met, Seconds history) {
@@ -197,22 +204,16 @@ FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, 
     text += line;
   }
   text.back() = '.';
-  const auto chosen = [](const RiskTrial& trial, std::string reason) { return FloorChoice{trial.floor_level, trial.floor_shape, std::move(reason)}; };
-  std::vector<RiskTrial> safe;
-  std::copy_if(trials.begin(), trials.end(), std::back_inserter(safe), [&](const RiskTrial& trial) { return proved_safe(trial, required); });
-  if (!safe.empty()) {
-    const RiskTrial& cheapest_safe = cheapest(safe.begin(), safe.end());
-    return chosen(cheapest_safe, text + " The " + floor_name(cheapest_safe) + " is the cheapest that served it in every span and at least " +
-                                     percent(margin) + " in 19 of 20 resampled ones.");
+  const auto held = [](const RiskTrial& trial, std::string reason) { return FloorChoice{trial.floor_level, trial.floor_shape, std::move(reason)}; };
+  if (const RiskTrial* safe = cheapest_where(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return proved_safe(trial, required); })) {
+    return held(*safe, text + " The " + floor_name(*safe) + " is the cheapest that served it in every span and at least " + percent(margin) +
+                           " in 19 of 20 resampled ones.");
   }
   const std::string none_safe = " None served it in every span and at least " + percent(margin) + " in 19 of 20 resampled ones";
   if (quantile_met) return {0, FloorShape::flat, text + none_safe + ", so the plan holds none."};
-  std::vector<RiskTrial> met;
-  std::copy_if(trials.begin(), trials.end(), std::back_inserter(met),
-               [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
-  if (met.empty()) return {0, FloorShape::flat, text + none_safe + " and none met it in every span either, so the plan holds none."};
-  const RiskTrial& cheapest_met = cheapest(met.begin(), met.end());
-  return chosen(cheapest_met, text + none_safe + "; the " + floor_name(cheapest_met) + " is the cheapest that met it in every span.");
+  const RiskTrial* met = cheapest_where(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
+  if (met == nullptr) return {0, FloorShape::flat, text + none_safe + " and none met it in every span either, so the plan holds none."};
+  return held(*met, text + none_safe + "; the " + floor_name(*met) + " is the cheapest that met it in every span.");
 }
 
 }  // namespace fleetcast::engine::planner
