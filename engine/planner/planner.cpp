@@ -1201,7 +1201,7 @@ Result<std::optional<Candidate>> validated_risk(const Scenario& scenario, const 
   for (const double level : kTimeOfDayFloorLevels) floors.push_back(Candidate{choice.risk, level, FloorShape::time_of_day});
   auto floor_trials = replay_candidates(scenario, prices, options, *spans, floors);
   if (!floor_trials.ok()) return floor_trials.status();
-  FloorChoice floor = choose_floor(*floor_trials, required, chosen->worst_served_fraction >= required, kFloorHistory);
+  FloorChoice floor = choose_floor(*floor_trials, required, *chosen, kFloorHistory);
   why += floor.reason;
   validated.floor_level = floor.level;
   validated.floor_shape = floor.shape;

@@ -188,12 +188,14 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
                              "candidate that met it in every span."};
 }
 
-FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, bool quantile_met, Seconds history) {
-  const std::string risk = quantile(trials.empty() ? 0 : trials.front().risk);
+FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, const RiskTrial& quantile_alone, Seconds history) {
+  const std::string risk = quantile(quantile_alone.risk);
   const double margin = resampled_bar(required);
-  std::string text = " As " + risk + (quantile_met ? " served the SLO in every span but not " + percent(margin) +
-                                                        " in 19 of 20 resampled ones"
-                                                  : " missed the SLO in a span") +
+  const auto met_every_span = [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; };
+  const auto met_resampled = [&](const RiskTrial& trial) { return met_every_span(trial) && trial.resampled_served_fraction >= required; };
+  std::string text = " As " + risk + (met_every_span(quantile_alone) ? " served the SLO in every span but not " + percent(margin) +
+                                                                       " in 19 of 20 resampled ones"
+                                                                     : " missed the SLO in a span") +
                      ", floors were replayed at " + risk + ", each plan providing in every interval for at least a quantile "
                      "of the demand over the " + format_duration(history) + " before it (of all of it, or by time of day: "
                      "within one step of the interval's):";
@@ -209,11 +211,17 @@ FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, 
     return held(*safe, text + " The " + floor_name(*safe) + " is the cheapest that served it in every span and at least " + percent(margin) +
                            " in 19 of 20 resampled ones.");
   }
-  const std::string none_safe = " None served it in every span and at least " + percent(margin) + " in 19 of 20 resampled ones";
-  if (quantile_met) return {0, FloorShape::flat, text + none_safe + ", so the plan holds none."};
-  const RiskTrial* met = cheapest_where(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; });
-  if (met == nullptr) return {0, FloorShape::flat, text + none_safe + " and none met it in every span either, so the plan holds none."};
-  return held(*met, text + none_safe + "; the " + floor_name(*met) + " is the cheapest that met it in every span.");
+  text += " None served it in every span and at least " + percent(margin) + " in 19 of 20 resampled ones";
+  // Short of proof, the strongest evidence any floor gave, where the quantile alone gave less.
+  const std::string at_slo = "it in every span and in 19 of 20 resampled ones";
+  if (met_resampled(quantile_alone)) return {0, FloorShape::flat, text + "; " + risk + " alone served " + at_slo + ", so the plan holds none."};
+  if (const RiskTrial* likely = cheapest_where(trials.begin(), trials.end(), met_resampled)) {
+    return held(*likely, text + "; the " + floor_name(*likely) + " is the cheapest that served " + at_slo + ".");
+  }
+  if (met_every_span(quantile_alone)) return {0, FloorShape::flat, text + ", so the plan holds none."};
+  const RiskTrial* met = cheapest_where(trials.begin(), trials.end(), met_every_span);
+  if (met == nullptr) return {0, FloorShape::flat, text + " and none met it in every span either, so the plan holds none."};
+  return held(*met, text + "; the " + floor_name(*met) + " is the cheapest that met it in every span.");
 }
 
 }  // namespace fleetcast::engine::planner

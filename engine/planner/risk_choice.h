@@ -92,11 +92,13 @@ struct FloorChoice {
 
 /// Where the quantile chosen did not prove safe (proved_safe): chooses among `trials` at that
 /// quantile, each holding a floor (its floor_level of the demand over the `history` before the
-/// span, flat or by time of day), the cheapest that proved safe; where none did, the cheapest that
-/// served `required` in every span unless the quantile alone did (`quantile_met`), else none. Headroom
-/// held all along costs the most where demand is low, so it is the last resort, after the
-/// quantiles; it is judged by the same bar, so that a quantile that met the SLO only by the luck
-/// of its weeks is not left alone where a floor is safe.
-FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, bool quantile_met, Seconds history);
+/// span, flat or by time of day), the cheapest that proved safe. Where none did, the strongest
+/// evidence short of proof that some floor gave and `quantile_alone` (the quantile's own trial)
+/// did not: the cheapest that served `required` in every span and in 19 of 20 resampled ones, else
+/// the cheapest that served it in every span; else none. Headroom held all along costs the most
+/// where demand is low, so it is the last resort, after the quantiles; it is judged by the same
+/// bar, so that a quantile that met the SLO only by the luck of its weeks is not left alone where
+/// a floor is safe or likelier to be.
+FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, const RiskTrial& quantile_alone, Seconds history);
 
 }  // namespace fleetcast::engine::planner

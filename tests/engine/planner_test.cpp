@@ -805,8 +805,8 @@ TEST_CASE("hold_recent_quantile raises each traced service's planned floor to a 
   CHECK(median[0].planned_floor[12] == 24 * 13 + 13);
 }
 
-TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the cheapest that met the SLO in every span where "
-          "the quantile did not, else none",
+TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the cheapest that met the SLO in every span and "
+          "in its resampled spans, else in every span, each only where the quantile alone did not, else none",
           "[engine][planner]") {
   using engine::planner::choose_floor;
   using engine::planner::FloorShape;
@@ -814,12 +814,13 @@ TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the chea
   // SLO 99.5%: safe is 99.5% in every span and 99.75% in 19 of 20 resampled ones. The p99 and p100
   // are safe; the p99 is the cheaper. The p90 met the SLO in every span but not the resampled bar;
   // so did the p95 by time of day, cheaper than the p90.
+  const RiskTrial missed{0.95, 90, 0.990, 0, 0.989};  // the quantile alone missed the SLO in a span
   const std::vector<RiskTrial> floors = {{0.95, 100, 0.990, 0.5, 0.989},
                                          {0.95, 120, 0.996, 0.9, 0.9960},
                                          {0.95, 150, 0.998, 0.99, 0.9976},
                                          {0.95, 200, 0.999, 1, 0.9987},
                                          {0.95, 110, 0.9955, 0.95, 0.9950, FloorShape::time_of_day}};
-  const auto chosen = choose_floor(floors, 0.995, false, kWeek * 2);
+  const auto chosen = choose_floor(floors, 0.995, missed, kWeek * 2);
   CHECK(chosen.level == 0.99);
   CHECK(chosen.shape == FloorShape::flat);
   CHECK(chosen.reason == " As 0.95 missed the SLO in a span, floors were replayed at 0.95, each plan providing in every "
@@ -831,36 +832,57 @@ TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the chea
   // Where a higher floor, or one by time of day, costs less, it is taken.
   std::vector<RiskTrial> cheaper_high = floors;
   cheaper_high[3].cost_usd = 140;
-  CHECK(choose_floor(cheaper_high, 0.995, false, kWeek * 2).level == 1);
+  CHECK(choose_floor(cheaper_high, 0.995, missed, kWeek * 2).level == 1);
   std::vector<RiskTrial> by_hour = floors;
   by_hour[4].resampled_served_fraction = 0.9980;
-  const auto hourly = choose_floor(by_hour, 0.995, false, kWeek * 2);
+  const auto hourly = choose_floor(by_hour, 0.995, missed, kWeek * 2);
   CHECK(hourly.level == 0.95);
   CHECK(hourly.shape == FloorShape::time_of_day);
   CHECK_THAT(hourly.reason, Catch::EndsWith(" The p95 by time of day is the cheapest that served it in every span and at least "
                                             "99.750% in 19 of 20 resampled ones."));
   // At a stricter SLO (99.7%: safe is 99.85% resampled) only the p100 is safe.
-  CHECK(choose_floor(floors, 0.997, false, kWeek * 2).level == 1);
-  // None safe (99.85%: 99.925% resampled): the cheapest that met the SLO in every span, the p100,
-  // where the quantile alone did not; none where it did. At 99.5% with no floor safe, the p95 by
-  // time of day is the cheapest that met it.
-  const auto met = choose_floor(floors, 0.9985, false, kWeek * 2);
-  CHECK(met.level == 1);
-  CHECK_THAT(met.reason, Catch::EndsWith("None served it in every span and at least 99.925% in 19 of 20 resampled ones; "
-                                         "the p100 is the cheapest that met it in every span."));
+  CHECK(choose_floor(floors, 0.997, missed, kWeek * 2).level == 1);
+  // None safe at 99.85% (99.925% resampled): the p100 alone met the SLO in every span, and in
+  // 19 of 20 resampled ones (99.87%).
+  const auto likely = choose_floor(floors, 0.9985, missed, kWeek * 2);
+  CHECK(likely.level == 1);
+  CHECK_THAT(likely.reason, Catch::EndsWith("None served it in every span and at least 99.925% in 19 of 20 resampled ones; "
+                                            "the p100 is the cheapest that served it in every span and in 19 of 20 resampled ones."));
+  // At 99.5% with none safe: the p90 and the p95 by time of day met the SLO in every span but not
+  // in their resampled ones, the p99 and p100 in both: the p99 is the cheaper of those.
   std::vector<RiskTrial> unsafe = floors;
-  for (RiskTrial& trial : unsafe) trial.resampled_served_fraction = 0.997;
-  const auto cheapest_met = choose_floor(unsafe, 0.995, false, kWeek * 2);
+  const double resampled[] = {0.989, 0.994, 0.996, 0.997, 0.993};
+  for (std::size_t f = 0; f < unsafe.size(); ++f) unsafe[f].resampled_served_fraction = resampled[f];
+  const auto stronger = choose_floor(unsafe, 0.995, missed, kWeek * 2);
+  CHECK(stronger.level == 0.99);
+  CHECK(stronger.shape == FloorShape::flat);
+  // Where none met it resampled either, the cheapest that met it in every span: the p95 by time of day.
+  unsafe[2].resampled_served_fraction = unsafe[3].resampled_served_fraction = 0.994;
+  const auto cheapest_met = choose_floor(unsafe, 0.995, missed, kWeek * 2);
   CHECK(cheapest_met.level == 0.95);
   CHECK(cheapest_met.shape == FloorShape::time_of_day);
-  const auto kept = choose_floor(floors, 0.9985, true, kWeek * 2);
+  CHECK_THAT(cheapest_met.reason, Catch::EndsWith("None served it in every span and at least 99.750% in 19 of 20 resampled ones; "
+                                                  "the p95 by time of day is the cheapest that met it in every span."));
+  // A floor only where it did better than the quantile alone: 0.95 met the SLO in every span but
+  // not resampled (99.4%): the p99 above is held; with no floor better than that, none.
+  const RiskTrial met_spans{0.95, 90, 0.996, 0, 0.994};
+  unsafe[2].resampled_served_fraction = 0.996;
+  CHECK(choose_floor(unsafe, 0.995, met_spans, kWeek * 2).level == 0.99);
+  unsafe[2].resampled_served_fraction = 0.994;
+  const auto kept = choose_floor(unsafe, 0.995, met_spans, kWeek * 2);
   CHECK(kept.level == 0);
-  CHECK_THAT(kept.reason, Catch::StartsWith(" As 0.95 served the SLO in every span but not 99.925% in 19 of 20 resampled ones, "
+  CHECK_THAT(kept.reason, Catch::StartsWith(" As 0.95 served the SLO in every span but not 99.750% in 19 of 20 resampled ones, "
                                             "floors were replayed at 0.95"));
-  CHECK_THAT(kept.reason, Catch::EndsWith("None served it in every span and at least 99.925% in 19 of 20 resampled ones, so "
+  CHECK_THAT(kept.reason, Catch::EndsWith("None served it in every span and at least 99.750% in 19 of 20 resampled ones, so "
                                           "the plan holds none."));
+  // 0.95 met it in its resampled spans too (99.6%): no floor short of a safe one is held.
+  unsafe[2].resampled_served_fraction = 0.996;
+  const auto enough = choose_floor(unsafe, 0.995, RiskTrial{0.95, 90, 0.996, 0, 0.996}, kWeek * 2);
+  CHECK(enough.level == 0);
+  CHECK_THAT(enough.reason, Catch::EndsWith("; 0.95 alone served it in every span and in 19 of 20 resampled ones, so the plan "
+                                            "holds none."));
   // None met it at all (99.95%).
-  const auto none = choose_floor(floors, 0.9995, false, kWeek * 2);
+  const auto none = choose_floor(floors, 0.9995, missed, kWeek * 2);
   CHECK(none.level == 0);
   CHECK_THAT(none.reason, Catch::EndsWith("99.500%. None served it in every span and at least 99.975% in 19 of 20 resampled "
                                           "ones and none met it in every span either, so the plan holds none."));

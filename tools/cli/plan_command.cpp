@@ -53,7 +53,7 @@ void add_forecasting_options(CLI::App* command, PlanningArguments& arguments) {
                       "history, the cheapest from the newsvendor fractile up that served the SLO in both weeks and left "
                       "at most half its allowance unserved in 19 of 20 weeks of their days resampled, "
                       "else the scenario's (raised if it missed the SLO; where it is still not safe, the cheapest safe "
-                      "floor of recent demand, flat or by time of day) (default: the scenario policy's risk_quantile; "
+                      "floor of recent demand, flat or by time of day, else the one nearest safe) (default: the scenario policy's risk_quantile; "
                       "where it states none, validated for a traced service, else 0.95)");
   command->add_option("--forecaster", arguments.forecaster, "auto, validated, lstm, holt_winters or seasonal_naive")
       ->check(CLI::IsMember({"auto", "validated", "lstm", "holt_winters", "seasonal_naive"}));
