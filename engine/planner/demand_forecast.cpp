@@ -339,12 +339,12 @@ std::int64_t time_of_day_distance(std::int64_t a, std::int64_t b) {
 
 // The floor of each interval of `horizon` from `recent` (its samples at epoch seconds
 // recent.time_of(i)), as hold_recent_quantile states.
-std::vector<double> recent_floor(const TimeSeries& recent, const Horizon& horizon, double level, FloorShape shape) {
+std::vector<double> recent_floor(const TimeSeries& recent, const Horizon& horizon, RecentFloor held) {
   const auto intervals = static_cast<std::size_t>(horizon.intervals());
   std::vector<double> values;
-  if (shape == FloorShape::flat) {
+  if (held.shape == FloorShape::flat) {
     values = recent.values;
-    return std::vector<double>(intervals, nearest_rank(values, level));
+    return std::vector<double>(intervals, nearest_rank(values, held.level));
   }
   std::vector<double> floor;
   floor.reserve(intervals);
@@ -354,7 +354,7 @@ std::vector<double> recent_floor(const TimeSeries& recent, const Horizon& horizo
     for (std::size_t i = 0; i < recent.values.size(); ++i) {
       if (time_of_day_distance(recent.time_of(i), at) <= horizon.step.count()) values.push_back(recent.values[i]);
     }
-    floor.push_back(values.empty() ? 0.0 : nearest_rank(values, level));
+    floor.push_back(values.empty() ? 0.0 : nearest_rank(values, held.level));
   }
   return floor;
 }
@@ -371,7 +371,7 @@ double floor_at(const WorkloadDemand& workload, std::size_t k) {
 }
 
 Status hold_recent_quantile(std::vector<WorkloadDemand>& demand, const Scenario& scenario, Instant until, Seconds span,
-                            const Horizon& horizon, double level, FloorShape shape) {
+                            const Horizon& horizon, RecentFloor floor) {
   for (std::size_t w = 0; w < scenario.workloads.size() && w < demand.size(); ++w) {
     const Workload& workload = scenario.workloads[w];
     const DemandTrace* trace = service_trace(workload);
@@ -383,11 +383,11 @@ Status hold_recent_quantile(std::vector<WorkloadDemand>& demand, const Scenario&
     if (kept == 0) continue;
     const TimeSeries recent{history->time_of(values.size() - static_cast<std::size_t>(kept)), history->step,
                             std::vector<double>(values.end() - kept, values.end())};
-    const std::vector<double> floor = recent_floor(recent, horizon, level, shape);
+    const std::vector<double> lowest = recent_floor(recent, horizon, floor);
     std::vector<double>& held = demand[w].planned_floor;
-    held.resize(std::max(held.size(), floor.size()), 0.0);
-    for (std::size_t k = 0; k < floor.size(); ++k) {
-      held[k] = std::max(held[k], floor[k]);
+    held.resize(std::max(held.size(), lowest.size()), 0.0);
+    for (std::size_t k = 0; k < lowest.size(); ++k) {
+      held[k] = std::max(held[k], lowest[k]);
       demand[w].summary.peak_planned = std::max(demand[w].summary.peak_planned, held[k]);
     }
   }

@@ -29,18 +29,26 @@ double floor_at(const WorkloadDemand& workload, std::size_t k);
 /// the hours either side, three a day), which holds less in the quiet hours of a daily cycle.
 enum class FloorShape { flat, time_of_day };
 
+/// A floor of recent demand a plan holds: the `level` quantile (1: the highest) of the demand over
+/// a span before the plan, shaped by `shape`. Level 0: no floor.
+struct RecentFloor {
+  double level = 0;
+  FloorShape shape = FloorShape::flat;
+  friend bool operator==(const RecentFloor&, const RecentFloor&) = default;
+};
+
 /// Workload's demand trace when it is a service replaying one, else null (a generator, a batch
 /// workload). Points into `workload`.
 const DemandTrace* service_trace(const Workload& workload);
 
-/// Raises every traced service's planned_floor in each interval of `horizon` to the `level`
+/// Raises every traced service's planned_floor in each interval of `horizon` to the floor's level
 /// quantile (nearest rank; 1 the highest) of its demand at the horizon's step over the `span`
 /// before `until` (what history there is, if shorter), of all of it (`flat`) or of the steps
 /// within one step of the interval's time of day (`time_of_day`), and its summary's peak_planned
 /// with it; other workloads keep theirs. `demand` is forecast_demand's for `scenario` over
 /// `horizon`.
 Status hold_recent_quantile(std::vector<WorkloadDemand>& demand, const Scenario& scenario, Instant until, Seconds span,
-                            const Horizon& horizon, double level, FloorShape shape);
+                            const Horizon& horizon, RecentFloor floor);
 
 /// Forecasts every workload of `scenario` over `horizon` from the history before `history_until`.
 /// Batch workloads' bands are in GPUs. failed_precondition naming the workload when its demand

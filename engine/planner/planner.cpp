@@ -930,13 +930,12 @@ bool validates_risk(const Scenario& scenario, const PlanOptions& options) {
                      [](const Workload& workload) { return service_trace(workload) != nullptr; });
 }
 
-// A plan the validation replays, and the one it chooses: a risk quantile and, where floor_level is
-// not 0, a floor held at that quantile of the demand over the kFloorHistory before the plan
+// A plan the validation replays, and the one it chooses: a risk quantile and, where the floor's
+// level is not 0, that floor of the demand over the kFloorHistory before the plan held
 // (hold_recent_quantile).
 struct Candidate {
   double risk = 0;
-  double floor_level = 0;
-  FloorShape floor_shape = FloorShape::flat;
+  RecentFloor floor;
 };
 
 // The risk quantiles a validated plan chooses among.
@@ -1117,13 +1116,13 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
   replay.cancellation = options.cancellation;
   std::vector<RiskTrial> trials;
   for (const Candidate& candidate : candidates) {
-    RiskTrial trial{candidate.risk, 0, 1, candidate.floor_level, 1, candidate.floor_shape};
+    RiskTrial trial{candidate.risk, 0, 1, 1, candidate.floor};
     std::vector<ServedDay> days;
     for (const ValidationSpan& span : spans) {
       std::vector<WorkloadDemand> held = span.demand;
-      if (candidate.floor_level > 0) {
+      if (candidate.floor.level > 0) {
         Status floor = hold_recent_quantile(held, span.past, span.past.horizon.start, kFloorHistory, span.past.horizon,
-                                            candidate.floor_level, candidate.floor_shape);
+                                            candidate.floor);
         if (!floor.ok()) return floor.with_context("validating the risk quantile");
       }
       auto plan = plan_from_forecast(scenario, span.past, prices, span.model, held, candidate.risk, std::nullopt);
@@ -1191,20 +1190,19 @@ Result<std::optional<Candidate>> validated_risk(const Scenario& scenario, const 
   RiskChoice choice = choose_validated_risk(*trials, required, scenario_risk,
                                             scenario.policy.risk_quantile ? "the scenario's" : "the default", fractile, weeks, span);
   why = std::move(choice.reason);
-  Candidate validated{choice.risk};
+  Candidate validated{choice.risk, {}};
   const auto chosen = std::find_if(trials->begin(), trials->end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
   if (chosen == trials->end() || proved_safe(*chosen, required)) return std::optional<Candidate>{validated};
   // Not proved safe at the quantile chosen: headroom held all along may be.
   std::vector<Candidate> floors;
-  for (const double level : kRiskCandidates) floors.push_back(Candidate{choice.risk, level, FloorShape::flat});
-  floors.push_back(Candidate{choice.risk, 1.0, FloorShape::flat});
-  for (const double level : kTimeOfDayFloorLevels) floors.push_back(Candidate{choice.risk, level, FloorShape::time_of_day});
+  for (const double level : kRiskCandidates) floors.push_back(Candidate{choice.risk, {level, FloorShape::flat}});
+  floors.push_back(Candidate{choice.risk, {1.0, FloorShape::flat}});
+  for (const double level : kTimeOfDayFloorLevels) floors.push_back(Candidate{choice.risk, {level, FloorShape::time_of_day}});
   auto floor_trials = replay_candidates(scenario, prices, options, *spans, floors);
   if (!floor_trials.ok()) return floor_trials.status();
   FloorChoice floor = choose_floor(*floor_trials, required, *chosen, kFloorHistory);
   why += floor.reason;
-  validated.floor_level = floor.level;
-  validated.floor_shape = floor.shape;
+  validated.floor = floor.floor;
   // Either way, what demand above the plan waits for is why the quantiles missed it.
   const Seconds period = scenario.policy.target_tracking.metric_period;
   const Seconds fastest = kMetricPeriods.front();
@@ -1251,7 +1249,7 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   auto model = engine::build_fleet_model(planning, prices);
   if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
   std::string risk_note;
-  Candidate planned{risk};  // its floor_level 0 (none) unless a validated risk holds one
+  Candidate planned{risk, {}};  // no floor unless a validated risk holds one
   if (validates_risk(scenario, options)) {
     progress("validating the risk quantile on the last two weeks of history");
     auto validated = validated_risk(scenario, planning, prices, options, risk, newsvendor_fractile(*model, planning), risk_note);
@@ -1271,9 +1269,8 @@ Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, cons
   const Instant history_until = options.history_until.value_or(planning.horizon.start);
   auto demand = forecast_demand(planning, planning.horizon, history_until, at_risk);
   if (!demand.ok()) return demand.status();
-  if (planned.floor_level > 0) {
-    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon, planned.floor_level,
-                                        planned.floor_shape);
+  if (planned.floor.level > 0) {
+    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon, planned.floor);
     if (!floor.ok()) return floor;
     risk_note += describe_floors(planning, *demand);
   }

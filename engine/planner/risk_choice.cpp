@@ -77,7 +77,7 @@ std::string describe_trials(const std::vector<RiskTrial>& trials, double chosen,
 // "p95" for a floor at the p95 of recent demand, "p95 by time of day" for one by time of day.
 std::string floor_name(const RiskTrial& trial) {
   char name[32];
-  std::snprintf(name, sizeof name, "p%g%s", 100 * trial.floor_level, trial.floor_shape == FloorShape::time_of_day ? " by time of day" : "");
+  std::snprintf(name, sizeof name, "p%g%s", 100 * trial.floor.level, trial.floor.shape == FloorShape::time_of_day ? " by time of day" : "");
   return name;
 }
 
@@ -206,7 +206,7 @@ FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, 
     text += line;
   }
   text.back() = '.';
-  const auto held = [](const RiskTrial& trial, std::string reason) { return FloorChoice{trial.floor_level, trial.floor_shape, std::move(reason)}; };
+  const auto held = [](const RiskTrial& trial, std::string reason) { return FloorChoice{trial.floor, std::move(reason)}; };
   if (const RiskTrial* safe = cheapest_where(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return proved_safe(trial, required); })) {
     return held(*safe, text + " The " + floor_name(*safe) + " is the cheapest that served it in every span and at least " + percent(margin) +
                            " in 19 of 20 resampled ones.");
@@ -214,13 +214,13 @@ FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, 
   text += " None served it in every span and at least " + percent(margin) + " in 19 of 20 resampled ones";
   // Short of proof, the strongest evidence any floor gave, where the quantile alone gave less.
   const std::string at_slo = "it in every span and in 19 of 20 resampled ones";
-  if (met_resampled(quantile_alone)) return {0, FloorShape::flat, text + "; " + risk + " alone served " + at_slo + ", so the plan holds none."};
+  if (met_resampled(quantile_alone)) return {{}, text + "; " + risk + " alone served " + at_slo + ", so the plan holds none."};
   if (const RiskTrial* likely = cheapest_where(trials.begin(), trials.end(), met_resampled)) {
     return held(*likely, text + "; the " + floor_name(*likely) + " is the cheapest that served " + at_slo + ".");
   }
-  if (met_every_span(quantile_alone)) return {0, FloorShape::flat, text + ", so the plan holds none."};
+  if (met_every_span(quantile_alone)) return {{}, text + ", so the plan holds none."};
   const RiskTrial* met = cheapest_where(trials.begin(), trials.end(), met_every_span);
-  if (met == nullptr) return {0, FloorShape::flat, text + " and none met it in every span either, so the plan holds none."};
+  if (met == nullptr) return {{}, text + " and none met it in every span either, so the plan holds none."};
   return held(*met, text + "; the " + floor_name(*met) + " is the cheapest that met it in every span.");
 }
 

@@ -29,9 +29,8 @@ struct RiskTrial {
   double risk = 0;
   double cost_usd = 0;               // over every week replayed
   double worst_served_fraction = 1;  // the least of the weeks'
-  double floor_level = 0;            // the quantile of recent demand held in every interval (0: none)
   double resampled_served_fraction = 1;  // what spans of its days drawn at random served in 19 of 20
-  FloorShape floor_shape = FloorShape::flat;  // how the floor follows the day
+  RecentFloor floor;                 // held in every interval (level 0: none)
 };
 
 /// One day of a replayed span: its services' demand and what of it was served, in unit-seconds.
@@ -85,13 +84,12 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
 /// The floor chosen (level 0: none), and the reason for the plan's note, to follow
 /// choose_validated_risk's.
 struct FloorChoice {
-  double level = 0;
-  FloorShape shape = FloorShape::flat;
+  RecentFloor floor;  // level 0: none
   std::string reason;
 };
 
 /// Where the quantile chosen did not prove safe (proved_safe): chooses among `trials` at that
-/// quantile, each holding a floor (its floor_level of the demand over the `history` before the
+/// quantile, each holding a floor (of the demand over the `history` before the
 /// span, flat or by time of day), the cheapest that proved safe. Where none did, the strongest
 /// evidence short of proof that some floor gave and `quantile_alone` (the quantile's own trial)
 /// did not: the cheapest that served `required` in every span and in 19 of 20 resampled ones, else

@@ -512,7 +512,7 @@ std::vector<engine::planner::RiskTrial> replayed_candidates(const Scenario& scen
                                                             PlanOptions options, Instant cut, int weeks) {
   std::vector<engine::planner::RiskTrial> trials;
   for (const double risk : {0.5, 0.65, 0.8, 0.9, 0.95, 0.99}) {
-    engine::planner::RiskTrial trial{risk, 0, 1};
+    engine::planner::RiskTrial trial{risk, 0, 1, 1, {}};
     std::vector<engine::planner::ServedDay> days;
     for (int week = 1; week <= weeks; ++week) {
       options.risk_quantile = risk;
@@ -768,22 +768,22 @@ TEST_CASE("hold_recent_quantile raises each traced service's planned floor to a 
   // Over the two weeks before the end the values are 168 to 503: the p90 is the ceil(0.9 * 336) =
   // 303rd of them, 470; the highest 503.
   std::vector<WorkloadDemand> demand(1);
-  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, 0.9, FloorShape::flat).ok());
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, {0.9, FloorShape::flat}).ok());
   CHECK(flat_at(demand[0].planned_floor, 470));
   CHECK(demand[0].summary.peak_planned == 470);
   // A lower level keeps the higher floor.
-  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, 0.5, FloorShape::flat).ok());
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, {0.5, FloorShape::flat}).ok());
   CHECK(flat_at(demand[0].planned_floor, 470));
-  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, 1.0, FloorShape::flat).ok());
+  REQUIRE(hold_recent_quantile(demand, scenario, end, kWeek * 2, day, {1.0, FloorShape::flat}).ok());
   CHECK(flat_at(demand[0].planned_floor, 503));
   // A history shorter than the span is taken whole: 0 to 99, whose median by nearest rank is the 50th, 49.
   std::vector<WorkloadDemand> early(1);
-  REQUIRE(hold_recent_quantile(early, scenario, scenario.horizon.start + Seconds{100 * 3600}, kWeek * 2, day, 0.5, FloorShape::flat).ok());
+  REQUIRE(hold_recent_quantile(early, scenario, scenario.horizon.start + Seconds{100 * 3600}, kWeek * 2, day, {0.5, FloorShape::flat}).ok());
   CHECK(flat_at(early[0].planned_floor, 49));
   // At a 4-hour step the hours are averaged first: the last two weeks' 84 steps average 169.5 to
   // 501.5; the highest is 501.5, in each of the day's 6 intervals.
   std::vector<WorkloadDemand> coarse(1);
-  REQUIRE(hold_recent_quantile(coarse, scenario, end, kWeek * 2, Horizon{end, kDay, Seconds{4 * 3600}}, 1.0, FloorShape::flat).ok());
+  REQUIRE(hold_recent_quantile(coarse, scenario, end, kWeek * 2, Horizon{end, kDay, Seconds{4 * 3600}}, {1.0, FloorShape::flat}).ok());
   REQUIRE(coarse[0].planned_floor.size() == 6);
   CHECK(coarse[0].planned_floor.front() == Approx(501.5).epsilon(1e-12));
   // By time of day: the value at hour k of the series (from midnight UTC) is k, so hour h of the
@@ -792,7 +792,7 @@ TEST_CASE("hold_recent_quantile raises each traced service's planned floor to a 
   // hour 23 of the last day, 503). The median by nearest rank, the 21st: the last of the seventh
   // day's three, 24 * 13 + h + 1.
   std::vector<WorkloadDemand> highest(1);
-  REQUIRE(hold_recent_quantile(highest, scenario, end, kWeek * 2, day, 1.0, FloorShape::time_of_day).ok());
+  REQUIRE(hold_recent_quantile(highest, scenario, end, kWeek * 2, day, {1.0, FloorShape::time_of_day}).ok());
   REQUIRE(highest[0].planned_floor.size() == 24);
   CHECK(highest[0].planned_floor[0] == 503);
   CHECK(highest[0].planned_floor[5] == 486);
@@ -800,7 +800,7 @@ TEST_CASE("hold_recent_quantile raises each traced service's planned floor to a 
   CHECK(highest[0].planned_floor[23] == 503);
   CHECK(highest[0].summary.peak_planned == 503);
   std::vector<WorkloadDemand> median(1);
-  REQUIRE(hold_recent_quantile(median, scenario, end, kWeek * 2, day, 0.5, FloorShape::time_of_day).ok());
+  REQUIRE(hold_recent_quantile(median, scenario, end, kWeek * 2, day, {0.5, FloorShape::time_of_day}).ok());
   CHECK(median[0].planned_floor[5] == 24 * 13 + 6);
   CHECK(median[0].planned_floor[12] == 24 * 13 + 13);
 }
@@ -814,15 +814,15 @@ TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the chea
   // SLO 99.5%: safe is 99.5% in every span and 99.75% in 19 of 20 resampled ones. The p99 and p100
   // are safe; the p99 is the cheaper. The p90 met the SLO in every span but not the resampled bar;
   // so did the p95 by time of day, cheaper than the p90.
-  const RiskTrial missed{0.95, 90, 0.990, 0, 0.989};  // the quantile alone missed the SLO in a span
-  const std::vector<RiskTrial> floors = {{0.95, 100, 0.990, 0.5, 0.989},
-                                         {0.95, 120, 0.996, 0.9, 0.9960},
-                                         {0.95, 150, 0.998, 0.99, 0.9976},
-                                         {0.95, 200, 0.999, 1, 0.9987},
-                                         {0.95, 110, 0.9955, 0.95, 0.9950, FloorShape::time_of_day}};
+  const RiskTrial missed{0.95, 90, 0.990, 0.989, {}};  // the quantile alone missed the SLO in a span
+  const std::vector<RiskTrial> floors = {{0.95, 100, 0.990, 0.989, {0.5}},
+                                         {0.95, 120, 0.996, 0.9960, {0.9}},
+                                         {0.95, 150, 0.998, 0.9976, {0.99}},
+                                         {0.95, 200, 0.999, 0.9987, {1}},
+                                         {0.95, 110, 0.9955, 0.9950, {0.95, FloorShape::time_of_day}}};
   const auto chosen = choose_floor(floors, 0.995, missed, kWeek * 2);
-  CHECK(chosen.level == 0.99);
-  CHECK(chosen.shape == FloorShape::flat);
+  CHECK(chosen.floor.level == 0.99);
+  CHECK(chosen.floor.shape == FloorShape::flat);
   CHECK(chosen.reason == " As 0.95 missed the SLO in a span, floors were replayed at 0.95, each plan providing in every "
                          "interval for at least a quantile of the demand over the 14d before it (of all of it, or by time of "
                          "day: within one step of the interval's): p50: $100, 99.000%, 98.900%; p90: $120, 99.600%, 99.600%; "
@@ -832,20 +832,20 @@ TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the chea
   // Where a higher floor, or one by time of day, costs less, it is taken.
   std::vector<RiskTrial> cheaper_high = floors;
   cheaper_high[3].cost_usd = 140;
-  CHECK(choose_floor(cheaper_high, 0.995, missed, kWeek * 2).level == 1);
+  CHECK(choose_floor(cheaper_high, 0.995, missed, kWeek * 2).floor.level == 1);
   std::vector<RiskTrial> by_hour = floors;
   by_hour[4].resampled_served_fraction = 0.9980;
   const auto hourly = choose_floor(by_hour, 0.995, missed, kWeek * 2);
-  CHECK(hourly.level == 0.95);
-  CHECK(hourly.shape == FloorShape::time_of_day);
+  CHECK(hourly.floor.level == 0.95);
+  CHECK(hourly.floor.shape == FloorShape::time_of_day);
   CHECK_THAT(hourly.reason, Catch::EndsWith(" The p95 by time of day is the cheapest that served it in every span and at least "
                                             "99.750% in 19 of 20 resampled ones."));
   // At a stricter SLO (99.7%: safe is 99.85% resampled) only the p100 is safe.
-  CHECK(choose_floor(floors, 0.997, missed, kWeek * 2).level == 1);
+  CHECK(choose_floor(floors, 0.997, missed, kWeek * 2).floor.level == 1);
   // None safe at 99.85% (99.925% resampled): the p100 alone met the SLO in every span, and in
   // 19 of 20 resampled ones (99.87%).
   const auto likely = choose_floor(floors, 0.9985, missed, kWeek * 2);
-  CHECK(likely.level == 1);
+  CHECK(likely.floor.level == 1);
   CHECK_THAT(likely.reason, Catch::EndsWith("None served it in every span and at least 99.925% in 19 of 20 resampled ones; "
                                             "the p100 is the cheapest that served it in every span and in 19 of 20 resampled ones."));
   // At 99.5% with none safe: the p90 and the p95 by time of day met the SLO in every span but not
@@ -854,36 +854,36 @@ TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the chea
   const double resampled[] = {0.989, 0.994, 0.996, 0.997, 0.993};
   for (std::size_t f = 0; f < unsafe.size(); ++f) unsafe[f].resampled_served_fraction = resampled[f];
   const auto stronger = choose_floor(unsafe, 0.995, missed, kWeek * 2);
-  CHECK(stronger.level == 0.99);
-  CHECK(stronger.shape == FloorShape::flat);
+  CHECK(stronger.floor.level == 0.99);
+  CHECK(stronger.floor.shape == FloorShape::flat);
   // Where none met it resampled either, the cheapest that met it in every span: the p95 by time of day.
   unsafe[2].resampled_served_fraction = unsafe[3].resampled_served_fraction = 0.994;
   const auto cheapest_met = choose_floor(unsafe, 0.995, missed, kWeek * 2);
-  CHECK(cheapest_met.level == 0.95);
-  CHECK(cheapest_met.shape == FloorShape::time_of_day);
+  CHECK(cheapest_met.floor.level == 0.95);
+  CHECK(cheapest_met.floor.shape == FloorShape::time_of_day);
   CHECK_THAT(cheapest_met.reason, Catch::EndsWith("None served it in every span and at least 99.750% in 19 of 20 resampled ones; "
                                                   "the p95 by time of day is the cheapest that met it in every span."));
   // A floor only where it did better than the quantile alone: 0.95 met the SLO in every span but
   // not resampled (99.4%): the p99 above is held; with no floor better than that, none.
-  const RiskTrial met_spans{0.95, 90, 0.996, 0, 0.994};
+  const RiskTrial met_spans{0.95, 90, 0.996, 0.994, {}};
   unsafe[2].resampled_served_fraction = 0.996;
-  CHECK(choose_floor(unsafe, 0.995, met_spans, kWeek * 2).level == 0.99);
+  CHECK(choose_floor(unsafe, 0.995, met_spans, kWeek * 2).floor.level == 0.99);
   unsafe[2].resampled_served_fraction = 0.994;
   const auto kept = choose_floor(unsafe, 0.995, met_spans, kWeek * 2);
-  CHECK(kept.level == 0);
+  CHECK(kept.floor.level == 0);
   CHECK_THAT(kept.reason, Catch::StartsWith(" As 0.95 served the SLO in every span but not 99.750% in 19 of 20 resampled ones, "
                                             "floors were replayed at 0.95"));
   CHECK_THAT(kept.reason, Catch::EndsWith("None served it in every span and at least 99.750% in 19 of 20 resampled ones, so "
                                           "the plan holds none."));
   // 0.95 met it in its resampled spans too (99.6%): no floor short of a safe one is held.
   unsafe[2].resampled_served_fraction = 0.996;
-  const auto enough = choose_floor(unsafe, 0.995, RiskTrial{0.95, 90, 0.996, 0, 0.996}, kWeek * 2);
-  CHECK(enough.level == 0);
+  const auto enough = choose_floor(unsafe, 0.995, RiskTrial{0.95, 90, 0.996, 0.996, {}}, kWeek * 2);
+  CHECK(enough.floor.level == 0);
   CHECK_THAT(enough.reason, Catch::EndsWith("; 0.95 alone served it in every span and in 19 of 20 resampled ones, so the plan "
                                             "holds none."));
   // None met it at all (99.95%).
   const auto none = choose_floor(floors, 0.9995, missed, kWeek * 2);
-  CHECK(none.level == 0);
+  CHECK(none.floor.level == 0);
   CHECK_THAT(none.reason, Catch::EndsWith("99.500%. None served it in every span and at least 99.975% in 19 of 20 resampled "
                                           "ones and none met it in every span either, so the plan holds none."));
 }
@@ -898,7 +898,7 @@ TEST_CASE("choose_validated_risk lowers the quantile for cost only to a candidat
   const auto trials = [](std::vector<double> worst, std::vector<double> resampled, std::vector<double> cost) {
     std::vector<RiskTrial> made;
     const double risks[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
-    for (std::size_t c = 0; c < 6; ++c) made.push_back(RiskTrial{risks[c], cost[c], worst[c], 0, resampled[c]});
+    for (std::size_t c = 0; c < 6; ++c) made.push_back(RiskTrial{risks[c], cost[c], worst[c], resampled[c], {}});
     return made;
   };
   const std::vector<double> rising_cost = {70, 80, 90, 100, 110, 120};
