@@ -1,6 +1,7 @@
-// run_plan_backtest(): the plan made from the history before a cut, and three baselines, each
-// simulated against the demand that actually followed. The baselines are plans too (instance
-// counts per interval), except the reactive one, which is the scenario under target tracking.
+// run_plan_backtest(): the plan made from the history before a cut (or re-made as the held-out
+// horizon unfolds), and three baselines, each simulated against the demand that actually
+// followed. The baselines are plans too (instance counts per interval), except the reactive one,
+// which is the scenario under target tracking.
 // Beside them, the exact hindsight optimum of that demand (hindsight_optimum.h), which is solved,
 // not simulated. The plan must not see that demand: a model trained past the cut, or a history
 // too short to forecast from (the planner would read the trace itself), is refused.
@@ -17,6 +18,7 @@
 #include "engine/planner/demand_forecast.h"
 #include "engine/planner/hindsight_optimum.h"
 #include "engine/planner/plan_building.h"
+#include "engine/planner/planner.h"
 #include "fleetcast/forecast.h"
 #include "core/json_text.h"
 #include "core/text.h"
@@ -323,6 +325,93 @@ Scenario with_horizon_accounting(const Scenario& scenario) {
   return planned;
 }
 
+// Adds intervals [0, count) of `plan`'s groups to `stitched` from its interval `at` on, per
+// workload of `test` and pool of `model` (matched by name; the plan is one of `test`'s).
+void add_instances(PlannedInstances& stitched, const Plan& plan, const Scenario& test, const engine::FleetModel& model,
+                   std::size_t at, std::size_t count) {
+  for (const PlannedGroup& group : plan.groups) {
+    const auto workload = std::find_if(test.workloads.begin(), test.workloads.end(), [&](const Workload& w) { return w.name == group.workload; });
+    if (workload == test.workloads.end()) continue;
+    const auto w = static_cast<std::size_t>(workload - test.workloads.begin());
+    for (std::size_t i = 0; i < group.pools.size(); ++i) {
+      const std::string& name = plan.pools[group.pools[i]].name;
+      const auto pool = std::find_if(model.pools.begin(), model.pools.end(), [&](const engine::PoolModel& m) { return m.name == name; });
+      if (pool == model.pools.end()) continue;
+      std::vector<int>& counts = stitched.counts[w][static_cast<std::size_t>(pool - model.pools.begin())];
+      for (std::size_t k = 0; k < count && k < group.instances[i].size() && at + k < counts.size(); ++k) {
+        counts[at + k] += group.instances[i][k];
+      }
+    }
+  }
+}
+
+// Writes intervals [0, count) of each of `plan`'s forecasts over `forecasts`' from interval `at` on.
+void add_forecasts(std::vector<WorkloadForecast>& forecasts, const Plan& plan, std::size_t at, std::size_t count) {
+  for (std::size_t w = 0; w < forecasts.size() && w < plan.forecasts.size(); ++w) {
+    const WorkloadForecast& later = plan.forecasts[w];
+    if (later.levels != forecasts[w].levels) continue;
+    for (std::size_t q = 0; q < later.values.size(); ++q) {
+      std::vector<double>& values = forecasts[w].values[q];
+      for (std::size_t k = 0; k < count && k < later.values[q].size() && at + k < values.size(); ++k) values[at + k] = later.values[q][k];
+    }
+  }
+}
+
+// `plan`'s Savings Plans, each covering those of its pools that are among `pools` (indices into them).
+std::vector<SavingsPlanRecommendation> savings_plans_among(const Plan& plan, const std::vector<PlannedPool>& pools) {
+  std::vector<SavingsPlanRecommendation> bought = plan.savings_plans;
+  for (SavingsPlanRecommendation& savings_plan : bought) {
+    std::vector<SavingsPlanCoverage> covered;
+    for (SavingsPlanCoverage coverage : savings_plan.coverage) {
+      const std::string& name = plan.pools[coverage.pool].name;
+      const auto pool = std::find_if(pools.begin(), pools.end(), [&](const PlannedPool& p) { return p.name == name; });
+      if (pool == pools.end()) continue;
+      coverage.pool = static_cast<std::size_t>(pool - pools.begin());
+      covered.push_back(coverage);
+    }
+    savings_plan.coverage = std::move(covered);
+  }
+  return bought;
+}
+
+// The fleet `first` (planned at the cut at `risk`) runs when the horizon is re-planned every
+// `every` (BacktestOptions::replan_every): from each re-plan's start, the plan made from the history
+// up to it at the same risk, owning `first`'s purchases and buying none, until the next.
+Result<Plan> replanned(const Scenario& scenario, const Scenario& test, const PriceSource& prices, const PlanOptions& options,
+                       const Plan& first, const engine::planner::PlannedRisk& risk, const engine::FleetModel& model,
+                       Seconds every) {
+  Scenario owning = with_horizon_accounting(scenario);
+  engine::planner::own_plan_purchases(owning, first);
+  std::erase(owning.purchase_options, PurchaseOption::reserved);  // neither reservations nor Savings Plans
+  const Horizon& horizon = test.horizon;
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
+  const auto per_plan = static_cast<std::size_t>(every / horizon.step);
+  PlannedInstances stitched(test.workloads.size(), intervals, model.pools.size());
+  std::vector<WorkloadForecast> forecasts = first.forecasts;
+  add_instances(stitched, first, test, model, 0, per_plan);
+  PlanOptions again = options;
+  again.replicas = 0;
+  for (std::size_t at = per_plan; at < intervals; at += per_plan) {
+    const Instant start = horizon.start + horizon.step * static_cast<std::int64_t>(at);
+    again.history_until = start;
+    again.horizon = Horizon{start, horizon.start + horizon.duration - start, horizon.step};
+    auto plan = engine::planner::make_plan_at(owning, prices, again, risk);
+    if (!plan.ok()) return plan.status().with_context("re-planning from " + format_instant(start));
+    add_instances(stitched, *plan, test, model, at, per_plan);
+    add_forecasts(forecasts, *plan, at, per_plan);
+  }
+  Plan fleet = baseline_plan(first, test, model, stitched, first.commitments);
+  fleet.scenario_hash = first.scenario_hash;
+  fleet.risk_quantile = first.risk_quantile;
+  fleet.savings_plans = savings_plans_among(first, fleet.pools);
+  fleet.forecasts = std::move(forecasts);
+  fleet.notes = first.notes;
+  fleet.notes.push_back("re-planned every " + format_duration(every) + " from the history up to each re-plan, at the risk the "
+                        "first plan chose and with its reservations and Savings Plans, buying none: the fleet followed each "
+                        "plan until the next");
+  return fleet;
+}
+
 // The hindsight optimum's time limit: the backtest's own, ended early by the caller's deadline.
 // cancelled when the run was cancelled or the deadline has passed: the optimum would have no time.
 Result<double> optimum_time_limit(const BacktestOptions& backtest, const PlanOptions& options) {
@@ -399,6 +488,25 @@ Status add_optimum(BacktestResult& result, const Scenario& test, const PriceSour
   return {};
 }
 
+// A re-planning period is whole steps of the held-out horizon (zero: plan once), and re-plans
+// forecast from the history: a forecast supplied for the cut cannot be re-made later.
+Status check_replan_every(Seconds every, const Horizon& horizon, const PlanOptions& options) {
+  if (every < Seconds{0} || every % horizon.step != Seconds{0}) {
+    return invalid_argument_error("replan_every: expected a whole number of the horizon's " + format_duration(horizon.step) +
+                                  " steps (0: plan once), found " + format_duration(every));
+  }
+  if (every > Seconds{0} && !options.supplied_forecasts.empty()) {
+    return invalid_argument_error("replan_every: a re-plan forecasts from the history up to it; the forecasts supplied "
+                                  "were made at the cut");
+  }
+  return {};
+}
+
+// Whether the backtest re-plans inside the held-out horizon.
+bool replans(const BacktestOptions& backtest, const Horizon& horizon) {
+  return backtest.replan_every > Seconds{0} && backtest.replan_every < horizon.duration;
+}
+
 }  // namespace
 
 Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSource& prices, Instant train_until,
@@ -411,21 +519,27 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
 
   if (Status status = check_model_before_cut(scenario, options.lstm_model, train_until); !status.ok()) return status;
 
-  BacktestResult result;
-  const auto started = std::chrono::steady_clock::now();
-  auto plan = make_plan(with_horizon_accounting(scenario), prices, options);
-  if (!plan.ok()) return plan.status();
-  result.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.plan = std::move(*plan);
-  result.plan.notes.push_back(
-      "commitments judged as the hindsight optimum judges them: at their amortised rate, the held-out horizon "
-      "repeated over the term (the scenario's demand_outlook is for plans, not backtests)");
-  if (Status status = check_plan_blind_to_held_out(scenario, result.plan, train_until); !status.ok()) return status;
+  if (Status status = check_replan_every(backtest.replan_every, test.horizon, options); !status.ok()) return status;
 
   Scenario frame = test;
   frame.policy.kind = PolicyKind::target_tracking;  // only the pools are read from this model
   auto model = engine::build_fleet_model(frame, prices);
   if (!model.ok()) return model.status();
+  BacktestResult result;
+  const auto started = std::chrono::steady_clock::now();
+  auto planned = engine::planner::make_plan_and_risk(with_horizon_accounting(scenario), prices, options);
+  if (!planned.ok()) return planned.status();
+  result.plan = std::move(planned->first);
+  result.plan.notes.push_back(
+      "commitments judged as the hindsight optimum judges them: at their amortised rate, the held-out horizon "
+      "repeated over the term (the scenario's demand_outlook is for plans, not backtests)");
+  if (Status status = check_plan_blind_to_held_out(scenario, result.plan, train_until); !status.ok()) return status;
+  if (replans(backtest, test.horizon)) {
+    auto fleet = replanned(scenario, test, prices, options, result.plan, planned->second, *model, backtest.replan_every);
+    if (!fleet.ok()) return fleet.status();
+    result.plan = std::move(*fleet);
+  }
+  result.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   auto demand = actual_demand(test, result.plan);
   if (!demand.ok()) return demand.status();
   const std::vector<std::vector<double>> units = engine::planner::capacity_needed(test, *demand);
@@ -433,9 +547,11 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
 
   const bool supplied = std::any_of(result.plan.forecasts.begin(), result.plan.forecasts.end(),
                                     [](const WorkloadForecast& forecast) { return forecast.forecaster == "supplied"; });
+  const std::string made = replans(backtest, test.horizon)
+                               ? "the plans made every " + format_duration(backtest.replan_every) + " from the history before each"
+                               : "the plan made from the history before the cut";
   auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast",
-                                     supplied ? "the plan made at the cut from the forecasts supplied with it"
-                                              : "the plan made from the history before the cut");
+                                     supplied ? "the plan made at the cut from the forecasts supplied with it" : made);
   if (!fleetcast.ok()) return fleetcast.status();
   result.strategies.push_back(std::move(*fleetcast));
   if (Status status = add_baselines(result, test, prices, *model, units); !status.ok()) return status;

@@ -17,6 +17,7 @@
 #include "engine/planner/commitment_term.h"
 #include "engine/planner/demand_forecast.h"
 #include "engine/planner/plan_building.h"
+#include "engine/planner/planner.h"
 #include "engine/planner/risk_choice.h"
 #include "engine/planner/savings_plan_choice.h"
 #include "engine/run_replicas.h"
@@ -930,14 +931,6 @@ bool validates_risk(const Scenario& scenario, const PlanOptions& options) {
                      [](const Workload& workload) { return service_trace(workload) != nullptr; });
 }
 
-// A plan the validation replays, and the one it chooses: a risk quantile and, where the floor's
-// level is not 0, that floor of the demand over the kFloorHistory before the plan held
-// (hold_recent_quantile).
-struct Candidate {
-  double risk = 0;
-  RecentFloor floor;
-};
-
 // The risk quantiles a validated plan chooses among.
 constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
 // Where the quantile chosen did not prove safe, floors are tried at it: the same levels of
@@ -1109,13 +1102,13 @@ Result<std::vector<ValidationSpan>> validation_spans(const Scenario& planning, c
 // per candidate, in their order, its cost summed over the spans, its served fraction the worst,
 // and what spans of the spans' days drawn at random served (resampled_served).
 Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options,
-                                                 const std::vector<ValidationSpan>& spans, const std::vector<Candidate>& candidates) {
+                                                 const std::vector<ValidationSpan>& spans, const std::vector<PlannedRisk>& candidates) {
   SimulationOptions replay;
   replay.replicas = 1;
   replay.threads = 1;
   replay.cancellation = options.cancellation;
   std::vector<RiskTrial> trials;
-  for (const Candidate& candidate : candidates) {
+  for (const PlannedRisk& candidate : candidates) {
     RiskTrial trial{candidate.risk, 0, 1, 1, candidate.floor};
     std::vector<ServedDay> days;
     for (const ValidationSpan& span : spans) {
@@ -1168,7 +1161,7 @@ std::string describe_floors(const Scenario& scenario, const std::vector<Workload
 // (risk_choice.h) with the fractile `fractile`; where the quantile chosen did not prove safe
 // (proved_safe), floors replayed the same way at it and chosen by choose_floor. Weeks without two days of
 // history before them are left out; nullopt with `why` when even the last has too little.
-Result<std::optional<Candidate>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
+Result<std::optional<PlannedRisk>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
                                                     const PlanOptions& options, double scenario_risk, double fractile,
                                                     std::string& why) {
   const Seconds span = std::min(kRiskValidationSpan, planning.horizon.duration) / planning.horizon.step * planning.horizon.step;
@@ -1180,24 +1173,24 @@ Result<std::optional<Candidate>> validated_risk(const Scenario& scenario, const 
   if (weeks == 0) {
     why = "workload '" + short_history + "' has less than two days of history before the " + format_duration(span) +
           " the risk is validated on";
-    return std::optional<Candidate>{};
+    return std::optional<PlannedRisk>{};
   }
-  std::vector<Candidate> quantiles;
-  for (const double risk : kRiskCandidates) quantiles.push_back(Candidate{risk, 0});
+  std::vector<PlannedRisk> quantiles;
+  for (const double risk : kRiskCandidates) quantiles.push_back(PlannedRisk{risk, {}});
   auto trials = replay_candidates(scenario, prices, options, *spans, quantiles);
   if (!trials.ok()) return trials.status();
   const double required = required_served_fraction(scenario);
   RiskChoice choice = choose_validated_risk(*trials, required, scenario_risk,
                                             scenario.policy.risk_quantile ? "the scenario's" : "the default", fractile, weeks, span);
   why = std::move(choice.reason);
-  Candidate validated{choice.risk, {}};
+  PlannedRisk validated{choice.risk, {}};
   const auto chosen = std::find_if(trials->begin(), trials->end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
-  if (chosen == trials->end() || proved_safe(*chosen, required)) return std::optional<Candidate>{validated};
+  if (chosen == trials->end() || proved_safe(*chosen, required)) return std::optional<PlannedRisk>{validated};
   // Not proved safe at the quantile chosen: headroom held all along may be.
-  std::vector<Candidate> floors;
-  for (const double level : kRiskCandidates) floors.push_back(Candidate{choice.risk, {level, FloorShape::flat}});
-  floors.push_back(Candidate{choice.risk, {1.0, FloorShape::flat}});
-  for (const double level : kTimeOfDayFloorLevels) floors.push_back(Candidate{choice.risk, {level, FloorShape::time_of_day}});
+  std::vector<PlannedRisk> floors;
+  for (const double level : kRiskCandidates) floors.push_back(PlannedRisk{choice.risk, {level, FloorShape::flat}});
+  floors.push_back(PlannedRisk{choice.risk, {1.0, FloorShape::flat}});
+  for (const double level : kTimeOfDayFloorLevels) floors.push_back(PlannedRisk{choice.risk, {level, FloorShape::time_of_day}});
   auto floor_trials = replay_candidates(scenario, prices, options, *spans, floors);
   if (!floor_trials.ok()) return floor_trials.status();
   FloorChoice floor = choose_floor(*floor_trials, required, *chosen, kFloorHistory);
@@ -1212,10 +1205,134 @@ Result<std::optional<Candidate>> validated_risk(const Scenario& scenario, const 
            "(target_tracking.metric_period " + format_duration(fastest) + ") sees it after " +
            format_duration(fastest * kScaleOutAlarmPeriods) + ".";
   }
-  return std::optional<Candidate>{validated};
+  return std::optional<PlannedRisk>{validated};
 }
 
 }  // namespace
+
+namespace {
+
+void report_progress(const PlanOptions& options, const std::string& line) {
+  if (options.on_progress) options.on_progress(line);
+}
+
+// Fills plan.expected from options.replicas Monte Carlo paths of its forecast over `planning`.
+Status simulate_expected(Plan& plan, const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
+                         const PlanOptions& options) {
+  report_progress(options, "simulating the plan over " + std::to_string(options.replicas) + " demand paths");
+  SimulationOptions simulation;
+  simulation.replicas = options.replicas;
+  simulation.threads = options.threads;
+  simulation.executor = options.executor;
+  simulation.cancellation = options.cancellation;
+  auto report = simulate_plan(planning, plan, prices, simulation, PlanDemand::forecast);
+  if (!report.ok()) return report.status();
+  PlanOutcome& expected = plan.expected;
+  expected.replicas = options.replicas;
+  expected.cost_p50_usd = report->cost_usd.p50;
+  expected.cost_p95_usd = report->cost_usd.p95;
+  expected.cost_mean_usd = report->cost_usd.mean;
+  expected.served_fraction_mean = report->served_fraction.mean;
+  expected.served_fraction_p5 = report->served_fraction.p5;
+  const double required = required_served_fraction(scenario);
+  const auto met = std::count_if(report->replicas.begin(), report->replicas.end(),
+                                 [&](const ReplicaOutcome& outcome) { return outcome.served_fraction >= required - 1e-12; });
+  expected.slo_attainment = static_cast<double>(met) / static_cast<double>(report->replicas.size());
+  return {};
+}
+
+// The plan of `scenario` over `planning` (the scenario at the plan's horizon, whose fleet is
+// `model`) at `planned`, with `risk_note` (why that risk) first among its notes: the forecast from
+// the history before options.history_until, the floor, the placement and, with options.replicas,
+// the Monte Carlo simulation of the plan against its forecast.
+Result<Plan> plan_at_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices, const FleetModel& model,
+                          const PlanOptions& options, const PlannedRisk& planned, std::string risk_note) {
+  const double risk = planned.risk;
+  PlanOptions at_risk = options;
+  at_risk.risk_quantile = risk;  // the forecast's summary states the peak planned at the quantile chosen
+  const Instant history_until = options.history_until.value_or(planning.horizon.start);
+  auto demand = forecast_demand(planning, planning.horizon, history_until, at_risk);
+  if (!demand.ok()) return demand.status();
+  if (planned.floor.level > 0) {
+    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon, planned.floor);
+    if (!floor.ok()) return floor;
+    risk_note += describe_floors(planning, *demand);
+  }
+
+  report_progress(options, "placing " + std::to_string(planning.horizon.intervals()) + " intervals at the p" +
+                               std::to_string(static_cast<int>(std::lround(risk * 100))) + " demand");
+  auto plan = plan_from_forecast(scenario, planning, prices, model, *demand, risk, options.budget);
+  if (!plan.ok()) return plan.status();
+  if (!risk_note.empty()) plan->notes.insert(plan->notes.begin(), risk_note);
+  if (options.replicas > 0) {
+    if (Status status = simulate_expected(*plan, scenario, planning, prices, options); !status.ok()) return status;
+  }
+  return *plan;
+}
+
+// The scenario over the plan's horizon (options.horizon, else its own), and its fleet model.
+Result<std::pair<Scenario, FleetModel>> planning_fleet(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options) {
+  Scenario planning = scenario;
+  planning.horizon = options.horizon.value_or(scenario.horizon);
+  if (Status status = check_horizon(planning.horizon); !status.ok()) return status.with_context("planning");
+  auto model = engine::build_fleet_model(planning, prices);
+  if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
+  return std::pair{std::move(planning), std::move(*model)};
+}
+
+}  // namespace
+
+Result<std::pair<Plan, PlannedRisk>> make_plan_and_risk(const Scenario& scenario, const PriceSource& prices,
+                                                        const PlanOptions& options) {
+  double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile.value_or(kDefaultRiskQuantile));
+  if (Status status = check_plan_options(options, risk); !status.ok()) return status;
+  auto fleet = planning_fleet(scenario, prices, options);
+  if (!fleet.ok()) return fleet.status();
+  const auto& [planning, model] = *fleet;
+  std::string risk_note;
+  PlannedRisk planned{risk, {}};  // no floor unless a validated risk holds one
+  if (validates_risk(scenario, options)) {
+    report_progress(options, "validating the risk quantile on the last two weeks of history");
+    auto validated = validated_risk(scenario, planning, prices, options, risk, newsvendor_fractile(model, planning), risk_note);
+    if (!validated.ok()) return validated.status();
+    if (*validated) {
+      planned = **validated;
+    } else {
+      char kept[80];
+      std::snprintf(kept, sizeof kept, "risk quantile %.3g (%s) not validated: ", risk,
+                    scenario.policy.risk_quantile ? "the scenario's" : "the default");
+      risk_note = kept + risk_note;
+    }
+  }
+  auto plan = plan_at_risk(scenario, planning, prices, model, options, planned, std::move(risk_note));
+  if (!plan.ok()) return plan.status();
+  return std::pair{std::move(*plan), planned};
+}
+
+Result<Plan> make_plan_at(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options,
+                          const PlannedRisk& risk) {
+  PlanOptions at = options;
+  at.risk_quantile = risk.risk;
+  at.validate_risk = false;
+  if (Status status = check_plan_options(at, risk.risk); !status.ok()) return status;
+  auto fleet = planning_fleet(scenario, prices, at);
+  if (!fleet.ok()) return fleet.status();
+  return plan_at_risk(scenario, fleet->first, prices, fleet->second, at, risk, "");
+}
+
+void own_plan_purchases(Scenario& scenario, const Plan& plan) {
+  // A purchase dated past the horizon (a ladder's later one) costs nothing within it.
+  const Instant end = plan.horizon.start + plan.horizon.duration;
+  for (const CommitmentRecommendation& commitment : plan.commitments) {
+    if (commitment.start >= end) continue;
+    scenario.commitments.push_back(Commitment{commitment.instance_type, commitment.region, commitment.count,
+                                              commitment.terms.term, commitment.terms.reservation_class,
+                                              commitment.terms.payment, commitment.start});
+  }
+  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
+    if (bought.plan.start < end) scenario.savings_plans.push_back(bought.plan);
+  }
+}
 
 }  // namespace engine::planner
 
@@ -1237,71 +1354,9 @@ Status set_risk_option(PlanOptions& options, std::string_view text) {
 }
 
 Result<Plan> make_plan(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options) {
-  using namespace engine::planner;
-  double risk = options.risk_quantile.value_or(scenario.policy.risk_quantile.value_or(kDefaultRiskQuantile));
-  if (Status status = check_plan_options(options, risk); !status.ok()) return status;
-  Scenario planning = scenario;
-  planning.horizon = options.horizon.value_or(scenario.horizon);
-  if (Status status = check_horizon(planning.horizon); !status.ok()) return status.with_context("planning");
-  const auto progress = [&](const std::string& line) {
-    if (options.on_progress) options.on_progress(line);
-  };
-  auto model = engine::build_fleet_model(planning, prices);
-  if (!model.ok()) return model.status().with_context("scenario '" + scenario.name + "' cannot be planned");
-  std::string risk_note;
-  Candidate planned{risk, {}};  // no floor unless a validated risk holds one
-  if (validates_risk(scenario, options)) {
-    progress("validating the risk quantile on the last two weeks of history");
-    auto validated = validated_risk(scenario, planning, prices, options, risk, newsvendor_fractile(*model, planning), risk_note);
-    if (!validated.ok()) return validated.status();
-    if (*validated) {
-      planned = **validated;
-      risk = planned.risk;
-    } else {
-      char kept[80];
-      std::snprintf(kept, sizeof kept, "risk quantile %.3g (%s) not validated: ", risk,
-                    scenario.policy.risk_quantile ? "the scenario's" : "the default");
-      risk_note = kept + risk_note;
-    }
-  }
-  PlanOptions at_risk = options;
-  at_risk.risk_quantile = risk;  // the forecast's summary states the peak planned at the quantile chosen
-  const Instant history_until = options.history_until.value_or(planning.horizon.start);
-  auto demand = forecast_demand(planning, planning.horizon, history_until, at_risk);
-  if (!demand.ok()) return demand.status();
-  if (planned.floor.level > 0) {
-    Status floor = hold_recent_quantile(*demand, planning, history_until, kFloorHistory, planning.horizon, planned.floor);
-    if (!floor.ok()) return floor;
-    risk_note += describe_floors(planning, *demand);
-  }
-
-  progress("placing " + std::to_string(planning.horizon.intervals()) + " intervals at the p" +
-           std::to_string(static_cast<int>(std::lround(risk * 100))) + " demand");
-  auto plan = plan_from_forecast(scenario, planning, prices, *model, *demand, risk, options.budget);
-  if (!plan.ok()) return plan.status();
-  if (!risk_note.empty()) plan->notes.insert(plan->notes.begin(), risk_note);
-  if (options.replicas > 0) {
-    progress("simulating the plan over " + std::to_string(options.replicas) + " demand paths");
-    SimulationOptions simulation;
-    simulation.replicas = options.replicas;
-    simulation.threads = options.threads;
-    simulation.executor = options.executor;
-    simulation.cancellation = options.cancellation;
-    auto report = simulate_plan(planning, *plan, prices, simulation, PlanDemand::forecast);
-    if (!report.ok()) return report.status();
-    PlanOutcome& expected = plan->expected;
-    expected.replicas = options.replicas;
-    expected.cost_p50_usd = report->cost_usd.p50;
-    expected.cost_p95_usd = report->cost_usd.p95;
-    expected.cost_mean_usd = report->cost_usd.mean;
-    expected.served_fraction_mean = report->served_fraction.mean;
-    expected.served_fraction_p5 = report->served_fraction.p5;
-    const double required = required_served_fraction(scenario);
-    const auto met = std::count_if(report->replicas.begin(), report->replicas.end(),
-                                   [&](const ReplicaOutcome& outcome) { return outcome.served_fraction >= required - 1e-12; });
-    expected.slo_attainment = static_cast<double>(met) / static_cast<double>(report->replicas.size());
-  }
-  return *plan;
+  auto planned = engine::planner::make_plan_and_risk(scenario, prices, options);
+  if (!planned.ok()) return planned.status();
+  return std::move(planned->first);
 }
 
 namespace {
@@ -1325,17 +1380,7 @@ Scenario with_plan_purchases(const Scenario& scenario, const Plan& plan) {
   planned.horizon = plan.horizon;
   planned.policy.scheduled_actions.clear();
   planned.policy.static_capacity.clear();
-  // A purchase dated past the horizon (a ladder's later one) costs nothing within it.
-  const Instant end = plan.horizon.start + plan.horizon.duration;
-  for (const CommitmentRecommendation& commitment : plan.commitments) {
-    if (commitment.start >= end) continue;
-    planned.commitments.push_back(Commitment{commitment.instance_type, commitment.region, commitment.count,
-                                             commitment.terms.term, commitment.terms.reservation_class,
-                                             commitment.terms.payment, commitment.start});
-  }
-  for (const SavingsPlanRecommendation& bought : plan.savings_plans) {
-    if (bought.plan.start < end) planned.savings_plans.push_back(bought.plan);
-  }
+  engine::planner::own_plan_purchases(planned, plan);
   return planned;
 }
 

@@ -375,10 +375,19 @@ struct BacktestOptions {
   /// A caller's deadline (a served request's): when set, the optimum's limit ends there if that
   /// comes first, and a backtest that reaches the optimum past it returns cancelled.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// Re-plan the held-out horizon every this long, as a team running the planner daily would:
+  /// each re-plan forecasts from the history up to its start and plans the rest of the horizon at
+  /// the risk the first plan chose (its quantile and floor), owning the first plan's reservations
+  /// and Savings Plans and buying none; the fleet follows each plan until the next (the plan the
+  /// result holds and simulates). Whole steps of the horizon; zero (the default): plan once, at
+  /// the cut. invalid_argument otherwise.
+  Seconds replan_every{0};
 };
 
 struct BacktestResult {
-  Plan plan;                        // fleetcast's plan, made from the history up to the cut
+  /// fleetcast's plan, made from the history up to the cut; with BacktestOptions::replan_every,
+  /// the fleet its re-plans ran: each one's intervals until the next, with the first's purchases.
+  Plan plan;
   /// fleetcast, on_demand_peak, reactive, hindsight_reservation, hindsight_optimum (in this order).
   std::vector<StrategyOutcome> strategies;
   /// (on_demand_peak - fleetcast) / (on_demand_peak - hindsight_reservation): the share of the
@@ -394,8 +403,9 @@ struct BacktestResult {
   double planning_seconds = 0;      // wall time of make_plan, informative only
 };
 
-/// Plans from the history before `train_until` and simulates the plan against the demand that
-/// followed, up to the end of the scenario's horizon, side by side with the baselines: all
+/// Plans from the history before `train_until` (and re-plans as the held-out horizon unfolds, with
+/// `backtest.replan_every`) and simulates the plan against the demand that followed, up to the end
+/// of the scenario's horizon, side by side with the baselines: all
 /// on-demand in each workload's cheapest pool sized to the peak (`on_demand_peak`); `reactive`,
 /// target tracking at the services' utilisation target (the lowest, when they differ: the scenario
 /// has one scaling policy) with the scenario's mixed-instances distribution (its on-demand base and

@@ -224,6 +224,12 @@ def check_other_endpoints(server, expected):
     status, _, data = server.request("POST", "/v1/backtest?train_until=" + TRAIN_UNTIL, read_file(QUICKSTART))
     check(status == 200 and without_timings(data) == without_timings(expected["backtest"]),
           "backtest equals `fleetcast backtest --json` but for its wall times")
+    status, _, data = server.request("POST", "/v1/backtest?replan_every=1d&train_until=" + TRAIN_UNTIL, read_file(QUICKSTART))
+    check(status == 200 and without_timings(data) == without_timings(expected["replanned"]),
+          "backtest?replan_every=1d equals `fleetcast backtest --replan-every 1d --json` but for its wall times")
+    status, _, error = server.error("POST", "/v1/backtest?replan_every=90m&train_until=" + TRAIN_UNTIL, read_file(QUICKSTART))
+    check(status == 400 and error["message"].startswith("replan_every: expected a whole number of the horizon's"),
+          f"a re-planning period of part of a step: 400 naming replan_every, got {status} {error}")
     status, headers, data = server.request("POST", "/v1/plan", read_file(QUICKSTART), {"Accept": "text/html"})
     check(status == 200 and headers["Content-Type"].startswith("text/html") and data == expected["html"],
           "Accept: text/html gives `fleetcast plan --html`'s report")
@@ -369,6 +375,7 @@ def expected_outputs(prices_db):
         "enveloped": cli("plan", QUICKSTART, "--json", "--quiet", "--risk", "0.9", "--replicas", "4"),
         "run": cli("run", QUICKSTART, "--json"),
         "backtest": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet"),
+        "replanned": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet", "--replan-every", "1d"),
         "supplied": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet", "--forecast",
                         "image-api=" + write_json(os.path.join(WORK, "quickstart.forecast.json"), QUICKSTART_FORECAST)),
         "offers": cli("pricing", "list", "--db", prices_db, "--gpu", "H100", "--option", "on_demand", "--json"),

@@ -322,11 +322,19 @@ int run_commitments(const PlanningArguments& arguments) {
 }
 
 int run_backtest(const PlanningArguments& arguments, const std::string& train_until, const std::string& plan_file,
-                 const BacktestOptions& backtest) {
+                 const std::string& replan_every, BacktestOptions backtest) {
   auto cut = parse_instant(train_until);
   if (!cut.ok()) {
     std::cerr << "--train-until: " << cut.status().message() << '\n';
     return kExitInvalidInput;
+  }
+  if (!replan_every.empty()) {
+    auto every = parse_duration(replan_every);
+    if (!every.ok()) {
+      std::cerr << "--replan-every: " << every.status().message() << '\n';
+      return kExitInvalidInput;
+    }
+    backtest.replan_every = *every;
   }
   const OutputFile outputs[] = {{"--plan-out", plan_file}, {"--html", arguments.html_file}};
   auto loaded = load_inputs(arguments, outputs);
@@ -411,15 +419,21 @@ void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files) {
   add_planning_options(command, *arguments);
   arguments->replicas = 0;
   command->add_option("--train-until", *train_until, "The cut: an instant inside the scenario's horizon (RFC 3339 UTC)")->required();
-  command->add_option("--plan-out", *plan_file, "Write the plan made at the cut to this file");
+  command->add_option("--plan-out", *plan_file, "Write the plan the fleet followed to this file: made at the cut, or with "
+                      "--replan-every each re-plan's intervals until the next");
+  auto replan_every = std::make_shared<std::string>();
+  command->add_option("--replan-every", *replan_every,
+                      "Re-plan every this long (whole steps, such as 1d), as a team running the planner daily would: each "
+                      "re-plan forecasts from the history up to it, at the risk the first plan chose, owning its "
+                      "reservations and buying none (default: plan once, at the cut)");
   guard_file_options(command, {"SCENARIO", "--model"}, {"--plan-out", "--html"});
   command->add_option("--optimum-time-limit", backtest->optimum_time_limit_seconds,
                       "Wall-clock seconds the hindsight optimum may take (its LP relaxation, then its MILP search); past them its gap is reported")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->footer("Exit status: 0 done, 2 the scenario or an option is invalid, 1 another failure.");
-  command->callback([arguments, train_until, plan_file, backtest, &exit_code] {
-    exit_code = run_backtest(*arguments, *train_until, *plan_file, *backtest);
+  command->callback([arguments, train_until, plan_file, replan_every, backtest, &exit_code] {
+    exit_code = run_backtest(*arguments, *train_until, *plan_file, *replan_every, *backtest);
   });
 }
 

@@ -263,7 +263,7 @@ Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& r
 Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& request) {
   auto input = request_input(request, "scenario", true);
   if (!input.ok()) return status_reply(input.status());
-  const Query query(input->parameters, {"train_until", "risk", "budget", "forecaster", "replicas", "optimum_time_limit"});
+  const Query query(input->parameters, {"train_until", "risk", "budget", "forecaster", "replicas", "optimum_time_limit", "replan_every"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
   const std::optional<std::string> train_until = query.text("train_until");
   if (!train_until) return status_reply(invalid_argument_error("query parameter 'train_until' is required: the cut, an instant inside the scenario's horizon (RFC 3339 UTC)"));
@@ -278,6 +278,11 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
   backtest.optimum_time_limit_seconds = time_limit->value_or(60.0);
   backtest.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                              std::chrono::duration<double>(request.seconds_left));
+  if (const std::optional<std::string> every = query.text("replan_every")) {
+    auto parsed = parse_duration(*every);
+    if (!parsed.ok()) return status_reply(parsed.status().with_context("query parameter 'replan_every'"));
+    backtest.replan_every = *parsed;
+  }
   auto loaded = load_scenario_body(context, input->document);
   if (!loaded.ok()) return status_reply(loaded.status());
   auto result = run_plan_backtest(loaded->scenario, *loaded->prices, *cut, *options, backtest);
