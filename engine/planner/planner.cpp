@@ -1208,10 +1208,6 @@ Result<std::optional<PlannedRisk>> validated_risk(const Scenario& scenario, cons
   return std::optional<PlannedRisk>{validated};
 }
 
-}  // namespace
-
-namespace {
-
 void report_progress(const PlanOptions& options, const std::string& line) {
   if (options.on_progress) options.on_progress(line);
 }

@@ -400,7 +400,7 @@ struct BacktestResult {
   HindsightOptimumSolve optimum;
   /// fleetcast's cost / hindsight_optimum's cost (1 = optimal; 0 when the optimum costs nothing).
   double cost_ratio = 0;
-  double planning_seconds = 0;      // wall time of make_plan, informative only
+  double planning_seconds = 0;      // wall time of planning (the plan at the cut and any re-plans), informative only
 };
 
 /// Plans from the history before `train_until` (and re-plans as the held-out horizon unfolds, with
