@@ -325,24 +325,19 @@ Scenario with_horizon_accounting(const Scenario& scenario) {
   return planned;
 }
 
-// Adds intervals [0, count) of `plan`'s groups to `stitched` from its interval `at` on, per
-// workload of `test` and pool of `model` (matched by name; the plan is one of `test`'s).
-void add_instances(PlannedInstances& stitched, const Plan& plan, const Scenario& test, const engine::FleetModel& model,
-                   std::size_t at, std::size_t count) {
-  for (const PlannedGroup& group : plan.groups) {
-    const auto workload = std::find_if(test.workloads.begin(), test.workloads.end(), [&](const Workload& w) { return w.name == group.workload; });
-    if (workload == test.workloads.end()) continue;
-    const auto w = static_cast<std::size_t>(workload - test.workloads.begin());
-    for (std::size_t i = 0; i < group.pools.size(); ++i) {
-      const std::string& name = plan.pools[group.pools[i]].name;
-      const auto pool = std::find_if(model.pools.begin(), model.pools.end(), [&](const engine::PoolModel& m) { return m.name == name; });
-      if (pool == model.pools.end()) continue;
-      std::vector<int>& counts = stitched.counts[w][static_cast<std::size_t>(pool - model.pools.begin())];
-      for (std::size_t k = 0; k < count && k < group.instances[i].size() && at + k < counts.size(); ++k) {
-        counts[at + k] += group.instances[i][k];
-      }
+// Adds intervals [0, count) of `plan`'s instances to `stitched` from its interval `at` on, per
+// workload of `test` and pool of `model`, as the simulator follows them (planned_capacity).
+Status add_instances(PlannedInstances& stitched, const Plan& plan, const Scenario& test, const engine::FleetModel& model,
+                     std::size_t at, std::size_t count) {
+  auto capacity = engine::planner::planned_capacity(test, plan, model);
+  if (!capacity.ok()) return capacity.status();
+  for (std::size_t w = 0; w < capacity->instances.size(); ++w) {
+    const auto& intervals = capacity->instances[w];
+    for (std::size_t k = 0; k < count && k < intervals.size() && at + k < stitched.cost_per_hour.size(); ++k) {
+      for (const auto& [pool, instances] : intervals[k]) stitched.counts[w][pool][at + k] += instances;
     }
   }
+  return {};
 }
 
 // Writes intervals [0, count) of each of `plan`'s forecasts over `forecasts`' from interval `at` on.
@@ -388,7 +383,7 @@ Result<Plan> replanned(const Scenario& scenario, const Scenario& test, const Pri
   const auto per_plan = static_cast<std::size_t>(every / horizon.step);
   PlannedInstances stitched(test.workloads.size(), intervals, model.pools.size());
   std::vector<WorkloadForecast> forecasts = first.forecasts;
-  add_instances(stitched, first, test, model, 0, per_plan);
+  if (Status status = add_instances(stitched, first, test, model, 0, per_plan); !status.ok()) return status;
   PlanOptions again = options;
   again.replicas = 0;
   for (std::size_t at = per_plan; at < intervals; at += per_plan) {
@@ -397,7 +392,7 @@ Result<Plan> replanned(const Scenario& scenario, const Scenario& test, const Pri
     again.horizon = Horizon{start, horizon.start + horizon.duration - start, horizon.step};
     auto plan = engine::planner::make_plan_at(owning, prices, again, risk);
     if (!plan.ok()) return plan.status().with_context("re-planning from " + format_instant(start));
-    add_instances(stitched, *plan, test, model, at, per_plan);
+    if (Status status = add_instances(stitched, *plan, test, model, at, per_plan); !status.ok()) return status;
     add_forecasts(forecasts, *plan, at, per_plan);
   }
   Plan fleet = baseline_plan(first, test, model, stitched, first.commitments);

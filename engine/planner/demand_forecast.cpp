@@ -348,7 +348,13 @@ std::vector<double> recent_floor(const TimeSeries& recent, const Horizon& horizo
   }
   std::vector<double> floor;
   floor.reserve(intervals);
+  // Where whole steps make a day, an interval a day after another has its time of day: its floor.
+  const std::size_t per_day = kDay % horizon.step == Seconds{0} ? static_cast<std::size_t>(kDay / horizon.step) : 0;
   for (std::size_t k = 0; k < intervals; ++k) {
+    if (per_day > 0 && k >= per_day) {
+      floor.push_back(floor[k - per_day]);
+      continue;
+    }
     const std::int64_t at = (horizon.start + horizon.step * static_cast<std::int64_t>(k)).time_since_epoch().count();
     values.clear();
     for (std::size_t i = 0; i < recent.values.size(); ++i) {

@@ -1402,9 +1402,11 @@ Status add_group_capacity(engine::PlannedCapacity& capacity, const PlannedGroup&
   return {};
 }
 
-// The capacity the simulator follows: every group's instances, launch lead, reactive share and
-// the delay before its target tracking acts (a workload's slowest group's).
-Result<engine::PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& plan, const engine::FleetModel& model) {
+}  // namespace
+
+namespace engine::planner {
+
+Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& plan, const FleetModel& model) {
   const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
   engine::PlannedCapacity capacity;
   capacity.instances.assign(scenario.workloads.size(), std::vector<std::vector<std::pair<std::size_t, int>>>(intervals));
@@ -1427,6 +1429,10 @@ Result<engine::PlannedCapacity> planned_capacity(const Scenario& scenario, const
   }
   return capacity;
 }
+
+}  // namespace engine::planner
+
+namespace {
 
 // The plan's forecast distribution of every service workload, for simulating against it.
 Result<std::vector<std::optional<engine::DemandBands>>> forecast_bands(const Scenario& scenario, const Plan& plan) {
@@ -1463,7 +1469,7 @@ Result<SimulationReport> simulate_plan(const Scenario& scenario, const Plan& pla
   const Scenario planned = with_plan_purchases(scenario, plan);  // the model points into it: it outlives the model
   auto model = engine::build_fleet_model(planned, prices);
   if (!model.ok()) return model.status().with_context("plan of scenario '" + plan.scenario + "' cannot run");
-  auto capacity = planned_capacity(scenario, plan, *model);
+  auto capacity = engine::planner::planned_capacity(scenario, plan, *model);
   if (!capacity.ok()) return capacity.status();
   model->planned = std::move(*capacity);
   if (demand == PlanDemand::forecast) {

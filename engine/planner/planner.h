@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "engine/fleet_model.h"
 #include "engine/planner/demand_forecast.h"
 #include "fleetcast/plan.h"
 #include "fleetcast/pricing.h"
@@ -29,6 +30,13 @@ Result<std::pair<Plan, PlannedRisk>> make_plan_and_risk(const Scenario& scenario
 /// the history before options.history_until.
 Result<Plan> make_plan_at(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options,
                           const PlannedRisk& risk);
+
+/// The capacity the simulator follows for `plan` of `scenario` on `model`'s pools: every group's
+/// instances per interval (as (model pool, count) pairs), launch lead, reactive share and the delay
+/// before its target tracking acts (a workload's slowest group's). invalid_argument naming a group
+/// whose workload is not the scenario's, that has no counts per pool, or that uses a pool its
+/// workload may not.
+Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& plan, const FleetModel& model);
 
 /// Adds `plan`'s purchases dated before its horizon's end (reservations and Savings Plans) to
 /// `scenario`'s owned commitments: what the plan's fleet pays for.
