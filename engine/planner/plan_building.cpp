@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "core/hash.h"
 #include "engine/launch_latency.h"
@@ -280,6 +281,16 @@ int reactive_on_demand_percent(const Plan& plan, const std::string& workload) {
     above_on_demand += group_above * group.distribution.on_demand_percentage_above_base;
   }
   return above > 0 ? static_cast<int>(std::lround(above_on_demand / above)) : 100;
+}
+
+double tracked_utilisation(const Plan& plan, const Workload& workload) {
+  std::optional<double> lowest;
+  for (const PlannedGroup& group : plan.groups) {
+    if (group.workload != workload.name || group.target_tracking.metric != "gpu_utilisation") continue;
+    const double target = group.target_tracking.target_value / 100.0;
+    lowest = lowest ? std::min(*lowest, target) : target;
+  }
+  return lowest.value_or(planned_utilisation(workload));
 }
 
 double spot_headroom(const PoolModel& pool, Seconds notice) {

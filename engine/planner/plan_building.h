@@ -44,6 +44,12 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
 /// plan's group pools must index plan.pools (std::out_of_range otherwise: checked by the caller).
 int reactive_on_demand_percent(const Plan& plan, const std::string& workload);
 
+/// The utilisation target tracking holds `workload`'s capacity at in `plan`, for the simulation's
+/// reactive part (PlannedCapacity): the lowest target value of its groups tracking GPU
+/// utilisation (a service's groups share one), else planned_utilisation. So a plan whose target
+/// was edited is simulated at the target it exports.
+double tracked_utilisation(const Plan& plan, const Workload& workload);
+
 /// Instances run per instance of a spot pool's capacity (>= 1; 1 for a pool without interruption
 /// hazard): the replacement of an interrupted instance launches at the notice (capacity
 /// rebalancing), so the capacity is missing for the launch latency beyond the notice, or both

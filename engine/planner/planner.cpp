@@ -1424,7 +1424,7 @@ Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& p
     delay = std::max(delay, group.target_tracking.detection_delay());
   }
   for (const Workload& workload : scenario.workloads) {
-    capacity.target_utilisation.push_back(engine::planner::planned_utilisation(workload));
+    capacity.target_utilisation.push_back(engine::planner::tracked_utilisation(plan, workload));
     capacity.reactive_on_demand_percent.push_back(engine::planner::reactive_on_demand_percent(plan, workload.name));
   }
   return capacity;

@@ -18,6 +18,7 @@
 #include "engine/planner/demand_forecast.h"
 #include "engine/planner/hindsight_optimum.h"
 #include "engine/planner/plan_building.h"
+#include "engine/planner/planner.h"
 #include "engine/planner/risk_choice.h"
 #include "fleetcast/plan.h"
 #include "tests/engine/test_catalog.h"
@@ -717,6 +718,41 @@ TEST_CASE("engine::make_plan holds a floor of recent demand where no validated q
   const Plan safe = plan_of(lenient, prices, options);
   INFO(safe.notes.front());
   CHECK(safe.notes.front().find("floors were replayed") == std::string::npos);
+}
+
+TEST_CASE("engine: a plan is simulated at the target its groups track, as it is exported, an edited one too",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // Bursts to 20 GPUs in 5% of the hours over 2 GPUs: the median plan leaves them to target tracking.
+  const Scenario scenario = trace_scenario(prices, "tracked-target", bursting_demand(0.05, 20, 3));
+  PlanOptions options = validated_week_after(scenario.horizon.start + kWeek * 2);
+  options.validate_risk = false;
+  options.risk_quantile = 0.5;
+  const Plan plan = plan_of(scenario, prices, options);
+  REQUIRE(plan.groups.size() == 1);
+  REQUIRE(plan.groups[0].target_tracking.target_value == 100);  // the workload's target utilisation, 1
+  Plan edited = plan;
+  edited.groups[0].target_tracking.target_value = 50;
+  Scenario week = scenario;
+  week.horizon = *options.horizon;
+  auto model = engine::build_fleet_model(week, prices);
+  REQUIRE(model.ok());
+  auto as_planned = engine::planner::planned_capacity(week, plan, *model);
+  auto as_edited = engine::planner::planned_capacity(week, edited, *model);
+  REQUIRE(as_planned.ok());
+  REQUIRE(as_edited.ok());
+  CHECK(as_planned->target_utilisation == std::vector<double>{1.0});
+  CHECK(as_edited->target_utilisation == std::vector<double>{0.5});
+  // Tracking at half the utilisation holds twice the capacity above the plan: it costs more and
+  // serves at least as much of the same bursts.
+  SimulationOptions replay;
+  replay.replicas = 1;
+  auto planned_run = simulate_plan(week, plan, prices, replay, PlanDemand::scenario);
+  auto edited_run = simulate_plan(week, edited, prices, replay, PlanDemand::scenario);
+  REQUIRE(planned_run.ok());
+  REQUIRE(edited_run.ok());
+  CHECK(edited_run->cost_usd.mean > planned_run->cost_usd.mean);
+  CHECK(edited_run->served_fraction.mean >= planned_run->served_fraction.mean);
 }
 
 TEST_CASE("engine::make_plan holds a floor by time of day where bursts come at one time of day", "[engine][planner]") {
