@@ -31,23 +31,13 @@ std::string constant_demand_csv(int gpus) {
                                                std::vector<double>(kHistoryHours + kTestHours, gpus));
 }
 
-// A service of the demand in `csv` at a 90% target on four.gpu ($3.60/h on-demand, $1.20/h spot in
-// the "<5%" interruption bucket), with an on-demand base of 8 GPUs and 50% on-demand above it.
-Scenario four_gpu_scenario(const PriceSource& prices, const std::string& csv) {
-  return load(R"({"version": 1, "name": "constant", "seed": 3,
-    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": ")" + std::to_string(kHistoryHours + kTestHours) + R"(h", "step": "1h"},
-    "pricing": {"provider": "test", "regions": ["r1"]},
-    "instance_types": ["four.gpu"], "purchase_options": ["on_demand", "reserved", "spot"],
-    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" +
-                  csv + R"("},
-                   "slo": {"target_utilisation": 0.9, "max_unserved_fraction": 0.01}}],
-    "policy": {"kind": "predictive", "distribution": {"on_demand_base_capacity": 8, "on_demand_percentage_above_base": 50},
-               "predictive": {"forecaster": "seasonal_naive"}}})",
-              prices);
+// The service at a constant 63 GPUs on four.gpu ($3.60/h on-demand, $1.20/h spot in the "<5%"
+// interruption bucket; four_gpu_service), with an on-demand base of 8 GPUs and 50% on-demand above it.
+Scenario constant_scenario(const PriceSource& prices) {
+  return fleetcast::testing::four_gpu_service(prices, "backtest_constant_63", std::vector<double>(kHistoryHours + kTestHours, 63),
+                                              R"(["on_demand", "reserved", "spot"])",
+                                              R"({"on_demand_base_capacity": 8, "on_demand_percentage_above_base": 50})");
 }
-
-// The four.gpu service at a constant 63 GPUs.
-Scenario constant_scenario(const PriceSource& prices) { return four_gpu_scenario(prices, constant_demand_csv(63)); }
 
 Instant hours_after_start(int hours) {
   return parse_instant("2026-12-07T00:00:00Z").value() + Seconds{hours * 3600};

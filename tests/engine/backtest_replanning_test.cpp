@@ -1,7 +1,8 @@
 // The backtest re-planned as the held-out horizon unfolds (BacktestOptions::replan_every), on the
-// round-price test catalog: a drop in demand followed a day after it is first seen, with the
-// instance counts and the dollars it saves worked by hand; the fleet unchanged where every re-plan
-// plans what the first did; and the periods and forecasts a re-plan cannot use refused.
+// round-price test catalog (four_gpu_service: four.gpu at $3.60/h on-demand, $2.40/h reserved):
+// a drop in demand followed a day after it is first seen, with the instance counts and the dollars
+// it saves worked by hand; the fleet unchanged where every re-plan plans what the first did; and
+// the periods and forecasts a re-plan cannot use refused.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -11,7 +12,7 @@
 #include "tests/engine/test_catalog.h"
 
 using namespace fleetcast;
-using fleetcast::testing::load;
+using fleetcast::testing::four_gpu_service;
 using fleetcast::testing::test_catalog;
 
 namespace {
@@ -19,21 +20,6 @@ namespace {
 constexpr int kHistoryHours = 72;
 constexpr int kTestHours = 72;
 const Instant kStart = parse_instant("2026-12-07T00:00:00Z").value();
-
-// A service on four.gpu (4 GPUs, $3.60/h on-demand, $2.40/h reserved) at a 90% target, forecast by
-// seasonal naive, over the history and test hours of `demand` (GPUs, hourly), buying `options`.
-Scenario four_gpu_service(const PriceSource& prices, const std::string& name, const std::vector<double>& demand,
-                          const std::string& options) {
-  const std::string csv = fleetcast::testing::demand_csv(name, demand);
-  return load(R"({"version": 1, "name": ")" + name + R"(", "seed": 3,
-    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": ")" + std::to_string(demand.size()) + R"(h", "step": "1h"},
-    "pricing": {"provider": "test", "regions": ["r1"]},
-    "instance_types": ["four.gpu"], "purchase_options": )" + options + R"(,
-    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + csv + R"("},
-                   "slo": {"target_utilisation": 0.9, "max_unserved_fraction": 0.01}}],
-    "policy": {"kind": "predictive", "predictive": {"forecaster": "seasonal_naive"}}})",
-              prices);
-}
 
 // 36 GPUs for the history and the first test day, then 18.
 std::vector<double> dropping_demand() {

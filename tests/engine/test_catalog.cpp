@@ -130,4 +130,18 @@ Scenario load(const std::string& json, const PriceSource& prices) {
   return *validation.scenario;
 }
 
+Scenario four_gpu_service(const PriceSource& prices, const std::string& name, const std::vector<double>& demand,
+                          const std::string& options, const std::string& distribution) {
+  const std::string csv = demand_csv(name, demand);
+  const std::string distributed = distribution.empty() ? "" : R"("distribution": )" + distribution + ", ";
+  return load(R"({"version": 1, "name": ")" + name + R"(", "seed": 3,
+    "horizon": {"start": "2026-12-07T00:00:00Z", "duration": ")" + std::to_string(demand.size()) + R"(h", "step": "1h"},
+    "pricing": {"provider": "test", "regions": ["r1"]},
+    "instance_types": ["four.gpu"], "purchase_options": )" + options + R"(,
+    "workloads": [{"name": "svc", "kind": "service", "demand": {"unit": "gpus", "csv": ")" + csv + R"("},
+                   "slo": {"target_utilisation": 0.9, "max_unserved_fraction": 0.01}}],
+    "policy": {"kind": "predictive", )" + distributed + R"("predictive": {"forecaster": "seasonal_naive"}}})",
+              prices);
+}
+
 }  // namespace fleetcast::testing

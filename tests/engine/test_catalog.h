@@ -46,4 +46,12 @@ const std::vector<double>& median_row(const WorkloadForecast& forecast);
 /// Validates `json` against `prices`; fails the test with every diagnostic when it is invalid.
 Scenario load(const std::string& json, const PriceSource& prices);
 
+/// Scenario `name`: one service "svc" on four.gpu in r1 of test_catalog, whose hourly demand
+/// (GPUs) is `demand` from 2026-12-07T00:00:00Z (written by demand_csv as `name`.csv; the horizon
+/// its length), at a 90% target with 1% unserved allowed, forecast by seasonal naive, buying
+/// `options` (a JSON array of purchase options); `distribution`, where given, the predictive
+/// policy's distribution object.
+Scenario four_gpu_service(const PriceSource& prices, const std::string& name, const std::vector<double>& demand,
+                          const std::string& options, const std::string& distribution = "");
+
 }  // namespace fleetcast::testing
