@@ -1123,6 +1123,7 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
       auto report = simulate_plan(span.past, *plan, prices, replay, PlanDemand::scenario);
       if (!report.ok()) return report.status().with_context("validating the risk quantile");
       trial.cost_usd += report->cost_usd.mean;
+      trial.span_costs_usd.push_back(report->cost_usd.mean);
       trial.worst_served_fraction = std::min(trial.worst_served_fraction, report->served_fraction.mean);
       const std::vector<ServedDay> span_days = served_days(span.past, *report);
       days.insert(days.end(), span_days.begin(), span_days.end());

@@ -7,9 +7,11 @@
 // of days drawn at random from them left at most half its allowance unserved (resampled_served: a
 // week that missed little by luck shows its days' spread there; the half is for what resampling
 // days cannot see, a forecast that goes worse in another week), the quantile is lowered for cost
-// only to such a candidate, and never below the quantile whose expected cost the reactive part's
-// prices make least (the newsvendor fractile, below); where the quantile kept is not safe, floors of
-// recent demand are tried at it and judged by the same bar.
+// only to such a candidate, and below the quantile whose expected cost the reactive part's prices
+// make least (the newsvendor fractile, below) only where a safe candidate there cost less in every
+// span than the one chosen above it (two weeks' sum is swayed by one week; the prices are the
+// prior the weeks must overturn together); where the quantile kept is not safe, floors of recent
+// demand are tried at it and judged by the same bar.
 //
 // Thread-safety: pure functions.
 
@@ -31,6 +33,7 @@ struct RiskTrial {
   double worst_served_fraction = 1;  // the least of the weeks'
   double resampled_served_fraction = 1;  // what spans of its days drawn at random served in 19 of 20
   RecentFloor floor;                 // held in every interval (level 0: none)
+  std::vector<double> span_costs_usd = {};  // each week's, in the order replayed (empty: not known)
 };
 
 /// One day of a replayed span: its services' demand and what of it was served, in unit-seconds.
@@ -73,7 +76,9 @@ struct RiskChoice {
 /// scenario's" or "the default" in the reason: `whose`), with the newsvendor fractile `fractile`:
 /// - when `weeks` is two or more and some candidate at or above the fractile (the highest
 ///   candidate if none is) served `required` in every week and its resampled spans left at most
-///   half the SLO's allowance unserved, the cheapest of those over the weeks;
+///   half the SLO's allowance unserved, the cheapest of those over the weeks; unless a candidate
+///   below them is as safe and cost less than that one in every week (RiskTrial::span_costs_usd),
+///   then the cheapest such;
 /// - otherwise the scenario's quantile, unless it is a candidate that missed the SLO in a week:
 ///   then the cheapest higher candidate that met it in every week, and the scenario's when none did.
 /// `span` only words the reason; `weeks` (the spans replayed) also decides whether the quantile

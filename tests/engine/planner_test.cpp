@@ -507,8 +507,8 @@ Scenario jumping_scenario(const PriceSource& prices, const std::string& test, in
 }
 
 // Each candidate a validated risk replays, by hand: planned from the history up to each of the
-// `weeks` weeks before `cut`, replayed against that week's demand; its cost over the weeks, its
-// served fraction in the worst, and its weeks' days resampled into weeks.
+// `weeks` weeks before `cut` (the latest first), replayed against that week's demand; its cost in
+// each week and over them, its served fraction in the worst, and its weeks' days resampled into weeks.
 std::vector<engine::planner::RiskTrial> replayed_candidates(const Scenario& scenario, const PriceSource& prices,
                                                             PlanOptions options, Instant cut, int weeks) {
   std::vector<engine::planner::RiskTrial> trials;
@@ -525,6 +525,7 @@ std::vector<engine::planner::RiskTrial> replayed_candidates(const Scenario& scen
       auto report = simulate_plan(scenario, plan, prices, replay, PlanDemand::scenario);
       REQUIRE(report.ok());
       trial.cost_usd += report->cost_usd.mean;
+      trial.span_costs_usd.push_back(report->cost_usd.mean);
       trial.worst_served_fraction = std::min(trial.worst_served_fraction, report->served_fraction.mean);
       Scenario week_scenario = scenario;
       week_scenario.horizon = *options.horizon;
@@ -576,8 +577,13 @@ TEST_CASE("engine::make_plan with a validated risk replays every candidate on ea
   CHECK(note.find(weeks == 3 ? "from the history before the last 7d and replaying"
                              : "from the history before each of the last 2 spans of 7d and replaying") != std::string::npos);
   for (const engine::planner::RiskTrial& trial : trials) {
-    char listed[64];
-    std::snprintf(listed, sizeof listed, " %.2f: $%.0f, %.3f%%", trial.risk, trial.cost_usd, 100 * trial.worst_served_fraction);
+    char listed[96];
+    if (trial.span_costs_usd.size() == 2) {
+      std::snprintf(listed, sizeof listed, " %.2f: $%.0f ($%.0f + $%.0f), %.3f%%", trial.risk, trial.cost_usd, trial.span_costs_usd[0],
+                    trial.span_costs_usd[1], 100 * trial.worst_served_fraction);
+    } else {
+      std::snprintf(listed, sizeof listed, " %.2f: $%.0f, %.3f%%", trial.risk, trial.cost_usd, 100 * trial.worst_served_fraction);
+    }
     CHECK_THAT(note, Catch::Contains(listed));
   }
   // Otherwise it is the plan at that quantile.
@@ -705,7 +711,8 @@ TEST_CASE("engine::make_plan holds a floor of recent demand where no validated q
   const Plan met_by_luck = plan_of(scenario, prices, options);
   INFO(met_by_luck.notes.front());
   std::smatch figures;
-  REQUIRE(std::regex_search(met_by_luck.notes.front(), figures, std::regex(R"( 0\.95: \$\d+, ([\d.]+)%, ([\d.]+)%;)")));
+  const std::regex listed(R"( 0\.95: \$\d+ \(\$\d+ \+ \$\d+\), ([\d.]+)%, ([\d.]+)%;)");  // its cost, in each span, served
+  REQUIRE(std::regex_search(met_by_luck.notes.front(), figures, listed));
   CHECK(std::stod(figures[1].str()) >= 99.0);
   CHECK(std::stod(figures[2].str()) < 99.5);
   CHECK_THAT(met_by_luck.notes.front(), Catch::Contains(" As 0.95 served the SLO in every span but not 99.500% in 19 of 20 "
@@ -988,9 +995,50 @@ TEST_CASE("choose_validated_risk lowers the quantile for cost only to a candidat
   // The reason lists every candidate, and the chosen quantile first.
   CHECK(safe.reason.rfind("risk quantile 0.65 chosen by planning from the history before each of the last 2 spans of 7d and "
                           "replaying each candidate against the demand that followed (SLO 99.500% served in every span; cost "
-                          "over all, served in the worst span and in 19 of 20 spans of its days drawn at random): 0.50: $70, "
+                          "over all (each span's), served in the worst span and in 19 of 20 spans of its days drawn at random): "
+                          "0.50: $70, "
                           "99.990%, 99.990%; 0.65: $80, 99.900%, 99.900%;",
                           0) == 0);
+}
+
+TEST_CASE("choose_validated_risk goes below the fractile only to a safe candidate that cost less in every span",
+          "[engine][planner]") {
+  using engine::planner::choose_validated_risk;
+  using engine::planner::RiskTrial;
+  // SLO 99.5%, every candidate safe (99.9% in every span and resampled), the fractile 0.62; each
+  // candidate's cost in the two spans replayed.
+  const auto trials = [](std::vector<std::vector<double>> span_costs) {
+    std::vector<RiskTrial> made;
+    const double risks[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
+    for (std::size_t c = 0; c < 6; ++c) {
+      made.push_back(RiskTrial{risks[c], span_costs[c][0] + span_costs[c][1], 0.999, 0.999, {}, span_costs[c]});
+    }
+    return made;
+  };
+  // 0.50 cost less than 0.65 (the cheapest from the fractile up) in both spans: it is chosen.
+  const auto lower = choose_validated_risk(trials({{40, 45}, {42, 46}, {45, 50}, {50, 55}, {55, 60}, {60, 65}}), 0.995, 0.95,
+                                           "the default", 0.62, 2, kWeek);
+  CHECK(lower.risk == 0.5);
+  CHECK_THAT(lower.reason, Catch::Contains(" 0.50: $85 ($40 + $45), 99.900%, 99.900%; 0.65: $88 ($42 + $46), 99.900%, 99.900%;"));
+  CHECK_THAT(lower.reason, Catch::EndsWith(": the cheapest of them is 0.65, but 0.50, below the fractile, served it as well and "
+                                           "cost less than 0.65 in every span."));
+  // Cheaper by the sum but not in the second span ($47 against $46): the fractile's side keeps it.
+  const auto kept = choose_validated_risk(trials({{30, 47}, {42, 46}, {45, 50}, {50, 55}, {55, 60}, {60, 65}}), 0.995, 0.95,
+                                          "the default", 0.62, 2, kWeek);
+  CHECK(kept.risk == 0.65);
+  CHECK_THAT(kept.reason, Catch::EndsWith(": the cheapest of them."));
+  // A tie in a span is not less.
+  CHECK(choose_validated_risk(trials({{40, 46}, {42, 46}, {45, 50}, {50, 55}, {55, 60}, {60, 65}}), 0.995, 0.95, "the default", 0.62,
+                              2, kWeek)
+            .risk == 0.65);
+  // Compared with the cheapest safe candidate from the fractile up, wherever it is: 0.80 here.
+  CHECK(choose_validated_risk(trials({{40, 45}, {42, 46}, {38, 44}, {50, 55}, {55, 60}, {60, 65}}), 0.995, 0.95, "the default", 0.62,
+                              2, kWeek)
+            .risk == 0.8);
+  // Not safe below the fractile (its resampled spans 99.6%): not taken, however cheap.
+  std::vector<RiskTrial> unsafe_low = trials({{40, 45}, {42, 46}, {45, 50}, {50, 55}, {55, 60}, {60, 65}});
+  unsafe_low[0].resampled_served_fraction = 0.996;
+  CHECK(choose_validated_risk(unsafe_low, 0.995, 0.95, "the default", 0.62, 2, kWeek).risk == 0.65);
 }
 
 TEST_CASE("resampled_served: the served fraction spans of days drawn at random reach in 19 of 20, weighted by demand",
