@@ -70,6 +70,14 @@ class Query {
     }
     return std::optional<Number>(parsed);
   }
+  // The duration given for `name` (parse_duration's text, "1d", "90m"), named in its error.
+  Result<std::optional<Seconds>> duration(const std::string& name) const {
+    const std::optional<std::string> value = text(name);
+    if (!value) return std::optional<Seconds>();
+    auto parsed = parse_duration(*value);
+    if (!parsed.ok()) return parsed.status().with_context("query parameter '" + name + "'");
+    return std::optional<Seconds>(*parsed);
+  }
 
  private:
   const QueryParameters& parameters_;
@@ -278,11 +286,9 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
   backtest.optimum_time_limit_seconds = time_limit->value_or(60.0);
   backtest.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                              std::chrono::duration<double>(request.seconds_left));
-  if (const std::optional<std::string> every = query.text("replan_every")) {
-    auto parsed = parse_duration(*every);
-    if (!parsed.ok()) return status_reply(parsed.status().with_context("query parameter 'replan_every'"));
-    backtest.replan_every = *parsed;
-  }
+  auto every = query.duration("replan_every");
+  if (!every.ok()) return status_reply(every.status());
+  backtest.replan_every = every->value_or(Seconds{0});
   auto loaded = load_scenario_body(context, input->document);
   if (!loaded.ok()) return status_reply(loaded.status());
   auto result = run_plan_backtest(loaded->scenario, *loaded->prices, *cut, *options, backtest);
@@ -308,11 +314,9 @@ Reply export_endpoint([[maybe_unused]] const EndpointContext& context, const End
   auto max_actions = query.number<std::size_t>("max_actions", 1, 125);
   if (!max_actions.ok()) return status_reply(max_actions.status());
   options.max_actions = max_actions->value_or(exporters::kDefaultMaxActionsPerGroup);
-  if (auto window_text = query.text("window")) {
-    auto window = parse_duration(*window_text);
-    if (!window.ok()) return status_reply(window.status().with_context("query parameter 'window'"));
-    options.window = *window;
-  }
+  auto window = query.duration("window");
+  if (!window.ok()) return status_reply(window.status());
+  options.window = *window;
   auto plan = plan_from_json(input->document, "body");
   if (!plan.ok()) return status_reply(plan.status());
   auto rendered = exporters::render_export(*plan, *format, options);
