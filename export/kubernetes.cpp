@@ -40,9 +40,9 @@ constexpr int kReservedWeight = 30;
 constexpr int kOnDemandWeight = 20;
 constexpr int kSpotWeight = 10;
 
-// A part's replicas: the autoscaler ranges from the fewest to the most the plan has, and at least
-// 1 (an autoscaler leaves a Deployment at 0 replicas alone); the Deployment starts at the first
-// interval's, within that range.
+// A part's replicas: the autoscaler ranges from the fewest the plan has (at least 1: an autoscaler
+// leaves a Deployment at 0 replicas alone) to the most plus the part's room for target tracking
+// (part_room); the Deployment starts at the first interval's, within that range.
 struct ReplicaRange {
   int start = 1, min = 1, max = 1;
 };
@@ -201,11 +201,11 @@ int replicas(std::int64_t gpus, int gpus_per_pod) {
   return static_cast<int>((gpus + gpus_per_pod - 1) / gpus_per_pod);
 }
 
-ReplicaRange replica_range(std::span<const int> floor) {
+ReplicaRange replica_range(std::span<const int> floor, int room) {
   const auto [low, high] = std::minmax_element(floor.begin(), floor.end());
   ReplicaRange range;
   range.min = std::max(1, *low);
-  range.max = std::max(range.min, *high);
+  range.max = std::max(range.min, *high + room);
   range.start = std::clamp(floor.front(), range.min, range.max);
   return range;
 }
@@ -221,11 +221,11 @@ Result<std::vector<CronWindow>> cron_windows(const PartSchedule& schedule, const
 
 // The part's replicas per interval, its autoscaler's range and, where the plan changes them, the
 // cron triggers that hold them, replayed as KEDA applies them.
-Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, const Horizon& horizon,
+Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, std::int64_t room_gpus, const Horizon& horizon,
                                    std::size_t max_triggers, bool recurring, Seconds launch_lead) {
   PartSchedule schedule;
   for (const std::int64_t gpus : part.gpus) schedule.floor.push_back(replicas(gpus, gpus_per_pod));
-  schedule.range = replica_range(schedule.floor);
+  schedule.range = replica_range(schedule.floor, replicas(room_gpus, gpus_per_pod));
   schedule.flat = std::adjacent_find(schedule.floor.begin(), schedule.floor.end(), std::not_equal_to<>()) == schedule.floor.end();
   if (schedule.flat) {
     schedule.replicas.assign(schedule.floor.size(), std::max(schedule.range.min, schedule.floor.front()));
@@ -257,6 +257,23 @@ Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, c
   return schedule;
 }
 
+// The GPUs target tracking may add to `part` above its plan: the room the group's maximum capacity
+// leaves above the plan's peak, split as the simulation launches demand above the plan (the
+// group's on-demand percentage above base on demand, the rest spot; all of it where the group
+// has one part).
+std::int64_t part_room(const KubernetesGroup& group, const CapacityPart& part) {
+  std::int64_t peak = 0;
+  for (std::size_t k = 0; k < part.gpus.size(); ++k) {
+    std::int64_t held = 0;
+    for (const CapacityPart& each : group.parts) held += k < each.gpus.size() ? each.gpus[k] : 0;
+    peak = std::max(peak, held);
+  }
+  const std::int64_t room = std::max<std::int64_t>(0, group.planned->max_capacity - peak);
+  if (group.parts.size() < 2) return room;
+  const std::int64_t on_demand = (room * group.planned->distribution.on_demand_percentage_above_base + 99) / 100;
+  return part.capacity_type == "spot" ? room - on_demand : on_demand;
+}
+
 // Schedules every capacity part of the group within the group's max_actions: first an equal share
 // for each part whose replicas change, then each part again with what the others left unused.
 Status schedule_parts(KubernetesGroup& group, const Horizon& horizon, const ExportOptions& options) {
@@ -266,7 +283,8 @@ Status schedule_parts(KubernetesGroup& group, const Horizon& horizon, const Expo
   const std::size_t share = std::max<std::size_t>(1, options.max_actions / std::max<std::size_t>(1, scheduled));
   const bool recurring = !options.window.has_value();
   const auto schedule = [&](CapacityPart& part, std::size_t max_triggers) {
-    auto result = schedule_part(part, group.gpus_per_pod, horizon, max_triggers, recurring, group.planned->launch_lead);
+    auto result = schedule_part(part, group.gpus_per_pod, part_room(group, part), horizon, max_triggers, recurring,
+                                group.planned->launch_lead);
     if (!result.ok()) return result.status().with_context("group '" + group.planned->name + "' " + part.capacity_type);
     part.schedule = std::move(*result);
     return Status{};

@@ -378,7 +378,10 @@ TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over
   CHECK(spot["apiVersion"] == "keda.sh/v1alpha1");
   CHECK(spot["spec"]["scaleTargetRef"]["name"] == kEast + "-spot");
   CHECK(spot["spec"]["minReplicaCount"] == 1);
-  CHECK(spot["spec"]["maxReplicaCount"] == 10);
+  // The most the plan holds (10) and the spot share of the group's room for target tracking: its
+  // maximum capacity 128 GPUs over its peak of 112 leaves 16, 20% of it (3.2, rounded up to 4) on
+  // demand above the base, 12 GPUs on spot: 2 pods of 8.
+  CHECK(spot["spec"]["maxReplicaCount"] == 12);
   const auto& triggers = spot["spec"]["triggers"];
   REQUIRE(triggers.size() == 12);
   CHECK(triggers[0]["metadata"] == nlohmann::json{{"timezone", "Etc/UTC"}, {"start", "0 7 4-6 1 *"}, {"end", "0 8 4-6 1 *"},
@@ -389,14 +392,18 @@ TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over
   CHECK(triggers[11]["type"] == "prometheus");
   CHECK(triggers[11]["metadata"]["threshold"] == "1.5");
   CHECK(spot["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"] == 900);
-  // Scale-up as simulated: no stabilization, any number of pods (up to the 10 replicas) at once.
+  // Scale-up as simulated: no stabilization, any number of pods (up to the 12 replicas) at once.
   CHECK(spot["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleUp"] ==
         nlohmann::json{{"stabilizationWindowSeconds", 0}, {"selectPolicy", "Max"},
-                       {"policies", {{{"type", "Pods"}, {"value", 10}, {"periodSeconds", 15}}}}});
+                       {"policies", {{{"type", "Pods"}, {"value", 12}, {"periodSeconds", 15}}}}});
+  // The on-demand part: at most 4 pods planned, and the 4 GPUs of room, 1 pod.
+  CHECK(read_json(out / kEast / "03-scaledobject-on-demand.json")["spec"]["maxReplicaCount"] == 5);
 
   // us-west-2's on-demand part is one p5 throughout: flat, an HPA.
   const fs::path west = out / "llm-two-regions-chat-us-west-2";
   CHECK(read_json(west / "03-hpa-on-demand.json")["spec"]["minReplicas"] == 1);
+  // Its group puts nothing above the base on demand (0%): all its room (48 - 40 GPUs) is spot's.
+  CHECK(read_json(west / "03-hpa-on-demand.json")["spec"]["maxReplicas"] == 1);
   CHECK_FALSE(fs::exists(west / "03-scaledobject-on-demand.json"));
 
   // The on-demand base (16 GPUs) is reserved capacity: reserved first, then on-demand, then spot.
