@@ -97,6 +97,10 @@ struct PlannedCapacity {
   std::vector<Seconds> launch_lead;        // per group (empty: none)
   std::vector<std::vector<bool>> plan_pools;  // [group][pool]: the plan uses it (empty row: any of the group's pools)
   std::vector<int> reactive_on_demand_percent;  // per group, 0-100 (empty: 100)
+  /// Per group (empty: none), in GPUs: the most target tracking raises the group to, the sum of
+  /// its plan groups' max_capacity (AWS's MaxSize, KEDA's maxReplicaCount), which bounds the
+  /// reactive part as it bounds the exported groups.
+  std::vector<int> max_gpus;
   /// Per group (empty: none): how long after demand changes the reactive part acts on it, its
   /// target tracking's TargetTracking::detection_delay.
   std::vector<Seconds> detection_delay;

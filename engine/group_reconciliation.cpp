@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "engine/scaling_policy.h"
@@ -130,7 +131,10 @@ void GroupReconciler::planned_targets(std::size_t g) {
   GroupRuntime& group = fleet_.groups[g];
   const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
   const double needed = group.scaling_demand() / utilisation / (group.batch ? 1.0 : model.groups[g].fastest_units_per_gpu);
-  if (needed - planned_units > 1e-9) add_reactive(g, needed, needed - planned_units);
+  const int most_gpus = g < plan.max_gpus.size() ? plan.max_gpus[g] : std::numeric_limits<int>::max();
+  if (needed - planned_units > 1e-9 && planned_gpus < most_gpus) {
+    add_reactive(g, needed, needed - planned_units, most_gpus - planned_gpus);
+  }
   group.scaling.desired_gpus = planned_gpus;
 }
 
@@ -142,34 +146,41 @@ bool GroupReconciler::plan_uses(std::size_t g, std::size_t p) const {
 // The exported group's on-demand percentage of `shortfall` on demand, the rest on spot pools in
 // the allocation strategy's order, each within its share of the `needed` units (with what the plan
 // already holds there); what spot cannot take goes on demand too. A group without on-demand pools
-// puts it all on spot, its first pool taking what the others cannot.
-void GroupReconciler::add_reactive(std::size_t g, double needed, double shortfall) {
+// puts it all on spot, its first pool taking what the others cannot. Each pool's instances stop
+// where they fill the GPU room.
+void GroupReconciler::add_reactive(std::size_t g, double needed, double shortfall, int gpu_room) {
   const GroupModel& group_model = context_.model.groups[g];
   const PlannedCapacity& plan = *context_.model.planned;
   std::vector<int>& target = target_scratch_;
+  const auto launch = [&](std::size_t p, int count) {
+    const int gpus = context_.gpus_of(p);
+    count = std::min(count, gpu_room / gpus + (gpu_room % gpus != 0 ? 1 : 0));  // gpu_room may be INT_MAX
+    target[p] += count;
+    gpu_room -= count * gpus;
+    return count;
+  };
   const int percent = g < plan.reactive_on_demand_percent.size() ? plan.reactive_on_demand_percent[g] : 100;
   const double on_demand_part = group_model.on_demand_pools.empty() ? 0.0 : shortfall * percent / 100.0;
   double spot_units = shortfall - on_demand_part;
   const double share = context_.scenario.spot.max_share_per_pool_percent / 100.0;
   for (std::size_t p : group_model.spot_pools) {
-    if (spot_units <= 1e-9) break;
+    if (spot_units <= 1e-9 || gpu_room <= 0) break;
     if (!plan_uses(g, p)) continue;
     const double per_instance = instance_units(g, p);
     int count = static_cast<int>(std::ceil(spot_units / per_instance - 1e-9));
     if (share < 1) count = std::min(count, static_cast<int>(std::floor(share * needed / per_instance + 1e-9)) - target[p]);
     if (count <= 0) continue;
-    target[p] += count;
-    spot_units -= count * per_instance;
+    spot_units -= launch(p, count) * per_instance;
   }
   const double on_demand_units = on_demand_part + std::max(0.0, spot_units);
-  if (on_demand_units <= 1e-9) return;
+  if (on_demand_units <= 1e-9 || gpu_room <= 0) return;
   if (group_model.on_demand_pools.empty()) {
     const std::size_t p = group_model.spot_pools.front();
-    target[p] += static_cast<int>(std::ceil(on_demand_units / instance_units(g, p) - 1e-9));
+    launch(p, static_cast<int>(std::ceil(on_demand_units / instance_units(g, p) - 1e-9)));
     return;
   }
   const auto [pool, count] = cheapest_on_demand(g, on_demand_units);
-  target[pool] += count;
+  launch(pool, count);
 }
 
 double GroupReconciler::instance_units(std::size_t g, std::size_t p) const {

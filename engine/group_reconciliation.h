@@ -64,8 +64,10 @@ class GroupReconciler {
   [[nodiscard]] double instance_units(std::size_t group, std::size_t pool) const;
   void count_plan_instances(std::size_t group);
   void follow_plan(std::size_t group, const std::vector<int>& target_instances);
-  /// Adds to the targets the reactive part: `shortfall` units above the plan, `needed` in all.
-  void add_reactive(std::size_t group, double needed, double shortfall);
+  /// Adds to the targets the reactive part: `shortfall` units above the plan, `needed` in all,
+  /// launching at most `gpu_room` GPUs (the group's maximum above the plan) and past it by less than
+  /// one instance, as AWS fills a desired capacity in whole weighted instances.
+  void add_reactive(std::size_t group, double needed, double shortfall, int gpu_room);
   /// Whether the group's plan uses pool p (every pool when the plan does not say).
   [[nodiscard]] bool plan_uses(std::size_t group, std::size_t pool) const;
   /// The on-demand pool and instance count that cover `units` at the least cost per hour, among

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -272,7 +273,7 @@ Plan baseline_plan(const Plan& frame, const Scenario& test, const engine::FleetM
     }
   }
   plan.commitments = std::move(commitments);
-  engine::planner::describe_capacity(plan, test, model, counts, reserved);
+  engine::planner::describe_capacity(plan, test, model, counts, reserved, {});
   return plan;
 }
 
@@ -369,6 +370,22 @@ std::vector<SavingsPlanRecommendation> savings_plans_among(const Plan& plan, con
   return bought;
 }
 
+// Raises `most` (per group name, the largest maximum capacity) to `plan`'s groups'.
+void note_max_capacity(std::map<std::string, int>& most, const Plan& plan) {
+  for (const PlannedGroup& group : plan.groups) most[group.name] = std::max(most[group.name], group.max_capacity);
+}
+
+// Raises each group of the re-planned `fleet` to the largest maximum capacity its re-plans gave
+// it (`most`): re-planning applies each plan's in turn, and the simulation holds one per group.
+void hold_max_capacity(Plan& fleet, const std::map<std::string, int>& most) {
+  for (PlannedGroup& group : fleet.groups) {
+    const auto found = most.find(group.name);
+    if (found == most.end() || found->second <= group.max_capacity) continue;
+    group.max_capacity = found->second;
+    for (CapacityChange& change : group.schedule) change.max_capacity = group.max_capacity;
+  }
+}
+
 // The fleet `first` (planned at the cut at `risk`) runs when the horizon is re-planned every
 // `every` (BacktestOptions::replan_every): from each re-plan's start, the plan made from the history
 // up to it at the same risk, owning `first`'s purchases and buying none, until the next.
@@ -384,6 +401,8 @@ Result<Plan> replanned(const Scenario& scenario, const Scenario& test, const Pri
   PlannedInstances stitched(test.workloads.size(), intervals, model.pools.size());
   std::vector<WorkloadForecast> forecasts = first.forecasts;
   if (Status status = add_instances(stitched, first, test, model, 0, per_plan); !status.ok()) return status;
+  std::map<std::string, int> most_capacity;  // per group name, over the re-plans
+  note_max_capacity(most_capacity, first);
   PlanOptions again = options;
   again.replicas = 0;
   for (std::size_t at = per_plan; at < intervals; at += per_plan) {
@@ -394,8 +413,10 @@ Result<Plan> replanned(const Scenario& scenario, const Scenario& test, const Pri
     if (!plan.ok()) return plan.status().with_context("re-planning from " + format_instant(start));
     if (Status status = add_instances(stitched, *plan, test, model, at, per_plan); !status.ok()) return status;
     add_forecasts(forecasts, *plan, at, per_plan);
+    note_max_capacity(most_capacity, *plan);
   }
   Plan fleet = baseline_plan(first, test, model, stitched, first.commitments);
+  hold_max_capacity(fleet, most_capacity);
   fleet.scenario_hash = first.scenario_hash;
   fleet.risk_quantile = first.risk_quantile;
   fleet.savings_plans = savings_plans_among(first, fleet.pools);

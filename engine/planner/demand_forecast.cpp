@@ -207,6 +207,19 @@ Result<TimeSeries> at_plan_step(const Workload& workload, const DemandTrace& tra
   return TimeSeries{span.start.time_since_epoch().count(), plan_step, std::move(*values)};
 }
 
+// A traced service's demand at `step` over the `span` before `until` (what history there is, if
+// shorter); empty for other workloads.
+Result<TimeSeries> recent_demand(const Workload& workload, Instant until, Seconds span, Seconds step) {
+  const DemandTrace* trace = service_trace(workload);
+  if (trace == nullptr) return TimeSeries{};
+  auto history = at_plan_step(workload, *trace, samples_before(*trace, until), step);
+  if (!history.ok()) return history.status();
+  const std::vector<double>& values = history->values;
+  const auto kept = static_cast<std::ptrdiff_t>(std::min<std::int64_t>(span / history->step, static_cast<std::int64_t>(values.size())));
+  return TimeSeries{history->time_of(values.size() - static_cast<std::size_t>(kept)), history->step,
+                    std::vector<double>(values.end() - kept, values.end())};
+}
+
 // Bands from a forecast made elsewhere (PlanOptions::supplied_forecasts), its timestamps in the
 // clock of the workload's demand CSV (`trace`; Unix epoch seconds without one). It must cover
 // the horizon: a plan never fills a gap with a guess of its own.
@@ -372,6 +385,15 @@ const DemandTrace* service_trace(const Workload& workload) {
   return service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
 }
 
+double max_capacity_scale(const WorkloadDemand& workload) {
+  const double planned = workload.summary.peak_planned;
+  double highest = workload.recent_peak;
+  for (const std::vector<double>& band : workload.bands.values) {
+    for (const double value : band) highest = std::max(highest, value);
+  }
+  return planned > 0 ? std::max(1.0, highest / planned) : 1.0;
+}
+
 double floor_at(const WorkloadDemand& workload, std::size_t k) {
   return k < workload.planned_floor.size() ? workload.planned_floor[k] : 0.0;
 }
@@ -379,17 +401,10 @@ double floor_at(const WorkloadDemand& workload, std::size_t k) {
 Status hold_recent_quantile(std::vector<WorkloadDemand>& demand, const Scenario& scenario, Instant until, Seconds span,
                             const Horizon& horizon, RecentFloor floor) {
   for (std::size_t w = 0; w < scenario.workloads.size() && w < demand.size(); ++w) {
-    const Workload& workload = scenario.workloads[w];
-    const DemandTrace* trace = service_trace(workload);
-    if (trace == nullptr) continue;
-    auto history = at_plan_step(workload, *trace, samples_before(*trace, until), horizon.step);
-    if (!history.ok()) return history.status();
-    const std::vector<double>& values = history->values;
-    const auto kept = static_cast<std::ptrdiff_t>(std::min<std::int64_t>(span / history->step, static_cast<std::int64_t>(values.size())));
-    if (kept == 0) continue;
-    const TimeSeries recent{history->time_of(values.size() - static_cast<std::size_t>(kept)), history->step,
-                            std::vector<double>(values.end() - kept, values.end())};
-    const std::vector<double> lowest = recent_floor(recent, horizon, floor);
+    auto recent = recent_demand(scenario.workloads[w], until, span, horizon.step);
+    if (!recent.ok()) return recent.status();
+    if (recent->values.empty()) continue;
+    const std::vector<double> lowest = recent_floor(*recent, horizon, floor);
     std::vector<double>& held = demand[w].planned_floor;
     held.resize(std::max(held.size(), lowest.size()), 0.0);
     for (std::size_t k = 0; k < lowest.size(); ++k) {
@@ -412,6 +427,9 @@ Result<std::vector<WorkloadDemand>> forecast_demand(const Scenario& scenario, co
     auto demand = workload_demand(scenario, workload, horizon, history_until, options, registry);
     if (!demand.ok()) return demand.status();
     summarise(*demand, risk);
+    auto recent = recent_demand(workload, history_until, kRecentPeakHistory, horizon.step);
+    if (!recent.ok()) return recent.status();
+    for (const double value : recent->values) demand->recent_peak = std::max(demand->recent_peak, value);
     demands.push_back(std::move(*demand));
   }
   return demands;

@@ -19,7 +19,20 @@ struct WorkloadDemand {
   /// validated risk holds where its quantile did not prove safe in the validation spans (empty:
   /// none).
   std::vector<double> planned_floor;
+  /// The highest interval of a traced service's demand at the horizon's step over the
+  /// kRecentPeakHistory before the plan, in the workload's unit (0: no trace, or no history): how
+  /// high load has lately gone, which the groups' maximum capacity must hold whatever the forecast.
+  double recent_peak = 0;
 };
+
+/// How far back WorkloadDemand::recent_peak looks: four weeks, so that a monthly peak counts
+/// and a surge of last season does not.
+inline constexpr Seconds kRecentPeakHistory{4 * 7 * 86'400};
+
+/// How far above the plan's peak the workload's groups must be able to grow (describe_capacity's
+/// peak_scale, >= 1): the highest of its forecast's top band and its recent_peak, over the peak
+/// planned. Target tracking launches what the plan lacks only up to the groups' maximum.
+double max_capacity_scale(const WorkloadDemand& workload);
 
 /// Workload's planned floor in interval `k` (0 where it holds none).
 double floor_at(const WorkloadDemand& workload, std::size_t k);

@@ -99,14 +99,15 @@ void add_group_pool(PlannedGroup& group, GroupCapacity& capacity, const PoolMode
 
 // The group's bounds, purchase distribution, scaling policy and scheduled actions from its capacity.
 void size_group(PlannedGroup& group, const GroupCapacity& capacity, const Plan& plan, const Scenario& scenario,
-                const Workload& workload) {
+                const Workload& workload, double peak_scale) {
   const std::vector<int>& desired = capacity.desired;
   group.gpu_model = std::max_element(capacity.gpu_hours_by_model.begin(), capacity.gpu_hours_by_model.end(),
                                      [](const auto& a, const auto& b) { return a.second < b.second; })->first;
   const int peak = *std::max_element(desired.begin(), desired.end());
   group.min_capacity = *std::min_element(desired.begin(), desired.end());
-  // Room above the plan for the reactive part: half the peak again.
-  group.max_capacity = std::max(1, peak + (peak + 1) / 2);
+  // Room above the plan for the reactive part: half the (scaled) peak again.
+  const int scaled = static_cast<int>(std::ceil(peak * std::clamp(peak_scale, 1.0, kMaxPeakScale) - 1e-9));
+  group.max_capacity = std::max(1, scaled + (scaled + 1) / 2);
   // On-demand base: the most of the reserved GPUs that the plan runs on demand whenever it holds
   // that many (AWS launches the base on demand first, as the plan fills the reservations it pays
   // for anyway); above it, the planned on-demand share of GPU-hours. Intervals the plan holds all
@@ -242,7 +243,7 @@ void make_group_names_distinct(Plan& plan) {
 }  // namespace
 
 void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
-                       const std::vector<int>& reserved) {
+                       const std::vector<int>& reserved, std::span<const double> peak_scale) {
   const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
   const std::vector<std::size_t> plan_index = add_plan_pools(plan, model, planned, reserved, intervals);
   for (std::size_t w = 0; w < scenario.workloads.size(); ++w) {
@@ -265,7 +266,7 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
       for (std::size_t p : group_pools(model, planned, plan_index, w, region)) {
         add_group_pool(group, capacity, model.pools[p], plan_index[p], planned.counts[w][p], reserved[p]);
       }
-      size_group(group, capacity, plan, scenario, workload);
+      size_group(group, capacity, plan, scenario, workload, w < peak_scale.size() ? peak_scale[w] : 1.0);
       plan.groups.push_back(std::move(group));
     }
   }

@@ -31,12 +31,19 @@ struct PlannedInstances {
   }
 };
 
+/// The most a group's maximum capacity scales its peak by (describe_capacity): a plan whose
+/// groups may grow a hundredfold past it plans nothing.
+inline constexpr double kMaxPeakScale = 100;
+
 /// Fills plan.pools (every model pool some workload runs in), plan.instances and plan.groups
 /// (one per workload and region, with the scenario's distribution settings, the on-demand base at
 /// the group's reserved GPUs, its schedule of changes and target tracking at the workload's
 /// utilisation target). `reserved` is the reservations in force per model pool (owned and new).
+/// A group's maximum capacity is half again above its peak times the workload's entry of
+/// `peak_scale` (clamped to [1, kMaxPeakScale]; empty or missing: 1), room for target tracking
+/// above the plan (the planner's: max_capacity_scale).
 void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
-                       const std::vector<int>& reserved);
+                       const std::vector<int>& reserved, std::span<const double> peak_scale);
 
 /// The on-demand percentage of what `workload`'s groups in `plan` launch above their plan: each
 /// group's on-demand percentage above base, weighted by the GPU-intervals it plans above its

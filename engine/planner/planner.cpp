@@ -2,9 +2,11 @@
 // placement interval by interval, the groups' schedules, and the plan's Monte Carlo simulation.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <span>
@@ -1003,6 +1005,28 @@ void describe_coverage(Plan& plan, const FleetModel& model, const std::vector<Sa
   }
 }
 
+// Where a workload's groups may grow past half again their plan's peak (max_capacity_scale), says
+// how far and why: the exported maximum (AWS's MaxSize) is what target tracking stops at.
+void describe_max_capacity(Plan& plan, const Scenario& planning, const std::vector<WorkloadDemand>& demand) {
+  for (std::size_t w = 0; w < demand.size() && w < planning.workloads.size(); ++w) {
+    if (max_capacity_scale(demand[w]) <= 1) continue;
+    const Workload& workload = planning.workloads[w];
+    int most = 0;
+    for (const PlannedGroup& group : plan.groups) most += group.workload == workload.name ? group.max_capacity : 0;
+    double top_band = 0;
+    for (const std::vector<double>& band : demand[w].bands.values) {
+      for (const double value : band) top_band = std::max(top_band, value);
+    }
+    plan.notes.push_back("workload '" + workload.name + "': its groups may grow to " + std::to_string(most) +
+                         " GPUs in all (their maximum capacity), half again above the plan's peak scaled to the highest " +
+                         "of its forecast (" + text::format_general(top_band) + " " + demand_unit_name(workload) +
+                         ") and of its demand over the " + format_duration(kRecentPeakHistory) + " before the plan (" +
+                         text::format_general(demand[w].recent_peak) + ") against the " +
+                         text::format_general(demand[w].summary.peak_planned) +
+                         " planned: target tracking launches demand above the plan up to it");
+  }
+}
+
 // The plan of `planning` at quantile `risk` from its forecast `demand`: commitments, placement,
 // groups and notes, without the Monte Carlo simulation.
 Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
@@ -1033,7 +1057,10 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
     const std::vector<int>& prepaid = planned->savings_plan_instances[p];
     reserved[p] += planned->commitments.new_reserved[p] + (prepaid.empty() ? 0 : *std::min_element(prepaid.begin(), prepaid.end()));
   }
-  describe_capacity(plan, planning, model, planned->instances, reserved);
+  std::vector<double> peak_scale;
+  for (const WorkloadDemand& workload : demand) peak_scale.push_back(max_capacity_scale(workload));
+  describe_capacity(plan, planning, model, planned->instances, reserved, peak_scale);
+  describe_max_capacity(plan, planning, demand);
   describe_coverage(plan, model, planned->savings_plans.priced);
   plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
   for (const engine::ReservationModel& reservation : model.reservations) {
@@ -1387,6 +1414,8 @@ Status add_group_capacity(engine::PlannedCapacity& capacity, const PlannedGroup&
                           const Scenario& scenario, const engine::FleetModel& model) {
   const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
   capacity.launch_lead[w] = std::max(capacity.launch_lead[w], group.launch_lead);
+  capacity.max_gpus[w] = static_cast<int>(
+      std::min<std::int64_t>(std::numeric_limits<int>::max(), std::int64_t{capacity.max_gpus[w]} + group.max_capacity));
   for (std::size_t i = 0; i < group.pools.size(); ++i) {
     const std::string& name = plan.pools[group.pools[i]].name;
     const auto pool = std::find_if(model.pools.begin(), model.pools.end(), [&](const engine::PoolModel& p) { return p.name == name; });
@@ -1413,6 +1442,7 @@ Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& p
   capacity.instances.assign(scenario.workloads.size(), std::vector<std::vector<std::pair<std::size_t, int>>>(intervals));
   capacity.launch_lead.assign(scenario.workloads.size(), Seconds{0});
   capacity.detection_delay.assign(scenario.workloads.size(), Seconds{0});
+  capacity.max_gpus.assign(scenario.workloads.size(), 0);
   capacity.plan_pools.assign(scenario.workloads.size(), std::vector<bool>(model.pools.size(), false));
   for (const PlannedGroup& group : plan.groups) {
     const auto workload = workload_of(group, scenario);

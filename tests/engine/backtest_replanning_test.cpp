@@ -114,6 +114,31 @@ TEST_CASE("run_plan_backtest re-planned where every re-plan plans what the first
   CHECK(daily->strategies.front().cost_usd == Approx(10 * 2.40 * kTestHours).margin(0.01));
 }
 
+TEST_CASE("run_plan_backtest re-planned keeps the largest maximum capacity its plans gave each group", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // 36 GPUs throughout but one hour of 72 on the first history day, which the daily seasonal
+  // naive forecast no longer repeats at the cut.
+  std::vector<double> demand(kHistoryHours + kTestHours, 36);
+  demand[5] = 72;
+  const Scenario scenario = four_gpu_service(prices, "backtest_replan_max", demand, R"(["on_demand"])");
+  const Instant cut = kStart + Seconds{kHistoryHours * 3600};
+  auto once = run_plan_backtest(scenario, prices, cut, at_median(), replanned_every(Seconds{0}));
+  auto daily = run_plan_backtest(scenario, prices, cut, at_median(), replanned_every(kDay));
+  REQUIRE(once.ok());
+  REQUIRE(daily.ok());
+  const auto most = [](const Plan& plan) {
+    int gpus = 0;
+    for (const PlannedGroup& group : plan.groups) gpus += group.max_capacity;
+    return gpus;
+  };
+  // By hand: 10 four.gpu (36 GPUs at the 90% target) planned, scaled by the recent 72 over the 36
+  // planned to 80 GPUs, and half again: 120. The fleet stitched from the re-plans holds it too,
+  // not half again its own peak (60).
+  CHECK(instances_by_interval(daily->plan) == std::vector<int>(kTestHours, 10));
+  CHECK(most(once->plan) == 120);
+  CHECK(most(daily->plan) == 120);
+}
+
 TEST_CASE("run_plan_backtest refuses a re-planning period of part of a step, a negative one, or one with supplied forecasts",
           "[engine][planner]") {
   const InMemoryPriceSource prices = test_catalog();

@@ -2,8 +2,8 @@
 // pools at an equal total is followed), rises launched a lead ahead of their interval (a step in
 // demand is served in full), a refused spot launch covered by the cheapest fitting on-demand
 // option and released when spot returns, demand above the plan launched as the exported groups
-// would (their pools, their on-demand percentage, capped spot), and trace replay not counting
-// instances under notice.
+// would (their pools, their on-demand percentage, capped spot, up to their maximum capacity), and
+// trace replay not counting instances under notice.
 //
 // Catalog (tests/engine/test_catalog.cpp): one.gpu $1.00/h, four.gpu $3.60/h ($0.90 per GPU, the
 // cheapest per unit), eight.gpu $8.00/h on demand; launch medians by GPU count (provider "test"):
@@ -263,6 +263,38 @@ TEST_CASE("engine: the reactive part launches demand above the plan its detectio
   double unserved = 0;
   for (const Seconds latency : latencies) unserved += static_cast<double>((Seconds{90} + latency).count());
   CHECK(result.intervals[2].served[0] == Approx(5 - unserved / 3600).epsilon(1e-12));
+}
+
+TEST_CASE("engine: the reactive part stops at the groups' maximum capacity, past it by less than one instance",
+          "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const std::string one = "test/r1/one.gpu/on_demand", four = "test/r1/four.gpu/on_demand";
+  // As above, 2 one-GPU instances planned and demand 5 GPUs from 02:00, but the groups may hold
+  // 4 GPUs (MaxSize): 2 launched, not 3, and the fifth GPU of demand goes unserved all hour.
+  const Scenario ones = four_hours(prices, R"(["one.gpu"])", R"(["on_demand"])");
+  engine::FleetModel model = planned_model(ones, prices, std::vector<std::map<std::string, int>>(4, {{one, 2}}),
+                                           {2, 2, 5, 5}, Seconds{0});
+  model.planned->detection_delay = {Seconds{90}};
+  model.planned->max_gpus = {4};
+  const engine::ReplicaRun capped = run(model);
+  const std::vector<Seconds> latencies = launch_latencies(capped, "2026-12-07T02:01:30Z");
+  REQUIRE(latencies.size() == 2);
+  double unserved = 1 * kSecondsPerHour;
+  for (const Seconds latency : latencies) unserved += static_cast<double>((Seconds{90} + latency).count());
+  CHECK(capped.intervals[2].served[0] == Approx(5 - unserved / kSecondsPerHour).epsilon(1e-12));
+  CHECK(capped.intervals[3].served[0] == Approx(4));
+  // Whole instances: one four-GPU instance planned, demand 9 GPUs, at most 6: the 2 GPUs of room
+  // launch one more four-GPU instance (8 GPUs, 2 past the maximum, as AWS fills a weighted
+  // capacity), not the two that 9 needs.
+  const Scenario fours = four_hours(prices, R"(["four.gpu"])", R"(["on_demand"])");
+  model = planned_model(fours, prices, std::vector<std::map<std::string, int>>(4, {{four, 1}}), {4, 4, 9, 9}, Seconds{0});
+  model.planned->max_gpus = {6};
+  CHECK(run(model).intervals[3].running_gpus[pool_index(model, four)] == Approx(8));
+  // At the maximum already: nothing above the plan.
+  model.planned->max_gpus = {4};
+  CHECK(run(model).intervals[3].running_gpus[pool_index(model, four)] == Approx(4));
+  model.planned->max_gpus = {};  // no maximum: 12 GPUs hold the 9
+  CHECK(run(model).intervals[3].running_gpus[pool_index(model, four)] == Approx(12));
 }
 
 TEST_CASE("engine: the reactive part's on-demand percentage weighs a workload's groups by what they plan above base",

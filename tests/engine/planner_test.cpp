@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <random>
 #include <regex>
@@ -760,6 +761,65 @@ TEST_CASE("engine: a plan is simulated at the target its groups track, as it is 
   REQUIRE(edited_run.ok());
   CHECK(edited_run->cost_usd.mean > planned_run->cost_usd.mean);
   CHECK(edited_run->served_fraction.mean >= planned_run->served_fraction.mean);
+}
+
+TEST_CASE("engine::make_plan's groups may grow half again above the highest recent hour, and the simulation stops them there",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // Bursts to 40 GPUs in 2% of the hours over 2 GPUs, none in the week before the cut: the
+  // median plan holds few GPUs and leaves the bursts to target tracking, which its groups' maximum
+  // capacity must let through.
+  std::vector<double> values = bursting_demand(0.02, 40, 4);
+  std::fill(values.begin() + 14 * 24, values.begin() + 21 * 24, 2.0);
+  const Scenario scenario = trace_scenario(prices, "grow-to-recent-peak", values);
+  PlanOptions options = validated_week_after(scenario.horizon.start + kWeek * 3);
+  options.validate_risk = false;
+  options.risk_quantile = 0.5;
+  const Plan plan = plan_of(scenario, prices, options);
+  REQUIRE(!plan.groups.empty());
+  // The highest hour of the history (the 3 weeks before the cut, all within 4 weeks), by hand.
+  REQUIRE(*std::max_element(values.begin(), values.begin() + 21 * 24) == 40);
+  int peak = 0, most = 0;
+  for (std::size_t k = 0; k < 168; ++k) peak = std::max(peak, planned_gpus(plan, k));
+  for (const PlannedGroup& group : plan.groups) most += group.max_capacity;
+  REQUIRE(peak < 40);
+  CHECK(most >= 60);  // 40 GPUs at utilisation 1, and half again
+  CHECK(std::find_if(plan.notes.begin(), plan.notes.end(), [&](const std::string& note) {
+          return note.rfind("workload 'svc': its groups may grow to " + std::to_string(most) + " GPUs in all", 0) == 0 &&
+                 note.find(" and of its demand over the 28d before the plan (40) against the ") != std::string::npos;
+        }) != plan.notes.end());
+  // The held-out week's bursts reach 40 too: within the maximum, every one is launched as without
+  // one. At the old room (half the plan's own peak again) target tracking stops short, and serves less.
+  REQUIRE(*std::max_element(values.begin() + 21 * 24, values.end()) == 40);
+  Scenario week = scenario;
+  week.horizon = *options.horizon;
+  const auto served = [&](const Plan& simulated) {
+    SimulationOptions replay;
+    replay.replicas = 1;
+    auto report = simulate_plan(week, simulated, prices, replay, PlanDemand::scenario);
+    REQUIRE(report.ok());
+    return report->served_fraction.mean;
+  };
+  const auto with_max = [&](const std::function<int(const PlannedGroup&)>& max_capacity) {
+    Plan bounded = plan;
+    for (PlannedGroup& group : bounded.groups) {
+      group.max_capacity = max_capacity(group);
+      for (CapacityChange& change : group.schedule) change.max_capacity = group.max_capacity;
+    }
+    return bounded;
+  };
+  const double as_planned = served(plan);
+  CHECK(as_planned == served(with_max([](const PlannedGroup&) { return 1000; })));
+  const double old_room = served(with_max([&](const PlannedGroup& group) {
+    int group_peak = 0;
+    for (std::size_t k = 0; k < 168; ++k) {
+      int gpus = 0;
+      for (std::size_t i = 0; i < group.pools.size(); ++i) gpus += group.instances[i][k] * plan.pools[group.pools[i]].gpus_per_instance;
+      group_peak = std::max(group_peak, gpus);
+    }
+    return group_peak + (group_peak + 1) / 2;
+  }));
+  CHECK(old_room < as_planned - 0.01);
 }
 
 TEST_CASE("engine::make_plan holds a floor by time of day where bursts come at one time of day", "[engine][planner]") {
