@@ -12,7 +12,8 @@ namespace fleetcast::engine {
 GroupReconciler::GroupReconciler(ReplicaContext& context, FleetState& fleet, const SpotCapacity& spot,
                                  InstanceLifecycle& lifecycle)
     : context_(context), fleet_(fleet), spot_(spot), lifecycle_(lifecycle),
-      awaiting_ready_(context.model.groups.size(), false), recheck_due_(context.model.groups.size(), kNoRecheck) {}
+      awaiting_ready_(context.model.groups.size(), false), counted_at_max_(context.model.groups.size(), -1),
+      recheck_due_(context.model.groups.size(), kNoRecheck) {}
 
 // The group's next decision that comes anyway: the next interval's start, or before it the time
 // its metric shows this interval's demand.
@@ -132,10 +133,20 @@ void GroupReconciler::planned_targets(std::size_t g) {
   const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
   const double needed = group.scaling_demand() / utilisation / (group.batch ? 1.0 : model.groups[g].fastest_units_per_gpu);
   const int most_gpus = g < plan.max_gpus.size() ? plan.max_gpus[g] : std::numeric_limits<int>::max();
-  if (needed - planned_units > 1e-9 && planned_gpus < most_gpus) {
-    add_reactive(g, needed, needed - planned_units, most_gpus - planned_gpus);
+  if (needed - planned_units > 1e-9 &&
+      (planned_gpus >= most_gpus || add_reactive(g, needed, needed - planned_units, most_gpus - planned_gpus))) {
+    count_at_max_capacity(g);
   }
   group.scaling.desired_gpus = planned_gpus;
+}
+
+void GroupReconciler::count_at_max_capacity(std::size_t g) {
+  if (counted_at_max_[g] == context_.current_interval) return;
+  counted_at_max_[g] = context_.current_interval;
+  ++context_.result.outcome.intervals_at_max_capacity;
+  context_.trace([&] {
+    return "target tracking of workload '" + context_.scenario.workloads[g].name + "' stopped at its groups' maximum capacity";
+  });
 }
 
 bool GroupReconciler::plan_uses(std::size_t g, std::size_t p) const {
@@ -148,13 +159,15 @@ bool GroupReconciler::plan_uses(std::size_t g, std::size_t p) const {
 // already holds there); what spot cannot take goes on demand too. A group without on-demand pools
 // puts it all on spot, its first pool taking what the others cannot. Each pool's instances stop
 // where they fill the GPU room.
-void GroupReconciler::add_reactive(std::size_t g, double needed, double shortfall, int gpu_room) {
+bool GroupReconciler::add_reactive(std::size_t g, double needed, double shortfall, int gpu_room) {
   const GroupModel& group_model = context_.model.groups[g];
   const PlannedCapacity& plan = *context_.model.planned;
   std::vector<int>& target = target_scratch_;
-  const auto launch = [&](std::size_t p, int count) {
+  bool held_back = false;
+  const auto launch = [&](std::size_t p, int wanted) {
     const int gpus = context_.gpus_of(p);
-    count = std::min(count, gpu_room / gpus + (gpu_room % gpus != 0 ? 1 : 0));  // gpu_room may be INT_MAX
+    const int count = std::min(wanted, gpu_room / gpus + (gpu_room % gpus != 0 ? 1 : 0));  // gpu_room may be INT_MAX
+    held_back = held_back || count < wanted;
     target[p] += count;
     gpu_room -= count * gpus;
     return count;
@@ -173,14 +186,16 @@ void GroupReconciler::add_reactive(std::size_t g, double needed, double shortfal
     spot_units -= launch(p, count) * per_instance;
   }
   const double on_demand_units = on_demand_part + std::max(0.0, spot_units);
-  if (on_demand_units <= 1e-9 || gpu_room <= 0) return;
+  if (on_demand_units <= 1e-9) return held_back;
+  if (gpu_room <= 0) return true;
   if (group_model.on_demand_pools.empty()) {
     const std::size_t p = group_model.spot_pools.front();
     launch(p, static_cast<int>(std::ceil(on_demand_units / instance_units(g, p) - 1e-9)));
-    return;
+    return held_back;
   }
   const auto [pool, count] = cheapest_on_demand(g, on_demand_units);
   launch(pool, count);
+  return held_back;
 }
 
 double GroupReconciler::instance_units(std::size_t g, std::size_t p) const {

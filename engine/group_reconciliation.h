@@ -66,8 +66,11 @@ class GroupReconciler {
   void follow_plan(std::size_t group, const std::vector<int>& target_instances);
   /// Adds to the targets the reactive part: `shortfall` units above the plan, `needed` in all,
   /// launching at most `gpu_room` GPUs (the group's maximum above the plan) and past it by less than
-  /// one instance, as AWS fills a desired capacity in whole weighted instances.
-  void add_reactive(std::size_t group, double needed, double shortfall, int gpu_room);
+  /// one instance, as AWS fills a desired capacity in whole weighted instances. Returns whether the
+  /// room held any of it back.
+  bool add_reactive(std::size_t group, double needed, double shortfall, int gpu_room);
+  /// Counts the current interval once in ReplicaOutcome::intervals_at_max_capacity.
+  void count_at_max_capacity(std::size_t group);
   /// Whether the group's plan uses pool p (every pool when the plan does not say).
   [[nodiscard]] bool plan_uses(std::size_t group, std::size_t pool) const;
   /// The on-demand pool and instance count that cover `units` at the least cost per hour, among
@@ -90,6 +93,7 @@ class GroupReconciler {
   std::vector<int> interval_scratch_;   // planned_targets()'s one interval's plan per pool, likewise
   PlanCounts counts_;                   // follow_plan()'s, likewise
   std::vector<bool> awaiting_ready_;    // per group: see awaits_ready()
+  std::vector<std::int64_t> counted_at_max_;  // per group: the last interval counted at its maximum (-1: none)
   /// Per group: when its pending ScalingRecheck fires (kNoRecheck: none pending). One at a time,
   /// the earliest: a decision then schedules the next.
   static constexpr Seconds kNoRecheck{std::numeric_limits<std::int64_t>::max()};

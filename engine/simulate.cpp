@@ -86,6 +86,7 @@ std::string simulation_report_json(const SimulationReport& report) {
         {"mean_job_wait_hours", first.mean_job_wait_seconds / 3600.0}}},
       {"interruptions", first.interruptions},
       {"launch_failures", first.launch_failures},
+      {"intervals_at_max_capacity", first.intervals_at_max_capacity},
       {"instances_launched", first.instances_launched},
       {"lost_gpu_hours", first.lost_gpu_hours},
       {"utilisation", first.utilisation},

@@ -182,8 +182,9 @@ Result<StrategyOutcome> simulate_strategy(const Scenario& test, const Plan& plan
   options.replicas = 1;
   auto report = simulate_plan(test, plan, prices, options, PlanDemand::scenario);
   if (!report.ok()) return report.status().with_context("backtest strategy " + name);
-  return StrategyOutcome{std::move(name), std::move(description), report->replicas.front().cost.total.usd(),
-                         report->replicas.front().served_fraction, hourly_usd(report->replicas.front())};
+  const ReplicaOutcome& replica = report->replicas.front();
+  return StrategyOutcome{std::move(name), std::move(description), replica.cost.total.usd(), replica.served_fraction,
+                         hourly_usd(replica), replica.intervals_at_max_capacity};
 }
 
 // The lowest utilisation target of the scenario's services (1 without services): the one value
@@ -600,6 +601,7 @@ std::string backtest_json(const BacktestResult& result) {
   for (const StrategyOutcome& strategy : result.strategies) {
     strategies[strategy.name] = {{"cost_usd", strategy.cost_usd},
                                  {"served_fraction", strategy.served_fraction},
+                                 {"intervals_at_max_capacity", strategy.intervals_at_max_capacity},
                                  {"description", strategy.description}};
   }
   nlohmann::ordered_json forecasters = nlohmann::ordered_json::object();

@@ -354,6 +354,8 @@ struct StrategyOutcome {
   /// Cost of hour k of the held-out period, k = 0 .. hours-1, summing to cost_usd (the optimum's
   /// reservations spread evenly over the hours, as they are paid); for the report's cumulative cost.
   std::vector<double> cost_by_hour_usd;
+  /// ReplicaOutcome::intervals_at_max_capacity of the simulation (0 for the optimum).
+  std::int64_t intervals_at_max_capacity = 0;
 };
 
 /// How the exact hindsight optimum was solved (see BacktestResult::optimum).

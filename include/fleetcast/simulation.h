@@ -59,6 +59,9 @@ struct ReplicaOutcome {
   std::int64_t instances_launched = 0;
   std::int64_t launch_failures = 0;  // spot requests refused for lack of capacity
   std::int64_t interruptions = 0;    // spot instances reclaimed
+  /// Intervals, counted per workload, in which target tracking above a plan wanted more than the
+  /// plan's groups' maximum capacity and stopped there (0 for a scenario's own policy).
+  std::int64_t intervals_at_max_capacity = 0;
   /// GPU-hours lost to interruptions: batch work done since the last checkpoint, and service
   /// capacity missing from an interruption until its replacement is ready.
   double lost_gpu_hours = 0;

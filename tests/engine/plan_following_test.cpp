@@ -283,18 +283,29 @@ TEST_CASE("engine: the reactive part stops at the groups' maximum capacity, past
   for (const Seconds latency : latencies) unserved += static_cast<double>((Seconds{90} + latency).count());
   CHECK(capped.intervals[2].served[0] == Approx(5 - unserved / kSecondsPerHour).epsilon(1e-12));
   CHECK(capped.intervals[3].served[0] == Approx(4));
+  // Counted once in each interval it held target tracking back: from 02:01:30 in interval 2, and 3.
+  CHECK(capped.outcome.intervals_at_max_capacity == 2);
+  CHECK(launch_latencies(capped, "2026-12-07T02:01:30Z").size() == 2);
+  model.planned->max_gpus = {5};  // room for all three
+  CHECK(run(model).outcome.intervals_at_max_capacity == 0);
   // Whole instances: one four-GPU instance planned, demand 9 GPUs, at most 6: the 2 GPUs of room
   // launch one more four-GPU instance (8 GPUs, 2 past the maximum, as AWS fills a weighted
   // capacity), not the two that 9 needs.
   const Scenario fours = four_hours(prices, R"(["four.gpu"])", R"(["on_demand"])");
   model = planned_model(fours, prices, std::vector<std::map<std::string, int>>(4, {{four, 1}}), {4, 4, 9, 9}, Seconds{0});
   model.planned->max_gpus = {6};
-  CHECK(run(model).intervals[3].running_gpus[pool_index(model, four)] == Approx(8));
+  const engine::ReplicaRun past_max = run(model);
+  CHECK(past_max.intervals[3].running_gpus[pool_index(model, four)] == Approx(8));
+  CHECK(past_max.outcome.intervals_at_max_capacity == 2);
   // At the maximum already: nothing above the plan.
   model.planned->max_gpus = {4};
-  CHECK(run(model).intervals[3].running_gpus[pool_index(model, four)] == Approx(4));
+  const engine::ReplicaRun at_max = run(model);
+  CHECK(at_max.intervals[3].running_gpus[pool_index(model, four)] == Approx(4));
+  CHECK(at_max.outcome.intervals_at_max_capacity == 2);
   model.planned->max_gpus = {};  // no maximum: 12 GPUs hold the 9
-  CHECK(run(model).intervals[3].running_gpus[pool_index(model, four)] == Approx(12));
+  const engine::ReplicaRun unbounded = run(model);
+  CHECK(unbounded.intervals[3].running_gpus[pool_index(model, four)] == Approx(12));
+  CHECK(unbounded.outcome.intervals_at_max_capacity == 0);
 }
 
 TEST_CASE("engine: the reactive part's on-demand percentage weighs a workload's groups by what they plan above base",

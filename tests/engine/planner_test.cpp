@@ -793,12 +793,12 @@ TEST_CASE("engine::make_plan's groups may grow half again above the highest rece
   REQUIRE(*std::max_element(values.begin() + 21 * 24, values.end()) == 40);
   Scenario week = scenario;
   week.horizon = *options.horizon;
-  const auto served = [&](const Plan& simulated) {
+  const auto replayed = [&](const Plan& simulated) {
     SimulationOptions replay;
     replay.replicas = 1;
     auto report = simulate_plan(week, simulated, prices, replay, PlanDemand::scenario);
     REQUIRE(report.ok());
-    return report->served_fraction.mean;
+    return report->replicas.front();
   };
   const auto with_max = [&](const std::function<int(const PlannedGroup&)>& max_capacity) {
     Plan bounded = plan;
@@ -808,9 +808,10 @@ TEST_CASE("engine::make_plan's groups may grow half again above the highest rece
     }
     return bounded;
   };
-  const double as_planned = served(plan);
-  CHECK(as_planned == served(with_max([](const PlannedGroup&) { return 1000; })));
-  const double old_room = served(with_max([&](const PlannedGroup& group) {
+  const ReplicaOutcome as_planned = replayed(plan);
+  CHECK(as_planned.intervals_at_max_capacity == 0);
+  CHECK(as_planned.served_fraction == replayed(with_max([](const PlannedGroup&) { return 1000; })).served_fraction);
+  const ReplicaOutcome old_room = replayed(with_max([&](const PlannedGroup& group) {
     int group_peak = 0;
     for (std::size_t k = 0; k < 168; ++k) {
       int gpus = 0;
@@ -819,7 +820,8 @@ TEST_CASE("engine::make_plan's groups may grow half again above the highest rece
     }
     return group_peak + (group_peak + 1) / 2;
   }));
-  CHECK(old_room < as_planned - 0.01);
+  CHECK(old_room.served_fraction < as_planned.served_fraction - 0.01);
+  CHECK(old_room.intervals_at_max_capacity > 0);
 }
 
 TEST_CASE("engine::make_plan holds a floor by time of day where bursts come at one time of day", "[engine][planner]") {

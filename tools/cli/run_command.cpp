@@ -59,7 +59,14 @@ void print_summary(std::ostream& out, const Scenario& scenario, const Simulation
   bool has_services = false;
   bool has_batch = false;
   for (const auto& workload : scenario.workloads) (workload.kind() == WorkloadKind::service ? has_services : has_batch) = true;
-  if (has_services) out << "  served        " << percent(first.served_fraction) << " of service demand\n";
+  if (has_services) {
+    out << "  served        " << percent(first.served_fraction) << " of service demand";
+    if (first.intervals_at_max_capacity > 0) {
+      out << "; target tracking stopped at the groups' maximum capacity in " << first.intervals_at_max_capacity
+          << " workload-interval" << (first.intervals_at_max_capacity == 1 ? "" : "s");
+    }
+    out << "\n";
+  }
   if (has_batch) {
     out << "  batch jobs    " << first.jobs_completed << " of " << first.jobs_total << " completed, "
         << first.deadline_misses << " missed their deadline, mean wait " << format_duration(Seconds{static_cast<std::int64_t>(first.mean_job_wait_seconds)})
