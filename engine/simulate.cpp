@@ -97,6 +97,12 @@ std::string simulation_report_json(const SimulationReport& report) {
   return json_text::dump(document, 2) + "\n";
 }
 
+std::string max_capacity_note(std::int64_t intervals_at_max_capacity) {
+  if (intervals_at_max_capacity <= 0) return {};
+  return "target tracking stopped at the groups' maximum capacity in " + std::to_string(intervals_at_max_capacity) +
+         " workload-interval" + (intervals_at_max_capacity == 1 ? "" : "s");
+}
+
 std::string simulation_intervals_csv(const SimulationReport& report) {
   std::ostringstream out;
   out << "interval_start";

@@ -644,16 +644,19 @@ void run_summary(Page& page, const SimulationReport& report) {
   page.section("summary", "Summary");
   if (report.replicas.empty()) return;
   const ReplicaOutcome& first = report.replicas.front();
-  page.facts({{"replicas", std::to_string(report.replicas.size())},
-              {"cost (replica 0)", report::usd(first.cost.total.usd())},
-              {"cost across replicas (mean / p5 / p95)", report::usd(report.cost_usd.mean) + " / " + report::usd(report.cost_usd.p5) +
-                                                             " / " + report::usd(report.cost_usd.p95)},
-              {"served (replica 0)", report::percent(first.served_fraction, 3)},
-              {"utilisation", report::percent(first.utilisation, 1)},
-              {"spot interruptions", std::to_string(first.interruptions)},
-              {"batch jobs", std::to_string(first.jobs_completed) + " of " + std::to_string(first.jobs_total) + " completed, " +
-                                 std::to_string(first.deadline_misses) + " missed their deadline"},
-              {"seed", std::to_string(report.seed)}});
+  std::vector<std::pair<std::string, std::string>> facts{
+      {"replicas", std::to_string(report.replicas.size())},
+      {"cost (replica 0)", report::usd(first.cost.total.usd())},
+      {"cost across replicas (mean / p5 / p95)",
+       report::usd(report.cost_usd.mean) + " / " + report::usd(report.cost_usd.p5) + " / " + report::usd(report.cost_usd.p95)},
+      {"served (replica 0)", report::percent(first.served_fraction, 3)}};
+  if (first.intervals_at_max_capacity > 0) facts.push_back({"at the groups' maximum (replica 0)", max_capacity_note(first.intervals_at_max_capacity)});
+  facts.push_back({"utilisation", report::percent(first.utilisation, 1)});
+  facts.push_back({"spot interruptions", std::to_string(first.interruptions)});
+  facts.push_back({"batch jobs", std::to_string(first.jobs_completed) + " of " + std::to_string(first.jobs_total) +
+                                     " completed, " + std::to_string(first.deadline_misses) + " missed their deadline"});
+  facts.push_back({"seed", std::to_string(report.seed)});
+  page.facts(facts);
 }
 
 /// Per workload: demand and served (replica 0), with the plan's band when there is one.
@@ -787,7 +790,9 @@ std::string backtest_report_html(const BacktestResult& result, const Scenario* s
   Json costs = Json::array();
   Json served = Json::array();
   for (const StrategyOutcome& strategy : result.strategies) {
-    rows.push_back({strategy.name, report::usd(strategy.cost_usd), report::percent(strategy.served_fraction, 3), strategy.description});
+    const std::string at_max = max_capacity_note(strategy.intervals_at_max_capacity);
+    rows.push_back({strategy.name, report::usd(strategy.cost_usd), report::percent(strategy.served_fraction, 3),
+                    strategy.description + (at_max.empty() ? "" : "; " + at_max)});
     costs.push_back({{"label", strategy.name}, {"v", strategy.cost_usd}});
     served.push_back({{"label", strategy.name}, {"v", strategy.served_fraction}});
   }

@@ -126,6 +126,10 @@ Result<SimulationReport> simulate(const Scenario& scenario, const PriceSource& p
 /// slo.served_fraction, interruptions, lost_gpu_hours, utilisation, seed, replicas, ...).
 std::string simulation_report_json(const SimulationReport& report);
 
+/// "target tracking stopped at the groups' maximum capacity in N workload-intervals" for
+/// ReplicaOutcome::intervals_at_max_capacity = N > 0; empty for 0.
+std::string max_capacity_note(std::int64_t intervals_at_max_capacity);
+
 /// Replica 0's intervals as CSV: interval_start, then demand/served per workload and running GPUs
 /// per pool.
 std::string simulation_intervals_csv(const SimulationReport& report);

@@ -147,3 +147,22 @@ TEST_CASE("plan_report_html lists the Savings Plans to buy and costs what they c
   CHECK(html.find("more than the plan's planned cost") == std::string::npos);
   CHECK(html.find("savings_plan") != std::string::npos);
 }
+
+TEST_CASE("max_capacity_note counts workload-intervals, and says nothing of none", "[report]") {
+  CHECK(fleetcast::max_capacity_note(0).empty());
+  CHECK(fleetcast::max_capacity_note(1) == "target tracking stopped at the groups' maximum capacity in 1 workload-interval");
+  CHECK(fleetcast::max_capacity_note(2) == "target tracking stopped at the groups' maximum capacity in 2 workload-intervals");
+}
+
+TEST_CASE("simulation_report_html states where target tracking stopped at the groups' maximum, and only there", "[report]") {
+  fleetcast::SimulationReport report;
+  report.scenario = "capped";
+  report.replicas.emplace_back();
+  report.replicas.front().intervals_at_max_capacity = 3;
+  const std::string capped = fleetcast::simulation_report_html(report);
+  CHECK(count(capped, "at the groups&#39; maximum (replica 0)") == 1);  // escaped text
+  CHECK(count(capped, "target tracking stopped at the groups&#39; maximum capacity in 3 workload-intervals") == 1);
+  report.replicas.front().intervals_at_max_capacity = 0;
+  const std::string uncapped = fleetcast::simulation_report_html(report);
+  CHECK(count(uncapped, "workload-intervals") == 0);
+}

@@ -366,12 +366,8 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
   for (const StrategyOutcome& strategy : result->strategies) {
     std::snprintf(line, sizeof line, "  %-22s $%12.2f  served %7.3f%%  %s", strategy.name.c_str(), strategy.cost_usd,
                   strategy.served_fraction * 100, strategy.description.c_str());
-    std::cout << line;
-    if (strategy.intervals_at_max_capacity > 0) {
-      std::cout << "; target tracking stopped at the groups' maximum capacity in " << strategy.intervals_at_max_capacity
-                << " workload-interval" << (strategy.intervals_at_max_capacity == 1 ? "" : "s");
-    }
-    std::cout << "\n";
+    const std::string at_max = max_capacity_note(strategy.intervals_at_max_capacity);
+    std::cout << line << (at_max.empty() ? "" : "; " + at_max) << "\n";
   }
   const HindsightOptimumSolve& optimum = result->optimum;
   std::snprintf(line, sizeof line, "  hindsight optimum $%.2f (LP bound $%.2f; %s), solved in %.2f s: %d variables, %d constraints\n",

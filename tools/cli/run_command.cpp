@@ -60,12 +60,9 @@ void print_summary(std::ostream& out, const Scenario& scenario, const Simulation
   bool has_batch = false;
   for (const auto& workload : scenario.workloads) (workload.kind() == WorkloadKind::service ? has_services : has_batch) = true;
   if (has_services) {
-    out << "  served        " << percent(first.served_fraction) << " of service demand";
-    if (first.intervals_at_max_capacity > 0) {
-      out << "; target tracking stopped at the groups' maximum capacity in " << first.intervals_at_max_capacity
-          << " workload-interval" << (first.intervals_at_max_capacity == 1 ? "" : "s");
-    }
-    out << "\n";
+    const std::string at_max = max_capacity_note(first.intervals_at_max_capacity);
+    out << "  served        " << percent(first.served_fraction) << " of service demand" << (at_max.empty() ? "" : "; " + at_max)
+        << "\n";
   }
   if (has_batch) {
     out << "  batch jobs    " << first.jobs_completed << " of " << first.jobs_total << " completed, "
