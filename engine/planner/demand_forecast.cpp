@@ -385,12 +385,17 @@ const DemandTrace* service_trace(const Workload& workload) {
   return service != nullptr ? std::get_if<DemandTrace>(&service->demand.source) : nullptr;
 }
 
-double max_capacity_scale(const WorkloadDemand& workload) {
-  const double planned = workload.summary.peak_planned;
-  double highest = workload.recent_peak;
+double forecast_highest(const WorkloadDemand& workload) {
+  double highest = 0;
   for (const std::vector<double>& band : workload.bands.values) {
     for (const double value : band) highest = std::max(highest, value);
   }
+  return highest;
+}
+
+double max_capacity_scale(const WorkloadDemand& workload) {
+  const double planned = workload.summary.peak_planned;
+  const double highest = std::max(forecast_highest(workload), workload.recent_peak);
   return planned > 0 ? std::max(1.0, highest / planned) : 1.0;
 }
 

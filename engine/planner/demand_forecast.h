@@ -29,9 +29,12 @@ struct WorkloadDemand {
 /// and a surge of last season does not.
 inline constexpr Seconds kRecentPeakHistory{4 * 7 * 86'400};
 
+/// The highest value of the workload's forecast, over every band and interval (its top band's peak).
+double forecast_highest(const WorkloadDemand& workload);
+
 /// How far above the plan's peak the workload's groups must be able to grow (describe_capacity's
-/// peak_scale, >= 1): the highest of its forecast's top band and its recent_peak, over the peak
-/// planned. Target tracking launches what the plan lacks only up to the groups' maximum.
+/// peak_scale, >= 1): the highest of forecast_highest and its recent_peak, over the peak planned.
+/// Target tracking launches what the plan lacks only up to the groups' maximum.
 double max_capacity_scale(const WorkloadDemand& workload);
 
 /// Workload's planned floor in interval `k` (0 where it holds none).

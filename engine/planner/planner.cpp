@@ -1005,21 +1005,19 @@ void describe_coverage(Plan& plan, const FleetModel& model, const std::vector<Sa
   }
 }
 
-// Where a workload's groups may grow past half again their plan's peak (max_capacity_scale), says
-// how far and why: the exported maximum (AWS's MaxSize) is what target tracking stops at.
-void describe_max_capacity(Plan& plan, const Scenario& planning, const std::vector<WorkloadDemand>& demand) {
-  for (std::size_t w = 0; w < demand.size() && w < planning.workloads.size(); ++w) {
-    if (max_capacity_scale(demand[w]) <= 1) continue;
+// Where a workload's groups may grow past half again their plan's peak (its `peak_scale`, from
+// max_capacity_scale, above 1), says how far and why: the exported maximum (AWS's MaxSize) is
+// what target tracking stops at.
+void describe_max_capacity(Plan& plan, const Scenario& planning, const std::vector<WorkloadDemand>& demand,
+                           std::span<const double> peak_scale) {
+  for (std::size_t w = 0; w < demand.size() && w < planning.workloads.size() && w < peak_scale.size(); ++w) {
+    if (peak_scale[w] <= 1) continue;
     const Workload& workload = planning.workloads[w];
     int most = 0;
     for (const PlannedGroup& group : plan.groups) most += group.workload == workload.name ? group.max_capacity : 0;
-    double top_band = 0;
-    for (const std::vector<double>& band : demand[w].bands.values) {
-      for (const double value : band) top_band = std::max(top_band, value);
-    }
     plan.notes.push_back("workload '" + workload.name + "': its groups may grow to " + std::to_string(most) +
                          " GPUs in all (their maximum capacity), half again above the plan's peak scaled to the highest " +
-                         "of its forecast (" + text::format_general(top_band) + " " + demand_unit_name(workload) +
+                         "of its forecast (" + text::format_general(forecast_highest(demand[w])) + " " + demand_unit_name(workload) +
                          ") and of its demand over the " + format_duration(kRecentPeakHistory) + " before the plan (" +
                          text::format_general(demand[w].recent_peak) + ") against the " +
                          text::format_general(demand[w].summary.peak_planned) +
@@ -1060,7 +1058,7 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   std::vector<double> peak_scale;
   for (const WorkloadDemand& workload : demand) peak_scale.push_back(max_capacity_scale(workload));
   describe_capacity(plan, planning, model, planned->instances, reserved, peak_scale);
-  describe_max_capacity(plan, planning, demand);
+  describe_max_capacity(plan, planning, demand, peak_scale);
   describe_coverage(plan, model, planned->savings_plans.priced);
   plan.expected.planned_cost = Money::from_usd(planned->cost_usd);
   for (const engine::ReservationModel& reservation : model.reservations) {
