@@ -7,10 +7,11 @@ Status cuda_device_status() {
   return {};
 }
 
-Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing, int tiles_per_block) {
+Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing, int tiles_per_block,
+                         int tile_series) {
   if (params.series_count == 0) return {};
   if (Status device = cuda_device_status(); !device.ok()) return device;
-  if (std::string error = detail::run_lstm_forward(params, tiles_per_block, timing); !error.empty()) {
+  if (std::string error = detail::run_lstm_forward(params, tiles_per_block, tile_series, timing); !error.empty()) {
     return internal_error("CUDA LSTM forward: " + error);
   }
   return {};

@@ -19,9 +19,11 @@ Status cuda_device_status();
 /// Runs the batched forward pass of models/lstm_layout.h on the device: context and horizon rolled
 /// out in one persistent-style kernel launch. Same contract and output as the CPU oracle
 /// models::lstm_forward_cpu, within float32 rounding. Errors are `unavailable` (no device) or
-/// `internal` (a CUDA error, named, or a forced layout that does not fit). `tiles_per_block` 0 lets
-/// the launch choose how many tiles of kTile series a block rolls out side by side (the most in
-/// flight on the device); a positive count forces it, for tests and benchmarks.
-Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing = nullptr, int tiles_per_block = 0);
+/// `internal` (a CUDA error, named, or a forced layout that does not fit). `tiles_per_block` and
+/// `tile_series` 0 let the launch choose how many tiles a block rolls out side by side and how many
+/// series a tile holds (kWideTile or kNarrowTile), by the least estimated time on the device; a
+/// positive value forces it, for tests and benchmarks.
+Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing = nullptr, int tiles_per_block = 0,
+                         int tile_series = 0);
 
 }  // namespace fleetcast::gpu

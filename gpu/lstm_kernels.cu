@@ -1,4 +1,4 @@
-// The LSTM forecaster's CUDA kernel: the block body of gpu/lstm_block.h on the device, and its
+// The LSTM forecaster's CUDA kernels: the block bodies of gpu/lstm_block.h on the device, and their
 // launch (copies, shared memory sizing, occupancy, timing).
 #include <cuda_runtime.h>
 
@@ -29,11 +29,26 @@ struct DeviceBlock {
   }
 };
 
-// 1024 threads per block at most (hidden 256, or several tiles per block): the bound makes the
-// compiler keep to the 64 registers per thread such a block may have.
-__global__ void __launch_bounds__(kMaxBlockThreads) lstm_rollout_kernel(LstmForwardParams params, BlockLayout layout) {
+// kFeatureThreads per block, a grid-stride loop over (step, series).
+constexpr int kFeatureThreads = 256;
+__global__ void __launch_bounds__(kFeatureThreads) lstm_features_kernel(LstmForwardParams params, float* features) {
   DeviceBlock block;
-  lstm_rollout_block(params, layout, block);
+  lstm_features_block(params, features, block);
+}
+
+// kMaxBlockThreads per block at most: the bound lets the compiler give each thread the 128 registers
+// its 4 * Tile accumulators need.
+template <int Tile>
+__global__ void __launch_bounds__(kMaxBlockThreads) lstm_rollout_kernel(LstmForwardParams params, const float* features,
+                                                                        BlockLayout layout) {
+  DeviceBlock block;
+  lstm_rollout_block<Tile>(params, features, layout, block);
+}
+
+using RolloutKernel = void (*)(LstmForwardParams, const float*, BlockLayout);
+
+RolloutKernel rollout_kernel(int tile_series) {
+  return tile_series == kNarrowTile ? lstm_rollout_kernel<kNarrowTile> : lstm_rollout_kernel<kWideTile>;
 }
 
 // Owns one device allocation.
@@ -79,55 +94,87 @@ std::string failure(const char* call, cudaError_t error) {
     if (fleetcast_error != cudaSuccess) return failure(#call, fleetcast_error); \
   } while (false)
 
-// A launch of lstm_rollout_kernel: its block layout, grid and shared memory per block.
+// A launch of lstm_rollout_kernel: its block layout, grid and shared memory per block; and the grid
+// of lstm_features_kernel.
 struct Launch {
   BlockLayout layout;
   int blocks = 0;
   std::size_t shared_bytes = 0;
+  int feature_blocks = 0;
 };
 
-// The launch for `series` series: weights in shared memory when they fit beside one tile's states;
-// then `requested_tiles` tiles per block, or where that is 0 the count that keeps the most of the
-// problem's tiles in flight on the device (resident blocks per multiprocessor x tiles per block x
-// multiprocessors, capped by the problem's tiles), fewer tiles per block on a tie since a block's
-// tiles move in lock step. "" or why no launch fits.
-std::string plan_launch(const LstmShape& shape, int series, int requested_tiles, Launch* launch) {
+// Relative time of rolling out `tiles` tiles with a layout of `per_block` tiles per block and
+// `resident` blocks per multiprocessor: the persistent grid takes them in waves of its capacity.
+// A wave costs a thread's work per step (its tile's series) times 1 + its multiprocessor's warps /
+// kHidingWarps: a few warps are limited by their own chains of loads and arithmetic, many by the
+// schedulers they share. Columns read from global memory cost about twice those in shared memory
+// (H200, 2026-11-30: hidden 128 with its weights off chip took 2.6-3.6x hidden 64's time on chip
+// for 1.9x the arithmetic), hence the factor 1 + the share of the weights off chip.
+double relative_time(long long tiles, const BlockLayout& layout, double share_off_chip, int resident,
+                     int multiprocessors, int warps_per_tile) {
+  constexpr double kHidingWarps = 8;  // two per scheduler
+  const long long capacity = 1LL * resident * layout.tiles * multiprocessors;
+  double time = 0;
+  for (long long remaining = tiles; remaining > 0; remaining -= capacity) {
+    const long long blocks = (std::min(remaining, capacity) + layout.tiles - 1) / layout.tiles;
+    const long long warps = (blocks + multiprocessors - 1) / multiprocessors * layout.tiles * warps_per_tile;
+    time += layout.tile_series * (1.0 + static_cast<double>(warps) / kHidingWarps);
+  }
+  return time * (1.0 + share_off_chip);
+}
+
+// The launch for `series` series over `steps` steps: of each tile size (`requested_series` alone
+// where positive), each count of tiles per block whose states fit (`requested_tiles` alone where
+// positive), with the weights as far as they fit in shared memory or none there (more blocks may
+// then be resident), the layout of least relative_time; on a tie the first found, the wider tile
+// and fewer tiles per block. "" or why no launch fits.
+std::string plan_launch(const LstmShape& shape, int series, int steps, int requested_tiles, int requested_series,
+                        Launch* launch) {
   int device = 0;
   int shared_limit = 0;
   int multiprocessors = 0;
   FLEETCAST_CUDA_TRY(cudaGetDevice(&device));
   FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  FLEETCAST_CUDA_TRY(cudaFuncSetAttribute(lstm_rollout_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_limit));
-  const auto fits = [&](const BlockLayout& layout) {
-    return block_threads(shape, layout) <= kMaxBlockThreads && shared_bytes(shape, layout) <= static_cast<std::size_t>(shared_limit);
-  };
-  const bool on_chip = fits({true, 1});
-  if (!fits({on_chip, 1})) {
-    return "the states of one tile need " + std::to_string(shared_bytes(shape, {false, 1})) +
-           " bytes of shared memory, the device has " + std::to_string(shared_limit);
-  }
-  const int tiles = (series + kTile - 1) / kTile;
-  long long best_in_flight = -1;
-  for (int per_block = 1; fits({on_chip, per_block}); ++per_block) {
-    if (requested_tiles > 0 && per_block != requested_tiles) continue;
-    const BlockLayout layout{on_chip, per_block};
-    int resident = 0;
-    FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, lstm_rollout_kernel,
-                                                                     block_threads(shape, layout),
-                                                                     shared_bytes(shape, layout)));
-    if (resident == 0) continue;  // more registers than the multiprocessor has for this many threads
-    const long long in_flight = std::min<long long>(tiles, 1LL * resident * per_block * multiprocessors);
-    if (in_flight > best_in_flight) {
-      best_in_flight = in_flight;
-      const int groups = (tiles + per_block - 1) / per_block;
-      *launch = {layout, std::max(1, std::min(groups, resident * multiprocessors)), shared_bytes(shape, layout)};
+  const std::size_t parameters = shape.parameter_count();
+  const std::size_t limit_floats = static_cast<std::size_t>(shared_limit) / sizeof(float);
+  double best_time = -1;
+  for (const int tile_series : {kWideTile, kNarrowTile}) {
+    if (requested_series > 0 && tile_series != requested_series) continue;
+    const RolloutKernel kernel = rollout_kernel(tile_series);
+    FLEETCAST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_limit));
+    const long long tiles = (series + tile_series - 1) / tile_series;
+    for (int per_block = 1; per_block * tile_threads(shape) <= kMaxBlockThreads; ++per_block) {
+      const std::size_t states = state_floats(shape, tile_series) * static_cast<std::size_t>(per_block);
+      if (states > limit_floats) break;
+      if (requested_tiles > 0 && per_block != requested_tiles) continue;
+      const std::size_t room = (limit_floats - states) / 4 * 4;
+      for (const std::size_t on_chip : {std::min(parameters, room), std::size_t{0}}) {
+        const BlockLayout layout{on_chip, per_block, tile_series};
+        int resident = 0;
+        FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, block_threads(shape, layout),
+                                                                         shared_bytes(shape, layout)));
+        if (resident == 0) continue;  // more registers than the multiprocessor has for this many threads
+        const double share_off_chip = 1.0 - static_cast<double>(on_chip) / static_cast<double>(parameters);
+        const double time = relative_time(tiles, layout, share_off_chip, resident, multiprocessors, tile_threads(shape) / 32);
+        if (best_time < 0 || time < best_time - 1e-9) {
+          best_time = time;
+          const long long groups = (tiles + per_block - 1) / per_block;
+          *launch = {layout, static_cast<int>(std::max(1LL, std::min(groups, 1LL * resident * multiprocessors))),
+                     shared_bytes(shape, layout)};
+        }
+        if (on_chip == 0) break;  // the two choices are one
+      }
     }
   }
-  if (best_in_flight < 0) {
-    return std::to_string(std::max(1, requested_tiles)) + " tiles per block do not fit in 1024 threads, " +
-           std::to_string(shared_limit) + " bytes of shared memory and the registers of a multiprocessor";
+  if (best_time < 0) {
+    return std::to_string(std::max(1, requested_tiles)) + " tile(s) per block do not fit in " +
+           std::to_string(kMaxBlockThreads) + " threads, " + std::to_string(shared_limit) +
+           " bytes of shared memory and the registers of a multiprocessor";
   }
+  const long long feature_items = 1LL * series * steps;
+  launch->feature_blocks = static_cast<int>(std::clamp<long long>((feature_items + kFeatureThreads - 1) / kFeatureThreads, 1,
+                                                                  8LL * multiprocessors));
   return "";
 }
 
@@ -154,7 +201,7 @@ std::string probe_device() {
   return "";
 }
 
-std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_block, CudaTiming* timing) {
+std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_block, int tile_series, CudaTiming* timing) {
   const LstmShape& shape = params.shape;
   if (std::string problem = unsupported_shape(shape); !problem.empty()) return problem;
   Stream stream;
@@ -171,11 +218,12 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
   const std::size_t history_floats = series * static_cast<std::size_t>(params.season + params.context);
   const std::size_t output_floats = series * static_cast<std::size_t>(params.horizon * shape.quantiles);
   const std::vector<float> weights = kernel_layout(shape, params.parameters);
-  DeviceBuffer device_weights, device_history, device_times, device_output;
+  DeviceBuffer device_weights, device_history, device_times, device_output, device_features;
   FLEETCAST_CUDA_TRY(device_weights.allocate(weights.size() * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_history.allocate(history_floats * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_times.allocate(series * sizeof(std::int64_t)));
   FLEETCAST_CUDA_TRY(device_output.allocate(output_floats * sizeof(float)));
+  FLEETCAST_CUDA_TRY(device_features.allocate(feature_floats(params) * sizeof(float)));
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_weights.as<float>(), weights.data(), weights.size() * sizeof(float),
                                      cudaMemcpyHostToDevice, stream.handle));
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_history.as<float>(), params.history, history_floats * sizeof(float),
@@ -184,7 +232,7 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
                                      series * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream.handle));
 
   Launch launch;
-  if (std::string error = plan_launch(shape, params.series_count, tiles_per_block, &launch); !error.empty()) return error;
+  if (std::string error = plan_launch(shape, params.series_count, params.context + params.horizon, tiles_per_block, tile_series, &launch); !error.empty()) return error;
 
   LstmForwardParams device_params = params;
   device_params.parameters = device_weights.as<float>();
@@ -192,8 +240,11 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
   device_params.first_forecast_seconds = device_times.as<std::int64_t>();
   device_params.output = device_output.as<float>();
   FLEETCAST_CUDA_TRY(cudaEventRecord(kernel.start, stream.handle));
-  lstm_rollout_kernel<<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes, stream.handle>>>(
-      device_params, launch.layout);
+  lstm_features_kernel<<<launch.feature_blocks, kFeatureThreads, 0, stream.handle>>>(device_params,
+                                                                                     device_features.as<float>());
+  FLEETCAST_CUDA_TRY(cudaGetLastError());
+  rollout_kernel(launch.layout.tile_series)<<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes, stream.handle>>>(
+      device_params, device_features.as<float>(), launch.layout);
   FLEETCAST_CUDA_TRY(cudaGetLastError());
   FLEETCAST_CUDA_TRY(cudaEventRecord(kernel.stop, stream.handle));
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(params.output, device_output.as<float>(), output_floats * sizeof(float),
@@ -204,7 +255,9 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
     float kernel_ms = 0, total_ms = 0;
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&kernel_ms, kernel.start, kernel.stop));
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&total_ms, total.start, total.stop));
-    *timing = {kernel_ms, total_ms, launch.layout.weights_on_chip, launch.layout.tiles};
+    const double share_on_chip =
+        static_cast<double>(launch.layout.weights_on_chip) / static_cast<double>(shape.parameter_count());
+    *timing = {kernel_ms, total_ms, share_on_chip, launch.layout.tiles, launch.layout.tile_series};
   }
   return "";
 }

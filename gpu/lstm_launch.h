@@ -15,8 +15,9 @@ namespace fleetcast::gpu {
 struct CudaTiming {
   double kernel_milliseconds = 0;  // the rollout kernel alone (CUDA events)
   double total_milliseconds = 0;   // allocation, copies in and out, and the kernel
-  bool weights_on_chip = false;    // whether the weights fitted in shared memory
-  int tiles_per_block = 1;         // tiles of kTile series a block rolled out side by side
+  double weights_on_chip = 0;      // the share of the parameters a block kept in shared memory
+  int tiles_per_block = 1;         // tiles a block rolled out side by side
+  int tile_series = 0;             // series per tile (kWideTile or kNarrowTile)
 };
 
 namespace detail {
@@ -24,9 +25,10 @@ namespace detail {
 /// "" when a device of compute capability 8.0 or newer answers; else why not.
 std::string probe_device();
 
-/// Runs the forward pass with `tiles_per_block` as lstm_forward_cuda; "" on success, else the CUDA
-/// error with the call that failed, or why the launch does not fit.
-std::string run_lstm_forward(const models::LstmForwardParams& params, int tiles_per_block, CudaTiming* timing);
+/// Runs the forward pass with `tiles_per_block` and `tile_series` as lstm_forward_cuda; "" on
+/// success, else the CUDA error with the call that failed, or why the launch does not fit.
+std::string run_lstm_forward(const models::LstmForwardParams& params, int tiles_per_block, int tile_series,
+                             CudaTiming* timing);
 
 }  // namespace detail
 }  // namespace fleetcast::gpu

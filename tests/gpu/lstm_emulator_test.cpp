@@ -1,7 +1,8 @@
 // The CUDA kernel's own block body (gpu/lstm_block.h) run by the host grid emulator against the
 // CPU oracle, on every shape the device test checks and more: 1 and 2 layers, hidden 8 to 256
-// (1024-thread blocks), series counts that leave partial tiles and give a block several tiles or
-// groups of tiles, one and two tiles per block, weights in shared memory and in global memory.
+// (512-thread blocks with two tiles), series counts that leave partial tiles and give a block several
+// tiles or groups of tiles, one and two tiles per block of 16 and of 8 series, and the weights in
+// shared memory, in global memory or split between them.
 // Built twice: as is, and with ThreadSanitizer (FLEETCAST_EMULATOR_QUICK: fewer, smaller cases),
 // where a missing or misplaced barrier in the kernel is a reported data race.
 #include <cstdio>
@@ -26,19 +27,30 @@ int main() {
   std::uint64_t seed = 1;
   for (const LstmShape& shape : shapes) {
     for (const int series : series_counts) {
-      for (const bool on_chip : {true, false}) {
-        // One and two tiles per block (two where they fit in 1024 threads), on two blocks: with 40
-        // series (3 tiles) block 0 rolls out tiles 0 and 2 one at a time, or tiles 0-1 side by
-        // side; with 70 (5 tiles, run with two per block only) block 0 rolls out tiles 0-1 then 4
-        // and a tile past the last series.
+      // The weights all in shared memory, none, the first half (split inside a layer), or all but
+      // part of the head (split inside its first row); the splits, whose reads do not depend on the
+      // tiles, with two narrow tiles per block only.
+      const std::size_t parameters = shape.parameter_count();
+      const std::size_t inside_head = (shape.head_offset() + shape.hidden / 2) / 4 * 4;
+      for (const std::size_t on_chip : {parameters, std::size_t{0}, parameters / 8 * 4, inside_head}) {
+        // One and two tiles per block, of 16 and of 8 series, on two blocks: with 40 series in
+        // tiles of 16 (3 tiles) block 0 rolls out tiles 0 and 2 one at a time, or tiles 0-1 side
+        // by side; with 70 (5 tiles, run with two per block only) block 0 rolls out tiles 0-1 then
+        // 4 and a tile past the last series.
         for (const int tiles : {1, 2}) {
-          const fleetcast::gpu::BlockLayout layout{on_chip, tiles};
-          if (fleetcast::gpu::block_threads(shape, layout) > 1024 || (tiles == 1 && series > 40)) continue;
-          const char* where = on_chip ? "emulated, weights in shared memory" : "emulated, weights in global memory";
-          std::printf("     %d tile(s) per block\n", tiles);
-          failures += fleetcast::testing::check_parity({shape, series, context, horizon, seed++}, where, [&](const auto& params) {
-            return fleetcast::gpu::emulate_lstm_forward(params, 2, layout);
-          });
+          for (const int tile_series : {fleetcast::gpu::kWideTile, fleetcast::gpu::kNarrowTile}) {
+            const fleetcast::gpu::BlockLayout layout{on_chip, tiles, tile_series};
+            const bool split = on_chip != 0 && on_chip != parameters;
+            if (fleetcast::gpu::block_threads(shape, layout) > fleetcast::gpu::kMaxBlockThreads || (tiles == 1 && series > 40) ||
+                (split && (tiles != 2 || tile_series != fleetcast::gpu::kNarrowTile))) {
+              continue;
+            }
+            std::printf("     %d tile(s) of %d series per block, %zu of %zu parameters in shared memory\n", tiles,
+                        tile_series, on_chip, parameters);
+            failures += fleetcast::testing::check_parity({shape, series, context, horizon, seed++}, "emulated", [&](const auto& params) {
+              return fleetcast::gpu::emulate_lstm_forward(params, 2, layout);
+            });
+          }
         }
       }
     }

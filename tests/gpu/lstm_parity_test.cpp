@@ -1,16 +1,22 @@
 // Parity of the CUDA LSTM rollout kernel on a device with the CPU oracle (models::lstm_forward_cpu)
-// on random weights and inputs (tests/gpu/parity_check.h), hidden 32 to 256 (1024-thread blocks),
-// with the launch's own layout and with two tiles per block.
+// on random weights and inputs (tests/gpu/parity_check.h), hidden 32 to 256 (512-thread blocks at
+// two tiles of hidden 256), with the launch's own layout and with two tiles per block of 16 and of 8
+// series.
 // Exits 77 (ctest: skipped) when no CUDA device answers.
 //
 // Usage: tests_gpu [--quick]. --quick checks every shape on 1 and 17 series (a partial tile) over
 // 8 + 4 steps: the size for compute-sanitizer (racecheck, memcheck), which runs kernels ~100x slower.
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "fleetcast/forecast.h"
+#include "gpu/lstm_block.h"
 #include "gpu/lstm_cuda.h"
 #include "tests/gpu/parity_check.h"
+
+// Opt-in shared memory per block of an A100 (compute capability 8.0), the least of the targets.
+constexpr std::size_t kLeastSharedBytes = 163 * 1024;
 
 int main(int argc, char** argv) {
   const bool quick = argc == 2 && std::strcmp(argv[1], "--quick") == 0;
@@ -31,15 +37,20 @@ int main(int argc, char** argv) {
       if (quick && series > 17) continue;
       const int context = quick ? 8 : 96;
       const int horizon = quick ? 4 : 48;
-      // The launch's own layout, and two tiles per block (hidden <= 128: 1024 threads at most).
-      for (const int tiles_per_block : {0, 2}) {
-        if (tiles_per_block == 2 && shape.hidden > 128) continue;
-        const auto forward = [tiles_per_block](const auto& params) {
+      // The launch's own layout, and two tiles per block of each tile size where their states fit
+      // in the shared memory of every device the build targets (an A100 has the least, 163 KiB).
+      for (const auto& [tiles_per_block, tile_series] : {std::pair{0, 0}, std::pair{2, fleetcast::gpu::kWideTile},
+                                                        std::pair{2, fleetcast::gpu::kNarrowTile}}) {
+        if (tiles_per_block > 0 &&
+            fleetcast::gpu::shared_bytes(shape, {0, tiles_per_block, tile_series}) > kLeastSharedBytes) {
+          continue;
+        }
+        const auto forward = [tiles_per_block, tile_series](const auto& params) {
           fleetcast::gpu::CudaTiming timing;
-          const fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, &timing, tiles_per_block);
+          const fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, &timing, tiles_per_block, tile_series);
           if (status.ok()) {
-            std::printf("     kernel %.3f ms, %d tile(s) per block, weights %s\n", timing.kernel_milliseconds,
-                        timing.tiles_per_block, timing.weights_on_chip ? "in shared memory" : "in global memory");
+            std::printf("     kernel %.3f ms, %d tile(s) of %d series per block, %.0f%% of the weights in shared memory\n",
+                        timing.kernel_milliseconds, timing.tiles_per_block, timing.tile_series, 100 * timing.weights_on_chip);
           }
           return status.ok() ? std::string() : status.message();
         };
