@@ -103,8 +103,8 @@ struct Launch {
   int feature_blocks = 0;
 };
 
-// Relative time of rolling out `tiles` tiles with a layout of `per_block` tiles per block and
-// `resident` blocks per multiprocessor: the persistent grid takes them in waves of its capacity.
+// Relative time of rolling out `tiles` tiles with `layout` and `resident` blocks per
+// multiprocessor: the persistent grid takes them in waves of its capacity.
 // A wave costs a thread's work per step (its tile's series) times 1 + its multiprocessor's warps /
 // kHidingWarps: a few warps are limited by their own chains of loads and arithmetic, many by the
 // schedulers they share. Columns read from global memory cost about twice those in shared memory
@@ -232,7 +232,11 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
                                      series * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream.handle));
 
   Launch launch;
-  if (std::string error = plan_launch(shape, params.series_count, params.context + params.horizon, tiles_per_block, tile_series, &launch); !error.empty()) return error;
+  const int steps = params.context + params.horizon;
+  if (std::string error = plan_launch(shape, params.series_count, steps, tiles_per_block, tile_series, &launch);
+      !error.empty()) {
+    return error;
+  }
 
   LstmForwardParams device_params = params;
   device_params.parameters = device_weights.as<float>();
@@ -243,7 +247,8 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
   lstm_features_kernel<<<launch.feature_blocks, kFeatureThreads, 0, stream.handle>>>(device_params,
                                                                                      device_features.as<float>());
   FLEETCAST_CUDA_TRY(cudaGetLastError());
-  rollout_kernel(launch.layout.tile_series)<<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes, stream.handle>>>(
+  const RolloutKernel rollout = rollout_kernel(launch.layout.tile_series);
+  rollout<<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes, stream.handle>>>(
       device_params, device_features.as<float>(), launch.layout);
   FLEETCAST_CUDA_TRY(cudaGetLastError());
   FLEETCAST_CUDA_TRY(cudaEventRecord(kernel.stop, stream.handle));
