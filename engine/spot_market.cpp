@@ -179,6 +179,12 @@ std::vector<Seconds> SpotMarket::capacity_changes_within(Seconds from, Seconds t
   return changes;
 }
 
+int SpotMarket::least_capacity(Seconds from, Seconds to) const {
+  int least = capacity_at(from);
+  for (Seconds tick : capacity_changes_within(from, to)) least = std::min(least, capacity_at(tick));
+  return least;
+}
+
 bool SpotMarket::launch_succeeds(Seconds t, int already_in_pool, RandomStream& launches) const {
   if (trace_ == nullptr) return !launches.bernoulli(launch_failure_probability_);
   return capacity_at(t) > already_in_pool;

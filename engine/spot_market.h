@@ -113,6 +113,9 @@ class SpotMarket {
   [[nodiscard]] int capacity_at(Seconds t) const;
   /// The ticks in [from, to) at which capacity_at changes, in order; none in the advisor model.
   [[nodiscard]] std::vector<Seconds> capacity_changes_within(Seconds from, Seconds to) const;
+  /// The spot instances the pool can hold throughout [from, to): the least capacity_at there
+  /// (kUnlimitedCapacity in the advisor model).
+  [[nodiscard]] int least_capacity(Seconds from, Seconds to) const;
 
   /// Whether a launch at `t` finds capacity, with `already_in_pool` instances of this pool running
   /// or pending. Trace: capacity_at(t) > already_in_pool, no draw. Advisor: the pool has no

@@ -30,20 +30,17 @@ std::optional<std::size_t> cheapest_pool(const Plan& plan, const PlannedGroup& g
   return best;
 }
 
-// Adds `gpus` per interval to the group's pool at `index` (whole instances) and to the plan's
-// totals. A group without per-group instance counts (an older document) keeps none;
-// simulate_plan refuses such a plan. Returns the instance-intervals added.
-std::int64_t add_instances(Plan& plan, PlannedGroup& group, std::size_t index, const std::vector<int>& gpus) {
-  const PlannedPool& pool = plan.pools[group.pools[index]];
-  const int per_instance = std::max(1, pool.gpus_per_instance);
+// Adds `instances` per interval to the group's pool at `index` and to the plan's totals. A group
+// without per-group instance counts (an older document) keeps none; simulate_plan refuses such a
+// plan. Returns the instance-intervals added.
+std::int64_t add_instances(Plan& plan, PlannedGroup& group, std::size_t index, const std::vector<int>& instances) {
   std::int64_t added = 0;
-  for (std::size_t k = 0; k < gpus.size(); ++k) {
-    const int instances = (gpus[k] + per_instance - 1) / per_instance;
-    if (!group.instances.empty()) group.instances[index][k] += instances;
+  for (std::size_t k = 0; k < instances.size(); ++k) {
+    if (!group.instances.empty()) group.instances[index][k] += instances[k];
     if (group.pools[index] < plan.instances.size() && k < plan.instances[group.pools[index]].size()) {
-      plan.instances[group.pools[index]][k] += instances;
+      plan.instances[group.pools[index]][k] += instances[k];
     }
-    added += instances;
+    added += instances[k];
   }
   return added;
 }
@@ -62,6 +59,55 @@ Money extra_cost(const Plan& plan, const PlannedGroup& group, std::size_t index,
   }
   const double hours = static_cast<double>(instance_intervals) * static_cast<double>(plan.horizon.step.count()) / 3600.0;
   return Money::from_micro_usd(static_cast<std::int64_t>(std::ceil(hours * rate * std::max(1, pool.gpus_per_instance))));
+}
+
+// Per interval, the first later interval at which `level` is higher (levels.size() where none).
+std::vector<std::size_t> next_higher(const std::vector<std::int64_t>& level) {
+  std::vector<std::size_t> next(level.size(), level.size());
+  std::vector<std::size_t> waiting;  // intervals without a higher one yet, their levels not increasing
+  for (std::size_t k = 0; k < level.size(); ++k) {
+    while (!waiting.empty() && level[waiting.back()] < level[k]) {
+      next[waiting.back()] = k;
+      waiting.pop_back();
+    }
+    waiting.push_back(k);
+  }
+  return next;
+}
+
+// Adds `extra` GPUs per interval above the plan to the group's pools of one kind (spot, or
+// on-demand and reserved) and returns what they cost at most (extra_cost). An interval's extra is
+// first what the plan adds in those pools at the kind's next higher level, in whole instances
+// within the extra: a level held ahead of a rise, or a dip the schedule fills, is that later
+// capacity early, and the plan simulated with its launch lead holds the same instances then. The
+// rest goes to the kind's cheapest pool per GPU (`cheapest`), rounded up to whole instances.
+Money carry_extra(Plan& plan, PlannedGroup& group, bool spot, std::size_t cheapest, const std::vector<int>& extra) {
+  std::vector<std::size_t> kind;
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    if ((plan.pools[group.pools[i]].option == PurchaseOption::spot) == spot) kind.push_back(i);
+  }
+  const auto gpus_of = [&](std::size_t i) { return std::max(1, plan.pools[group.pools[i]].gpus_per_instance); };
+  std::vector<std::int64_t> planned(extra.size(), 0);
+  if (!group.instances.empty()) {
+    for (const std::size_t i : kind) {
+      for (std::size_t k = 0; k < planned.size(); ++k) planned[k] += std::int64_t{group.instances[i][k]} * gpus_of(i);
+    }
+  }
+  const std::vector<std::size_t> later = next_higher(planned);
+  std::vector<std::vector<int>> added(group.pools.size(), std::vector<int>(extra.size(), 0));
+  for (std::size_t k = 0; k < extra.size(); ++k) {
+    int left = extra[k];
+    for (const std::size_t i : kind) {
+      if (left <= 0 || later[k] == extra.size()) break;
+      const int gained = std::max(0, group.instances[i][later[k]] - group.instances[i][k]);
+      added[i][k] = std::min(gained, left / gpus_of(i));
+      left -= added[i][k] * gpus_of(i);
+    }
+    if (left > 0) added[cheapest][k] += (left + gpus_of(cheapest) - 1) / gpus_of(cheapest);
+  }
+  Money cost;
+  for (const std::size_t i : kind) cost += extra_cost(plan, group, i, add_instances(plan, group, i, added[i]));
+  return cost;
 }
 
 // The lead the exported group runs with: the part of the plan's lead its rising actions fire
@@ -95,8 +141,8 @@ Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules
       (spot_pool ? on_demand : spot).assign(on_demand.size(), 0);
     }
     Money cost;
-    if (on_demand_pool) cost += extra_cost(exported, group, *on_demand_pool, add_instances(exported, group, *on_demand_pool, on_demand));
-    if (spot_pool) cost += extra_cost(exported, group, *spot_pool, add_instances(exported, group, *spot_pool, spot));
+    if (on_demand_pool) cost += carry_extra(exported, group, false, *on_demand_pool, on_demand);
+    if (spot_pool) cost += carry_extra(exported, group, true, *spot_pool, spot);
     summary[g].extra_cost = cost;
     export_launch_lead(group, exported.horizon.step);
     // Whole instances may hold more than the exported capacity: the schedule states what they

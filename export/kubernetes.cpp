@@ -40,9 +40,14 @@ constexpr int kReservedWeight = 30;
 constexpr int kOnDemandWeight = 20;
 constexpr int kSpotWeight = 10;
 
-// A part's replicas: the autoscaler ranges from the fewest the plan has (at least 1: an autoscaler
-// leaves a Deployment at 0 replicas alone) to the most plus the part's room for target tracking
-// (part_room); the Deployment starts at the first interval's, within that range.
+// A part's replicas: the autoscaler ranges from the fewest the plan has to the most plus the
+// part's room for target tracking (part_room); the Deployment starts at the first interval's,
+// within that range. A HorizontalPodAutoscaler's fewest is at least 1 (minReplicas may be 0 only
+// behind the alpha HPAScaleToZero gate, and an HPA leaves a Deployment at 0 alone); a KEDA
+// ScaledObject's may be 0 (minReplicaCount, default 0: KEDA scales to zero after cooldownPeriod
+// with no trigger active, and a cron trigger's window activates it again), so that a capacity
+// type the plan leaves empty for a while, such as spot where its availability is gone, holds no
+// replica there.
 struct ReplicaRange {
   int start = 1, min = 1, max = 1;
 };
@@ -201,10 +206,10 @@ int replicas(std::int64_t gpus, int gpus_per_pod) {
   return static_cast<int>((gpus + gpus_per_pod - 1) / gpus_per_pod);
 }
 
-ReplicaRange replica_range(std::span<const int> floor, int room) {
+ReplicaRange replica_range(std::span<const int> floor, int room, bool scales_to_zero) {
   const auto [low, high] = std::minmax_element(floor.begin(), floor.end());
   ReplicaRange range;
-  range.min = std::max(1, *low);
+  range.min = std::max(scales_to_zero ? 0 : 1, *low);
   range.max = std::max(range.min, *high + room);
   range.start = std::clamp(floor.front(), range.min, range.max);
   return range;
@@ -225,8 +230,9 @@ Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, s
                                    std::size_t max_triggers, bool recurring, Seconds launch_lead) {
   PartSchedule schedule;
   for (const std::int64_t gpus : part.gpus) schedule.floor.push_back(replicas(gpus, gpus_per_pod));
-  schedule.range = replica_range(schedule.floor, replicas(room_gpus, gpus_per_pod));
   schedule.flat = std::adjacent_find(schedule.floor.begin(), schedule.floor.end(), std::not_equal_to<>()) == schedule.floor.end();
+  // A flat part gets an HPA, a changing one a ScaledObject.
+  schedule.range = replica_range(schedule.floor, replicas(room_gpus, gpus_per_pod), !schedule.flat);
   if (schedule.flat) {
     schedule.replicas.assign(schedule.floor.size(), std::max(schedule.range.min, schedule.floor.front()));
     return schedule;
@@ -554,6 +560,8 @@ ordered_json scaled_object(const KubernetesGroup& group, const CapacityPart& par
   triggers.push_back(metric_trigger(planned.target_tracking, name));
   ordered_json result = {{"apiVersion", "keda.sh/v1alpha1"}, {"kind", "ScaledObject"}, {"metadata", metadata(name, planned, hash)}};
   result["spec"] = {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
+                    // The return to zero waits as long as the HPA's scale-in stabilization does.
+                    {"cooldownPeriod", planned.target_tracking.scale_in_cooldown.count()},
                     {"minReplicaCount", part.schedule.range.min},
                     {"maxReplicaCount", part.schedule.range.max},
                     {"advanced", {{"horizontalPodAutoscalerConfig", {{"behavior", behavior(planned.target_tracking, part.schedule.range.max)}}}}},
@@ -609,7 +617,11 @@ std::string readme(const Plan& plan, const std::vector<KubernetesGroup>& groups)
           "  Deployment returns to minReplicaCount (and what its metric asks): export a new plan before\n"
           "  then. The crons name dates, which recur a year later: replace the ScaledObjects before that.\n"
           "- Where the plan's replicas never change, a HorizontalPodAutoscaler ranges from the fewest to\n"
-          "  the most replicas the plan has (at least 1, as an autoscaler leaves a Deployment at 0 alone).\n"
+          "  the most replicas the plan has (at least 1, as an HPA leaves a Deployment at 0 alone). A\n"
+          "  ScaledObject's minReplicaCount is the fewest the plan has, 0 included: KEDA scales the\n"
+          "  Deployment to zero once no trigger is active for cooldownPeriod (the scale-in cooldown), and\n"
+          "  a cron window wakes it; at 0 the prometheus trigger has no pod to read, so that Deployment\n"
+          "  grows above the plan only from its next window (the other capacity type's still does).\n"
           "- Each Deployment starts at the plan's first interval within that range.\n"
           "- The NodePools' nvidia.com/gpu limit is the group's maximum capacity (a reserved one's, the\n"
           "  reservation); disruption budgets allow 10% of nodes at a time, and batch groups consolidate\n"

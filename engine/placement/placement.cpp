@@ -23,11 +23,6 @@ constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max() / 4
 
 std::int64_t quanta(double units) { return static_cast<std::int64_t>(std::ceil(units * kQuantaPerUnit - 1e-6)); }
 
-// Units one instance of the option's pool serves for its workload.
-double units_per_instance(const PlacementPool& pool, const PlacementOption& option) {
-  return pool.gpus_per_instance * option.units_per_gpu / pool.headroom;
-}
-
 // USD per hour per unit the option serves: the key cheapest_first() sorts by, which the flow's
 // costs and cover_residual()'s early stop rely on being the same figure.
 double price_per_unit(const PlacementPool& pool, const PlacementOption& option) {
@@ -35,6 +30,10 @@ double price_per_unit(const PlacementPool& pool, const PlacementOption& option) 
 }
 
 }  // namespace
+
+double units_per_instance(const PlacementPool& pool, const PlacementOption& option) {
+  return pool.gpus_per_instance * option.units_per_gpu / pool.headroom;
+}
 
 double instances_cost_per_hour(std::span<const PlacementPool> pools, std::span<const int> instances_per_pool) {
   double cost = 0;

@@ -69,6 +69,10 @@ PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<c
 PlacementResult place_interval(std::span<const PlacementPool> pools, std::span<const PlacementDemand> demands,
                                std::span<const std::vector<std::size_t>> order);
 
+/// The units one instance of the option's pool serves for its workload (GPUs x units per GPU
+/// over the pool's headroom).
+double units_per_instance(const PlacementPool& pool, const PlacementOption& option);
+
 /// The hourly cost of whole instances per pool: on-demand instances beyond the pool's reserved
 /// instances at its rate, spot instances at theirs. The one cost rule the planner, its tests and
 /// the placement share.

@@ -34,13 +34,6 @@ double mean_spot_price(const SpotMarket& market, Seconds from, Seconds to) {
   return weighted / static_cast<double>((to - from).count());
 }
 
-// The spot instances a pool can hold throughout [from, to): its least capacity there.
-int least_spot_capacity(const SpotMarket& market, Seconds from, Seconds to) {
-  int least = market.capacity_at(from);
-  for (Seconds tick : market.capacity_changes_within(from, to)) least = std::min(least, market.capacity_at(tick));
-  return least;
-}
-
 // The program's columns and what they stand for, to read the solution back.
 struct Formulation {
   LinearProgram program;
@@ -145,7 +138,7 @@ void add_spot_pool(Formulation& f, const Scenario& scenario, const FleetModel& m
   const Seconds step = scenario.horizon.step;
   for (std::size_t k = 0; k < f.owned[p].size(); ++k) {
     const Seconds from = step * static_cast<std::int64_t>(k);
-    const int capacity = least_spot_capacity(market, from, from + step);
+    const int capacity = market.least_capacity(from, from + step);
     const double price = mean_spot_price(market, from, from + step) * hours(step);
     std::vector<int> columns;
     for (std::size_t w : f.users[p]) {

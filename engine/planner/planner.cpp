@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 
@@ -49,6 +50,10 @@ struct PlacementSetup {
   // (its unit over GroupModel::fastest_units_per_gpu), as the options' units_per_gpu are.
   std::vector<std::vector<double>> units;
   std::vector<std::vector<int>> owned_reserved;         // [pool][interval]: reservations owned in force
+  // [pool][interval]: the spot instances the pool's availability trace holds throughout the
+  // interval; empty for a pool without a trace (on-demand, or spot modelled by the advisor).
+  std::vector<std::vector<int>> spot_capacity;
+  std::vector<std::vector<std::size_t>> users;          // [pool]: the workloads with an option on it, ascending
 };
 
 PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario, const std::vector<WorkloadDemand>& demand,
@@ -89,7 +94,37 @@ PlacementSetup placement_setup(const FleetModel& model, const Scenario& scenario
     setup.units.push_back(std::move(units));
   }
   setup.owned_reserved = owned_reservations_in_force(model, horizon);
+  setup.users.resize(model.pools.size());
+  for (std::size_t w = 0; w < setup.options.size(); ++w) {
+    for (const placement::PlacementOption& option : setup.options[w]) setup.users[option.pool].push_back(w);
+  }
+  setup.spot_capacity.resize(model.pools.size());
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    if (!model.pools[p].market || !model.pools[p].market->replays_trace()) continue;
+    for (std::size_t k = 0; k < intervals; ++k) {
+      const Seconds from = horizon.step * static_cast<std::int64_t>(k);
+      setup.spot_capacity[p].push_back(model.pools[p].market->least_capacity(from, from + horizon.step));
+    }
+  }
   return setup;
+}
+
+// The units workload w's spot option may serve in interval k (nullopt: no cap): at most `share`
+// of the capacity the workload needs (diversification), and at most its part of the instances
+// the pool's availability trace holds throughout the interval, which the pool's users share
+// evenly (the first ones in order take the remainder).
+std::optional<double> spot_option_cap(const PlacementSetup& setup, const placement::PlacementOption& option, std::size_t w,
+                                      std::size_t k, double share) {
+  std::optional<double> cap;
+  if (share < 1) cap = share * setup.units[w][k];
+  const std::vector<int>& capacity = setup.spot_capacity[option.pool];
+  if (capacity.empty() || capacity[k] == SpotMarket::kUnlimitedCapacity) return cap;
+  const std::vector<std::size_t>& users = setup.users[option.pool];
+  const auto rank = static_cast<int>(std::lower_bound(users.begin(), users.end(), w) - users.begin());
+  const int sharers = static_cast<int>(users.size());
+  const int instances = capacity[k] / sharers + (rank < capacity[k] % sharers ? 1 : 0);
+  const double units = instances * placement::units_per_instance(setup.pools[option.pool], option);
+  return std::min(cap.value_or(units), units);
 }
 
 // Places every interval with `new_reserved` instances reserved per pool on top of those owned, and
@@ -107,9 +142,8 @@ void place_each_interval(const PlacementSetup& setup, const Scenario& scenario, 
     for (std::size_t p = 0; p < pools.size(); ++p) pools[p].reserved_instances = setup.owned_reserved[p][k] + new_reserved[p];
     for (std::size_t w = 0; w < demands.size(); ++w) {
       demands[w].units = setup.units[w][k];
-      // Diversification: no spot pool serves more than its share of the workload's capacity.
       for (placement::PlacementOption& option : demands[w].options) {
-        if (pools[option.pool].spot && share < 1) option.max_units = share * setup.units[w][k];
+        if (pools[option.pool].spot) option.max_units = spot_option_cap(setup, option, w, k, share);
       }
     }
     take(k, demands, placement::place_interval(pools, demands, order));

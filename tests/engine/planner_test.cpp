@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <random>
@@ -28,6 +29,7 @@ using namespace fleetcast;
 using fleetcast::testing::demand_csv;
 using fleetcast::testing::load;
 using fleetcast::testing::test_catalog;
+using fleetcast::testing::usd;
 
 namespace {
 
@@ -399,6 +401,55 @@ TEST_CASE("engine::make_plan keeps spot within its per-pool share and says which
                                 [&](std::size_t p) { return plan.pools[p].instance_type == "four.gpu"; });
   CHECK(group.launch_lead == Seconds{four ? 360 : 240});
   CHECK(group.launch_lead_reason.find("99th percentile") != std::string::npos);
+}
+
+TEST_CASE("engine::make_plan keeps spot within what its availability trace holds each hour, shared by the workloads",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // one.gpu spot (no hazard under a trace, so no headroom: $0.30 per GPU-hour against $1.00 on
+  // demand). The trace holds 3 then 4 instances in hour 0 (least 3), none in hour 1, 2 then 1 in
+  // hour 2 (least 1).
+  const std::string trace = std::string(FLEETCAST_TEST_OUTPUT_DIR) + "/planner-spot-trace.csv";
+  std::ofstream(trace) << "t_seconds,available\n0,3\n1800,4\n3600,0\n7200,2\n9000,1\n10800,1\n";
+  const std::string constant = demand_csv("planner-spot-trace-demand", {5, 5, 5});
+  const auto scenario_json = [&](const std::string& workloads) {
+    return R"({"version": 1, "name": "plan-test", "seed": 3,
+      "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "3h", "step": "1h"},
+      "pricing": {"provider": "test", "regions": ["r1"]},
+      "instance_types": ["one.gpu"], "purchase_options": ["on_demand", "spot"],
+      "workloads": [)" + workloads + R"(], )" + kHorizonRepeated + R"(
+      "spot": {"interruption": {"model": "trace", "trace": ")" + trace + R"("}},
+      "policy": {"kind": "predictive", "predictive": {}}})";
+  };
+  const auto service = [&](const std::string& name) {
+    return R"({"name": ")" + name + R"(", "kind": "service", "demand": )" + trace_demand(constant) +
+           R"(, "slo": {"target_utilisation": 1.0, "max_unserved_fraction": 0.01}})";
+  };
+  // Instances per hour of a group's pool of the given option.
+  const auto hourly = [](const Plan& plan, const PlannedGroup& group, PurchaseOption option) {
+    for (std::size_t i = 0; i < group.pools.size(); ++i) {
+      if (plan.pools[group.pools[i]].option == option) return group.instances[i];
+    }
+    return std::vector<int>(3, 0);
+  };
+
+  // One service of 5 GPUs: spot up to the trace's least capacity each hour, on demand the rest.
+  const Plan alone = plan_of(load(scenario_json(service("svc")), prices), prices);
+  REQUIRE(alone.groups.size() == 1);
+  CHECK(hourly(alone, alone.groups[0], PurchaseOption::spot) == std::vector<int>{3, 0, 1});
+  CHECK(hourly(alone, alone.groups[0], PurchaseOption::on_demand) == std::vector<int>{2, 5, 4});
+  // 4 spot instance-hours at $0.30 and 11 on demand at $1.00.
+  CHECK(alone.expected.planned_cost == usd("12.20"));
+
+  // Two such services share the pool's capacity evenly, the first taking the remainder: 2 and 1
+  // of hour 0's 3, 1 and 0 of hour 2's 1.
+  const Plan shared = plan_of(load(scenario_json(service("a") + ", " + service("b")), prices), prices);
+  REQUIRE(shared.groups.size() == 2);
+  CHECK(hourly(shared, shared.groups[0], PurchaseOption::spot) == std::vector<int>{2, 0, 1});
+  CHECK(hourly(shared, shared.groups[1], PurchaseOption::spot) == std::vector<int>{1, 0, 0});
+  CHECK(hourly(shared, shared.groups[0], PurchaseOption::on_demand) == std::vector<int>{3, 5, 4});
+  CHECK(hourly(shared, shared.groups[1], PurchaseOption::on_demand) == std::vector<int>{4, 5, 5});
+  CHECK(shared.expected.planned_cost == usd("27.20"));
 }
 
 TEST_CASE("engine::make_plan gives distinct group names to workloads whose names clean to one", "[engine][planner]") {

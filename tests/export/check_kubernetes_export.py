@@ -233,10 +233,15 @@ def check_workload(path, deployment, autoscaler, pools):
             if trigger["type"] == "cron" and (trigger["metadata"]["timezone"] != "Etc/UTC"
                                               or not 0 <= int(trigger["metadata"]["desiredReplicas"]) <= bounds[1]):
                 problems.append(f"{path}: cron trigger {trigger['metadata']} is not UTC or not within maxReplicaCount")
+        # KEDA's ScaledObject spec: minReplicaCount defaults to 0 (scale to zero), and the return to
+        # zero waits cooldownPeriod seconds after the last active trigger.
+        fewest = 0
     else:
+        # An HPA's minReplicas may be 0 only behind the alpha HPAScaleToZero feature gate.
         behavior, metrics, bounds = scaler["behavior"], scaler["metrics"], (scaler["minReplicas"], scaler["maxReplicas"])
-    if not 1 <= bounds[0] <= bounds[1] or len(metrics) != 1:
-        problems.append(f"{path}: the autoscaler needs 1 <= min replicas <= max replicas and one metric")
+        fewest = 1
+    if not fewest <= bounds[0] <= bounds[1] or len(metrics) != 1:
+        problems.append(f"{path}: the autoscaler needs {fewest} <= min replicas <= max replicas and one metric")
     for rule in behavior.values():
         if not 0 <= rule["stabilizationWindowSeconds"] <= 3600:
             problems.append(f"{path}: a stabilization window is outside 0-3600 s")

@@ -85,6 +85,39 @@ TEST_CASE("every example's export serves what its plan serves for at most the re
   }
 }
 
+TEST_CASE("a Kubernetes export holds a spot rise a step early in the pools the plan launches it in", "[export][simulation]") {
+  // 10-minute steps and an 11-minute launch lead: every rise is held one whole interval early.
+  // Where the trace's spot capacity drops for an interval, the plan's spot falls to zero there
+  // and rises again after: the spot Deployment holds that rise, 1 g6e.12xlarge and 1 p4d.24xlarge,
+  // through the dip, as the plan launching 11 minutes ahead does, not 3 of the cheapest per GPU.
+  const PlannedExample example = plan_example(FLEETCAST_SOURCE_DIR "/scenarios/examples/training_deadlines_on_spot.json");
+  const Plan& plan = example.plan;
+  REQUIRE(plan.horizon.step == Seconds{600});
+  REQUIRE(lead_shift(plan.groups.at(0).launch_lead, plan.horizon.step).intervals == 1);
+  auto rendered = render_export(plan, ExportFormat::kubernetes);
+  REQUIRE(rendered.ok());
+  const PlannedGroup& planned = plan.groups.at(0);
+  const PlannedGroup& exported = rendered->exported.groups.at(0);
+  std::vector<std::size_t> spot;  // the group's spot pools
+  for (std::size_t i = 0; i < planned.pools.size(); ++i) {
+    if (plan.pools[planned.pools[i]].option == PurchaseOption::spot) spot.push_back(i);
+  }
+  REQUIRE(spot.size() == 2);
+  std::size_t rises = 0;
+  for (std::size_t k = 0; k + 1 < planned.instances.at(0).size(); ++k) {
+    // A rise of the spot part where no spot pool falls: k+1's spot instances, held at k.
+    const auto grows = [&](std::size_t i) { return planned.instances[i][k + 1] >= planned.instances[i][k]; };
+    const auto rises_in = [&](std::size_t i) { return planned.instances[i][k + 1] > planned.instances[i][k]; };
+    if (!std::all_of(spot.begin(), spot.end(), grows) || !std::any_of(spot.begin(), spot.end(), rises_in)) continue;
+    ++rises;
+    for (const std::size_t i : spot) {
+      INFO("interval " << k << ", pool " << plan.pools[planned.pools[i]].name);
+      CHECK(exported.instances[i][k] >= planned.instances[i][k + 1]);
+    }
+  }
+  CHECK(rises > 10);
+}
+
 TEST_CASE("a 30-day plan of a real load series exports within the limits and serves the real load as planned",
           "[export][simulation][real-data]") {
   const std::string series = FLEETCAST_SHARED_DATA_DIR "/load/alibaba_gpu2023_gpus_allocated_1h.csv";

@@ -372,12 +372,14 @@ TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over
   // Spot (p5 + p4de spot pools) follows the same shape each of the 3 days: 0 replicas at night,
   // 2, 4, 6, 6, 8, 9, 10, 10, 10, 9, 8, 6, 6, 4, 2 from 07:00 to 21:00. Each level change is a
   // daily window over January 4-6, the two 6s and three 10s one window each: 11 cron triggers and
-  // the prometheus one; the night is minReplicaCount's (1, as an autoscaler keeps one).
+  // the prometheus one; the night is minReplicaCount's: 0, which KEDA reaches once no trigger has
+  // been active for cooldownPeriod, the group's scale-in cooldown (900 s).
   CHECK_FALSE(fs::exists(out / kEast / "03-hpa-spot.json"));
   const auto spot = read_json(out / kEast / "03-scaledobject-spot.json");
   CHECK(spot["apiVersion"] == "keda.sh/v1alpha1");
   CHECK(spot["spec"]["scaleTargetRef"]["name"] == kEast + "-spot");
-  CHECK(spot["spec"]["minReplicaCount"] == 1);
+  CHECK(spot["spec"]["minReplicaCount"] == 0);
+  CHECK(spot["spec"]["cooldownPeriod"] == 900);
   // The most the plan holds (10) and the spot share of the group's room for target tracking: its
   // maximum capacity 128 GPUs over its peak of 112 leaves 16, 20% of it (3.2, rounded up to 4) on
   // demand above the base, 12 GPUs on spot: 2 pods of 8.
