@@ -13,13 +13,13 @@
 //     A block rolls out BlockLayout::tiles tiles of Tile series side by side over one copy of the
 //     weights (in its shared memory as far as they fit, the rest read from global memory through the
 //     caches), then the next such group (persistent style: the grid is sized to the resident
-//     blocks). Thread
-//     u of a tile owns hidden unit u: per step and layer it computes the unit's four gate rows for
-//     the tile's Tile series in one pass over the weight columns (Tile * 4 accumulators, each
-//     weight reused Tile times, each input value four times), applies the activations, updates its
-//     own cells and writes h. The layer's input rows are double-buffered by step parity: a step reads
-//     one buffer and writes h_t into the other, so a layer needs one barrier per step, not three. The
-//     next step's features and the previous step's quantile head ride in the first layer's phase.
+//     blocks). Thread u of a tile owns hidden unit u: per step and layer it computes the unit's
+//     four gate rows for the tile's Tile series in one pass over the weight columns (Tile * 4
+//     accumulators, each weight reused Tile times, each input value four times), applies the
+//     activations, updates its own cells and writes h. The layer's input rows are double-buffered
+//     by step parity: a step reads one buffer and writes h_t into the other, so a layer needs one
+//     barrier per step, not three. The next step's features and the previous step's quantile head
+//     ride in the first layer's phase.
 //
 // A Block provides: int thread() (threadIdx.x), int index() (blockIdx.x), int threads()
 // (blockDim.x), int blocks() (gridDim.x), void sync() (__syncthreads()), float* shared() (the
@@ -35,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/lstm_layout.h"
@@ -56,6 +57,14 @@ namespace fleetcast::gpu {
 /// multiprocessors, with half the work per thread and step.
 inline constexpr int kWideTile = 16;
 inline constexpr int kNarrowTile = 8;
+
+/// Calls visit(std::integral_constant<int, Tile>{}) with the tile `tile_series` names (kNarrowTile,
+/// else kWideTile) and returns what it returns: the one place a run-time tile size picks a kernel.
+template <typename Visit>
+decltype(auto) with_tile(int tile_series, Visit&& visit) {
+  if (tile_series == kNarrowTile) return visit(std::integral_constant<int, kNarrowTile>{});
+  return visit(std::integral_constant<int, kWideTile>{});
+}
 
 /// Threads a rollout block may have: the kernel's launch bound, which leaves a thread the 128
 /// registers its accumulators need (a multiprocessor has 64k).
@@ -116,6 +125,12 @@ inline std::size_t feature_floats(const models::LstmForwardParams& params) {
          static_cast<std::size_t>(params.series_count);
 }
 
+/// Where step t's feature f of a series lies in the features buffer.
+FLEETCAST_HOST_DEVICE inline std::size_t feature_index(const models::LstmForwardParams& params, int t, int f, long long series) {
+  return (static_cast<std::size_t>(t) * models::kLstmInputFeatures + static_cast<std::size_t>(f)) *
+             static_cast<std::size_t>(params.series_count) + static_cast<std::size_t>(series);
+}
+
 /// The parameters in the kernel layout: each layer's W_l transposed to [K_l][4H] (so the threads of
 /// a warp, consecutive units, read consecutive gate rows of one column), b_l, then the head
 /// unchanged. Offsets are those of the contract since every block keeps its size.
@@ -150,7 +165,7 @@ FLEETCAST_BLOCK_BODY void lstm_features_block(const models::LstmForwardParams& p
     models::lstm_step_features(params.history + series * window, params.context, params.season, t,
                                params.first_forecast_seconds[series], params.step_seconds, values);
     for (int f = 0; f < models::kLstmInputFeatures; ++f) {
-      features[(static_cast<long long>(t) * models::kLstmInputFeatures + f) * series_count + series] = values[f];
+      features[feature_index(params, t, f, series)] = values[f];
     }
   }
 }
@@ -234,10 +249,8 @@ FLEETCAST_BLOCK_BODY void load_features(const models::LstmForwardParams& params,
     const int f = e % kTileValues / Tile;
     const int s = e % Tile;
     const int series = first_series + e / kTileValues * Tile + s;
-    const std::size_t at = (static_cast<std::size_t>(t) * models::kLstmInputFeatures + f) *
-                               static_cast<std::size_t>(params.series_count) + static_cast<std::size_t>(series);
     states[tile_states<Tile>(params.shape, e / kTileValues).rows[0][parity] + f * Tile + s] =
-        series < params.series_count ? features[at] : 0.0f;
+        series < params.series_count ? features[feature_index(params, t, f, series)] : 0.0f;
   }
 }
 

@@ -35,10 +35,11 @@ inline std::string emulate_lstm_forward(const models::LstmForwardParams& params,
   models::LstmForwardParams launched = params;
   launched.parameters = layout_weights.data();
   const EmulatedLaunch launch{blocks, block_threads(shape, layout), shared_bytes(shape, layout)};
-  if (layout.tile_series == kNarrowTile) {
-    return run_grid(launch, [&](EmulatedBlock& block) { lstm_rollout_block<kNarrowTile>(launched, features.data(), layout, block); });
-  }
-  return run_grid(launch, [&](EmulatedBlock& block) { lstm_rollout_block<kWideTile>(launched, features.data(), layout, block); });
+  return with_tile(layout.tile_series, [&](auto tile) {
+    return run_grid(launch, [&](EmulatedBlock& block) {
+      lstm_rollout_block<decltype(tile)::value>(launched, features.data(), layout, block);
+    });
+  });
 }
 
 }  // namespace fleetcast::gpu

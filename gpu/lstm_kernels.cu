@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads) lstm_rollout_kernel(LstmForw
 using RolloutKernel = void (*)(LstmForwardParams, const float*, BlockLayout);
 
 RolloutKernel rollout_kernel(int tile_series) {
-  return tile_series == kNarrowTile ? lstm_rollout_kernel<kNarrowTile> : lstm_rollout_kernel<kWideTile>;
+  return with_tile(tile_series, [](auto tile) -> RolloutKernel { return lstm_rollout_kernel<decltype(tile)::value>; });
 }
 
 // Owns one device allocation.
