@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -526,6 +527,16 @@ void plan_risk_section(Page& page, const Plan& plan, const Scenario* scenario) {
                                    Json::array({{{"v", outcome.served_fraction_p5}, {"label", "p5"}},
                                                 {{"v", outcome.served_fraction_mean}, {"label", "mean"}}}),
                                    std::move(slo), true));
+  const bool batch = std::any_of(plan.groups.begin(), plan.groups.end(),
+                                 [](const PlannedGroup& group) { return group.workload_kind == WorkloadKind::batch; });
+  if (batch) {
+    char jobs[32];
+    std::snprintf(jobs, sizeof jobs, "%.1f", outcome.jobs_mean);
+    page.paragraph("Batch work: " + std::string(jobs) + " jobs per path on average, " +
+                   report::percent(outcome.deadline_miss_fraction, 2) +
+                   " of them missed their deadline; the misses stayed within the tightest deadline-miss budget in " +
+                   report::percent(outcome.deadline_attainment, 0) + " of the paths.");
+  }
 }
 
 void scenario_section(Page& page, const Scenario* scenario) {

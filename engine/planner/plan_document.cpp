@@ -194,6 +194,9 @@ ordered_json expected_json(const PlanOutcome& expected) {
           {"served_fraction_mean", expected.served_fraction_mean},
           {"served_fraction_p5", expected.served_fraction_p5},
           {"slo_attainment", expected.slo_attainment},
+          {"jobs_mean", expected.jobs_mean},
+          {"deadline_miss_fraction", expected.deadline_miss_fraction},
+          {"deadline_attainment", expected.deadline_attainment},
           {"planned_cost_usd", expected.planned_cost.usd()}};
 }
 
@@ -530,7 +533,8 @@ void read_expected(ObjectReader& root, DiagnosticSink& sink, PlanOutcome& expect
   if (value == nullptr) return;
   ObjectReader reader(sink, *value, child_pointer(root.pointer(), "expected"),
                       {"replicas", "cost_p50_usd", "cost_p95_usd", "cost_mean_usd", "served_fraction_mean",
-                       "served_fraction_p5", "slo_attainment", "planned_cost_usd"});
+                       "served_fraction_p5", "slo_attainment", "jobs_mean", "deadline_miss_fraction",
+                       "deadline_attainment", "planned_cost_usd"});
   assign(expected.replicas, reader.integer("replicas", Presence::required, 0, kCountMax));
   assign(expected.cost_p50_usd, reader.number("cost_p50_usd", Presence::required, 0, kUsdMax));
   assign(expected.cost_p95_usd, reader.number("cost_p95_usd", Presence::required, 0, kUsdMax));
@@ -538,6 +542,10 @@ void read_expected(ObjectReader& root, DiagnosticSink& sink, PlanOutcome& expect
   assign(expected.served_fraction_mean, reader.number("served_fraction_mean", Presence::required, 0, 1));
   assign(expected.served_fraction_p5, reader.number("served_fraction_p5", Presence::required, 0, 1));
   assign(expected.slo_attainment, reader.number("slo_attainment", Presence::required, 0, 1));
+  // Optional: documents written before the batch figures have none.
+  assign(expected.jobs_mean, reader.number("jobs_mean", Presence::optional, 0, kCountMax));
+  assign(expected.deadline_miss_fraction, reader.number("deadline_miss_fraction", Presence::optional, 0, 1));
+  assign(expected.deadline_attainment, reader.number("deadline_attainment", Presence::optional, 0, 1));
   assign_money(expected.planned_cost, reader.number("planned_cost_usd", Presence::required, 0, kUsdMax));
 }
 

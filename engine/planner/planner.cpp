@@ -1294,6 +1294,18 @@ Status simulate_expected(Plan& plan, const Scenario& scenario, const Scenario& p
   const auto met = std::count_if(report->replicas.begin(), report->replicas.end(),
                                  [&](const ReplicaOutcome& outcome) { return outcome.served_fraction >= required - 1e-12; });
   expected.slo_attainment = static_cast<double>(met) / static_cast<double>(report->replicas.size());
+  if (const std::optional<double> budget = strictest_deadline_budget(scenario)) {
+    std::int64_t jobs = 0, misses = 0, within = 0;
+    for (const ReplicaOutcome& outcome : report->replicas) {
+      jobs += outcome.jobs_total;
+      misses += outcome.deadline_misses;
+      within += static_cast<double>(outcome.deadline_misses) <= *budget * static_cast<double>(outcome.jobs_total) + 1e-9 ? 1 : 0;
+    }
+    const auto replicas = static_cast<double>(report->replicas.size());
+    expected.jobs_mean = static_cast<double>(jobs) / replicas;
+    expected.deadline_miss_fraction = jobs > 0 ? static_cast<double>(misses) / static_cast<double>(jobs) : 0.0;
+    expected.deadline_attainment = static_cast<double>(within) / replicas;
+  }
   return {};
 }
 

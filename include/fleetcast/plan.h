@@ -206,6 +206,13 @@ struct PlanOutcome {
   double served_fraction_mean = 0, served_fraction_p5 = 0;
   /// Share of replicas whose unserved demand stayed within every service's allowance.
   double slo_attainment = 0;
+  /// Batch work (zero without it): jobs that arrived per replica on average; the share of all the
+  /// replicas' jobs that missed their deadline; and the share of replicas whose misses stayed
+  /// within the tightest deadline-miss budget of the scenario's batch workloads (the simulation
+  /// counts misses over all of them together).
+  double jobs_mean = 0;
+  double deadline_miss_fraction = 0;
+  double deadline_attainment = 0;
   Money planned_cost;               // the cost of the planned capacity at the planned prices
   friend bool operator==(const PlanOutcome&, const PlanOutcome&) = default;
 };

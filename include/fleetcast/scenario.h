@@ -385,6 +385,17 @@ inline std::optional<double> strictest_service_level(const Scenario& scenario) {
   return level;
 }
 
+/// The smallest deadline-miss budget of the scenario's batch workloads; nullopt without batch work.
+inline std::optional<double> strictest_deadline_budget(const Scenario& scenario) {
+  std::optional<double> budget;
+  for (const Workload& workload : scenario.workloads) {
+    if (const auto* batch = std::get_if<BatchWorkload>(&workload.spec)) {
+      budget = std::min(budget.value_or(1.0), batch->deadline_miss_budget);
+    }
+  }
+  return budget;
+}
+
 /// One problem found in a scenario file: the file, the JSON pointer of the offending value ("" for
 /// the document, or a line:column for syntax errors), and what was expected.
 struct Diagnostic {

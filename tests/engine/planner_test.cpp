@@ -452,6 +452,43 @@ TEST_CASE("engine::make_plan keeps spot within what its availability trace holds
   CHECK(shared.expected.planned_cost == usd("27.20"));
 }
 
+TEST_CASE("engine::make_plan's simulation counts batch jobs and deadline misses against the budget", "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // Jobs of 1 h of work at speed 1 on G1 GPUs that run at half that speed: 2 h each.
+  const auto plan_batch = [&](const std::string& deadline) {
+    const Scenario scenario = load(R"({"version": 1, "name": "batch-outcome", "seed": 3,
+      "horizon": {"start": "2026-12-07T00:00:00Z", "duration": "48h", "step": "1h"},
+      "pricing": {"provider": "test", "regions": ["r1"]},
+      "instance_types": ["one.gpu"], "purchase_options": ["on_demand"],
+      "workloads": [{"name": "train", "kind": "batch",
+                     "jobs": {"arrivals_per_day": 24, "gpus_per_job": 1, "work": "1h", "checkpoint_interval": "30m",
+                              "deadline": ")" + deadline + R"("},
+                     "speed_per_gpu": {"G1": 0.5}, "slo": {"deadline_miss_budget": 0.05}}],
+      "policy": {"kind": "predictive", "predictive": {}}})",
+                                   prices);
+    PlanOptions options;
+    options.replicas = 8;
+    auto plan = make_plan(scenario, prices, options);
+    INFO((plan.ok() ? std::string() : plan.status().message()));
+    REQUIRE(plan.ok());
+    return plan->expected;
+  };
+  // 24 arrivals a day over 48 h: 48 jobs per path on average; the mean of 8 Poisson counts has a
+  // standard deviation of sqrt(48 / 8) = 2.45.
+  // Due 1 h after arrival, every job misses once its deadline falls inside the horizon: all but
+  // those arriving in the last hour, 47 of 48 in expectation. No path is within 5%.
+  const PlanOutcome late = plan_batch("1h");
+  CHECK(late.jobs_mean > 48 - 3 * 2.45);
+  CHECK(late.jobs_mean < 48 + 3 * 2.45);
+  CHECK(late.deadline_miss_fraction > 0.9);
+  CHECK(late.deadline_miss_fraction < 1.0);
+  CHECK(late.deadline_attainment == 0);
+  // Due a week after arrival, past the horizon: no job can miss inside it.
+  const PlanOutcome due_later = plan_batch("7d");
+  CHECK(due_later.deadline_miss_fraction == 0);
+  CHECK(due_later.deadline_attainment == 1);
+}
+
 TEST_CASE("engine::make_plan gives distinct group names to workloads whose names clean to one", "[engine][planner]") {
   // "image api" and "image_api" both clean to "image-api"; two names alike in their first 63
   // characters are cut to one. AWS and Kubernetes each refuse two groups of one name.

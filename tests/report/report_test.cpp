@@ -148,6 +148,34 @@ TEST_CASE("plan_report_html lists the Savings Plans to buy and costs what they c
   CHECK(html.find("savings_plan") != std::string::npos);
 }
 
+TEST_CASE("plan_report_html states a batch plan's jobs and deadline misses from its simulation", "[report]") {
+  using namespace fleetcast;
+  Plan plan;
+  plan.scenario = "jobs";
+  plan.horizon = Horizon{Instant{Seconds{1'798'761'600}}, Seconds{2 * 3600}, Seconds{3600}};
+  plan.pools.push_back(PlannedPool{"aws/us-east-1/g6.xlarge/on_demand", "aws", "us-east-1", "g6.xlarge", PurchaseOption::on_demand,
+                                   "L4", 1, Money::from_usd(1.0)});
+  plan.instances = {{2, 2}};
+  PlannedGroup group;
+  group.workload = "train";
+  group.workload_kind = WorkloadKind::batch;
+  group.pools = {0};
+  group.instances = {{2, 2}};
+  group.max_capacity = 2;
+  group.schedule.push_back(CapacityChange{plan.horizon.start, 2, 2, 2});
+  plan.groups.push_back(group);
+  plan.expected.replicas = 8;
+  plan.expected.jobs_mean = 49.875;
+  plan.expected.deadline_miss_fraction = 0.0125;
+  plan.expected.deadline_attainment = 0.75;
+  const std::string html = plan_report_html(plan);
+  CHECK(html.find("Batch work: 49.9 jobs per path on average, 1.25% of them missed their deadline; the misses stayed "
+                  "within the tightest deadline-miss budget in 75% of the paths.") != std::string::npos);
+  // A plan of services alone says nothing of jobs.
+  plan.groups.front().workload_kind = WorkloadKind::service;
+  CHECK(plan_report_html(plan).find("Batch work") == std::string::npos);
+}
+
 TEST_CASE("max_capacity_note counts workload-intervals, and says nothing of none", "[report]") {
   CHECK(fleetcast::max_capacity_note(0).empty());
   CHECK(fleetcast::max_capacity_note(1) == "target tracking stopped at the groups' maximum capacity in 1 workload-interval");

@@ -257,9 +257,18 @@ void print_plan(std::ostream& out, const Plan& plan, const Scenario& scenario) {
     std::snprintf(line, sizeof line, "; simulated over %d demand paths: p50 $%.2f, p95 $%.2f\n", plan.expected.replicas,
                   plan.expected.cost_p50_usd, plan.expected.cost_p95_usd);
     out << line;
-    std::snprintf(line, sizeof line, "  service   %.3f%% served on average (p5 %.3f%%); SLO met in %.0f%% of the paths\n",
-                  plan.expected.served_fraction_mean * 100, plan.expected.served_fraction_p5 * 100, plan.expected.slo_attainment * 100);
-    out << line;
+    if (strictest_service_level(scenario)) {
+      std::snprintf(line, sizeof line, "  service   %.3f%% served on average (p5 %.3f%%); SLO met in %.0f%% of the paths\n",
+                    plan.expected.served_fraction_mean * 100, plan.expected.served_fraction_p5 * 100,
+                    plan.expected.slo_attainment * 100);
+      out << line;
+    }
+    if (const std::optional<double> budget = strictest_deadline_budget(scenario)) {
+      std::snprintf(line, sizeof line, "  batch     %.1f jobs per path, %.2f%% missed their deadline; within the %.2f%% budget in %.0f%% of the paths\n",
+                    plan.expected.jobs_mean, plan.expected.deadline_miss_fraction * 100, *budget * 100,
+                    plan.expected.deadline_attainment * 100);
+      out << line;
+    }
   } else {
     out << "\n";
   }
