@@ -1039,6 +1039,32 @@ void describe_coverage(Plan& plan, const FleetModel& model, const std::vector<Sa
   }
 }
 
+// For each spot pool that replays an availability trace and some workload may use, how often the
+// trace held the plan's spot there: the intervals in which the placement filled the pool to the
+// instances the trace holds throughout the interval (none at all in some of them), so that a
+// reader sees why the plan runs less spot than the share cap allows.
+void describe_trace_limits(Plan& plan, const Horizon& horizon, const FleetModel& model, const PlannedInstances& planned) {
+  const auto intervals = static_cast<std::size_t>(horizon.intervals());
+  for (std::size_t p = 0; p < model.pools.size(); ++p) {
+    const auto& market = model.pools[p].market;
+    const bool used = std::any_of(model.groups.begin(), model.groups.end(),
+                                  [&](const GroupModel& group) { return group.units_per_gpu[p] > 0; });
+    if (!market || !market->replays_trace() || !used) continue;
+    int held = 0, empty = 0;
+    for (std::size_t k = 0; k < intervals; ++k) {
+      const Seconds from = horizon.step * static_cast<std::int64_t>(k);
+      const int capacity = market->least_capacity(from, from + horizon.step);
+      if (planned.pool_total(p, k) < capacity) continue;
+      ++held;
+      if (capacity == 0) ++empty;
+    }
+    if (held == 0) continue;
+    plan.notes.push_back(model.pools[p].name + ": its availability trace held the plan's spot to the instances it has in " +
+                         std::to_string(held) + " of " + std::to_string(intervals) + " intervals (none in " +
+                         std::to_string(empty) + "); demand beyond them is planned on other pools");
+  }
+}
+
 // Where a workload's groups may grow past half again their plan's peak (its `peak_scale`, from
 // max_capacity_scale, above 1), says how far and why: the exported maximum (AWS's MaxSize) is
 // what target tracking stops at.
@@ -1100,6 +1126,7 @@ Result<Plan> plan_from_forecast(const Scenario& scenario, const Scenario& planni
   }
   plan.notes.insert(plan.notes.end(), model.notes.begin(), model.notes.end());
   plan.notes.insert(plan.notes.end(), planned->savings_plans.notes.begin(), planned->savings_plans.notes.end());
+  describe_trace_limits(plan, planning.horizon, model, planned->instances);
   if (planned->instances.unplaced_units > 1e-6) {
     plan.notes.push_back("some demand could not be placed within the spot share caps and pools: " +
                          std::to_string(planned->instances.unplaced_units) + " unit-intervals");

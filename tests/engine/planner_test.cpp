@@ -440,6 +440,10 @@ TEST_CASE("engine::make_plan keeps spot within what its availability trace holds
   CHECK(hourly(alone, alone.groups[0], PurchaseOption::on_demand) == std::vector<int>{2, 5, 4});
   // 4 spot instance-hours at $0.30 and 11 on demand at $1.00.
   CHECK(alone.expected.planned_cost == usd("12.20"));
+  // The plan says why: the trace held its spot in every hour, with none in hour 1.
+  CHECK(std::count(alone.notes.begin(), alone.notes.end(),
+                   "test/r1/one.gpu/spot: its availability trace held the plan's spot to the instances it has in 3 of 3 "
+                   "intervals (none in 1); demand beyond them is planned on other pools") == 1);
 
   // Two such services share the pool's capacity evenly, the first taking the remainder: 2 and 1
   // of hour 0's 3, 1 and 0 of hour 2's 1.

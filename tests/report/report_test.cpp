@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "fleetcast/report.h"
 #include "report/html_page.h"
@@ -17,6 +18,19 @@ nlohmann::json specs_of(const std::string& html) {
   REQUIRE(begin != std::string::npos);
   const auto end = html.find("</script>", begin);
   return nlohmann::json::parse(html.substr(begin + open.size(), end - begin - open.size()));
+}
+
+// A two-hour plan named `name` on one pool, g6.xlarge on demand at $1/h, running `instances` in
+// each hour.
+fleetcast::Plan two_hour_plan(const std::string& name, std::vector<int> instances) {
+  using namespace fleetcast;
+  Plan plan;
+  plan.scenario = name;
+  plan.horizon = Horizon{Instant{Seconds{1'798'761'600}}, Seconds{2 * 3600}, Seconds{3600}};
+  plan.pools.push_back(PlannedPool{"aws/us-east-1/g6.xlarge/on_demand", "aws", "us-east-1", "g6.xlarge", PurchaseOption::on_demand,
+                                   "L4", 1, Money::from_usd(1.0)});
+  plan.instances = {std::move(instances)};
+  return plan;
 }
 
 std::size_t count(const std::string& text, const std::string& what) {
@@ -122,12 +136,7 @@ TEST_CASE("plan_report_html downsamples a year at 5 minutes and keeps the total"
 
 TEST_CASE("plan_report_html lists the Savings Plans to buy and costs what they cover at their commitment", "[report]") {
   using namespace fleetcast;
-  Plan plan;
-  plan.scenario = "covered";
-  plan.horizon = Horizon{Instant{Seconds{1'798'761'600}}, Seconds{2 * 3600}, Seconds{3600}};
-  plan.pools.push_back(PlannedPool{"aws/us-east-1/g6.xlarge/on_demand", "aws", "us-east-1", "g6.xlarge", PurchaseOption::on_demand,
-                                   "L4", 1, Money::from_usd(1.0)});
-  plan.instances = {{5, 6}};
+  Plan plan = two_hour_plan("covered", {5, 6});
   // $2.50/h at $0.50 covers 5 instances an hour: hour 0 all of them, hour 1 five of six. Planned:
   // 2 h x $2.50 + 1 instance-hour on-demand = $6. A second plan bought past the horizon costs
   // nothing in it.
@@ -150,12 +159,7 @@ TEST_CASE("plan_report_html lists the Savings Plans to buy and costs what they c
 
 TEST_CASE("plan_report_html states a batch plan's jobs and deadline misses from its simulation", "[report]") {
   using namespace fleetcast;
-  Plan plan;
-  plan.scenario = "jobs";
-  plan.horizon = Horizon{Instant{Seconds{1'798'761'600}}, Seconds{2 * 3600}, Seconds{3600}};
-  plan.pools.push_back(PlannedPool{"aws/us-east-1/g6.xlarge/on_demand", "aws", "us-east-1", "g6.xlarge", PurchaseOption::on_demand,
-                                   "L4", 1, Money::from_usd(1.0)});
-  plan.instances = {{2, 2}};
+  Plan plan = two_hour_plan("jobs", {2, 2});
   PlannedGroup group;
   group.workload = "train";
   group.workload_kind = WorkloadKind::batch;
