@@ -105,9 +105,9 @@ void size_group(PlannedGroup& group, const GroupCapacity& capacity, const Plan& 
                                      [](const auto& a, const auto& b) { return a.second < b.second; })->first;
   const int peak = *std::max_element(desired.begin(), desired.end());
   group.min_capacity = *std::min_element(desired.begin(), desired.end());
-  // Room above the plan for the reactive part: half the (scaled) peak again.
+  // Room above the plan for the reactive part: the (scaled) peak again (kMaxCapacityRoom).
   const int scaled = static_cast<int>(std::ceil(peak * std::clamp(peak_scale, 1.0, kMaxPeakScale) - 1e-9));
-  group.max_capacity = std::max(1, scaled + (scaled + 1) / 2);
+  group.max_capacity = std::max(1, scaled + static_cast<int>(std::ceil(kMaxCapacityRoom * scaled - 1e-9)));
   // On-demand base: the most of the reserved GPUs that the plan runs on demand whenever it holds
   // that many (AWS launches the base on demand first, as the plan fills the reservations it pays
   // for anyway); above it, the planned on-demand share of GPU-hours. Intervals the plan holds all

@@ -35,13 +35,21 @@ struct PlannedInstances {
 /// groups may grow a hundredfold past it plans nothing.
 inline constexpr double kMaxPeakScale = 100;
 
+/// The room a group's maximum capacity leaves above its scaled peak, as a share of that peak: the
+/// peak again. The maximum stops runaway scaling; it is not meant to ration demand the plan did
+/// not hold. At half the peak again it was the binding limit where it was sized from a short
+/// history: weeks of the risk validation planned from one or two weeks of history met rises 1.6
+/// to 2 times the highest hour before them, which it cut off at the cheaper quantiles, so that
+/// validation chose dearer ones (README, Simulation).
+inline constexpr double kMaxCapacityRoom = 1.0;
+
 /// Fills plan.pools (every model pool some workload runs in), plan.instances and plan.groups
 /// (one per workload and region, with the scenario's distribution settings, the on-demand base at
 /// the group's reserved GPUs, its schedule of changes and target tracking at the workload's
 /// utilisation target). `reserved` is the reservations in force per model pool (owned and new).
-/// A group's maximum capacity is half again above its peak times the workload's entry of
-/// `peak_scale` (clamped to [1, kMaxPeakScale]; empty or missing: 1), room for target tracking
-/// above the plan (the planner's: max_capacity_scale).
+/// A group's maximum capacity is its peak times the workload's entry of `peak_scale` (clamped to
+/// [1, kMaxPeakScale]; empty or missing: 1), and kMaxCapacityRoom of that again: room for target
+/// tracking above the plan (the planner's: max_capacity_scale).
 void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& model, const PlannedInstances& planned,
                        const std::vector<int>& reserved, std::span<const double> peak_scale);
 

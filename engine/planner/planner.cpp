@@ -1065,9 +1065,9 @@ void describe_trace_limits(Plan& plan, const Horizon& horizon, const FleetModel&
   }
 }
 
-// Where a workload's groups may grow past half again their plan's peak (its `peak_scale`, from
-// max_capacity_scale, above 1), says how far and why: the exported maximum (AWS's MaxSize) is
-// what target tracking stops at.
+// Where a workload's groups' maximum capacity starts from more than their plan's peak (its
+// `peak_scale`, from max_capacity_scale, above 1), says how far and why: the exported maximum
+// (AWS's MaxSize) is what target tracking stops at.
 void describe_max_capacity(Plan& plan, const Scenario& planning, const std::vector<WorkloadDemand>& demand,
                            std::span<const double> peak_scale) {
   for (std::size_t w = 0; w < demand.size() && w < planning.workloads.size() && w < peak_scale.size(); ++w) {
@@ -1076,12 +1076,13 @@ void describe_max_capacity(Plan& plan, const Scenario& planning, const std::vect
     int most = 0;
     for (const PlannedGroup& group : plan.groups) most += group.workload == workload.name ? group.max_capacity : 0;
     plan.notes.push_back("workload '" + workload.name + "': its groups may grow to " + std::to_string(most) +
-                         " GPUs in all (their maximum capacity), half again above the plan's peak scaled to the highest " +
+                         " GPUs in all (their maximum capacity), the plan's peak scaled to the highest " +
                          "of its forecast (" + text::format_general(forecast_highest(demand[w])) + " " + demand_unit_name(workload) +
                          ") and of its demand over the " + format_duration(kRecentPeakHistory) + " before the plan (" +
                          text::format_general(demand[w].recent_peak) + ") against the " +
                          text::format_general(demand[w].summary.peak_planned) +
-                         " planned: target tracking launches demand above the plan up to it");
+                         " planned, and " + text::format_general(100 * kMaxCapacityRoom) +
+                         "% of that again: target tracking launches demand above the plan up to it");
   }
 }
 

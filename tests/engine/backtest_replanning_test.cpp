@@ -132,11 +132,11 @@ TEST_CASE("run_plan_backtest re-planned keeps the largest maximum capacity its p
     return gpus;
   };
   // By hand: 10 four.gpu (36 GPUs at the 90% target) planned, scaled by the recent 72 over the 36
-  // planned to 80 GPUs, and half again: 120. The fleet stitched from the re-plans holds it too,
-  // not half again its own peak (60).
+  // planned to 80 GPUs, and as much again: 160. The fleet stitched from the re-plans holds it
+  // too, not its own peak of 40 twice (80).
   CHECK(instances_by_interval(daily->plan) == std::vector<int>(kTestHours, 10));
-  CHECK(most(once->plan) == 120);
-  CHECK(most(daily->plan) == 120);
+  CHECK(most(once->plan) == 160);
+  CHECK(most(daily->plan) == 160);
 }
 
 TEST_CASE("run_plan_backtest refuses a re-planning period of part of a step, a negative one, or one with supplied forecasts",
