@@ -122,24 +122,6 @@ std::vector<std::string> fallback_chain(const std::string& asked, const PlanOpti
   return {"lstm", "holt_winters", "seasonal_naive"};
 }
 
-void summarise(WorkloadDemand& demand, double risk_level) {
-  WorkloadForecast& summary = demand.summary;
-  summary.levels = demand.bands.levels;
-  summary.values = demand.bands.values;
-  const std::vector<double>* median = nullptr;
-  for (std::size_t q = 0; q < summary.levels.size(); ++q) {
-    if (std::abs(summary.levels[q] - 0.5) < 1e-9) median = &summary.values[q];
-  }
-  const std::size_t count = summary.values.empty() ? 0 : summary.values.front().size();
-  double sum = 0, peak = 0;
-  for (std::size_t k = 0; k < count; ++k) {
-    sum += median != nullptr ? (*median)[k] : band_quantile(demand.bands, k, 0.5);
-    peak = std::max(peak, band_quantile(demand.bands, k, risk_level));
-  }
-  summary.mean_p50 = count > 0 ? sum / static_cast<double>(count) : 0;
-  summary.peak_planned = peak;
-}
-
 // Bands for a workload planned without history: the scenario's own statement of its demand.
 Result<DemandBands> stated_demand(const Workload& workload, const Horizon& horizon, std::uint64_t seed, std::string& reason) {
   DemandBands bands;
@@ -379,6 +361,24 @@ std::vector<double> recent_floor(const TimeSeries& recent, const Horizon& horizo
 }
 
 }  // namespace
+
+void summarise(WorkloadDemand& demand, double risk_level) {
+  WorkloadForecast& summary = demand.summary;
+  summary.levels = demand.bands.levels;
+  summary.values = demand.bands.values;
+  const std::vector<double>* median = nullptr;
+  for (std::size_t q = 0; q < summary.levels.size(); ++q) {
+    if (std::abs(summary.levels[q] - 0.5) < 1e-9) median = &summary.values[q];
+  }
+  const std::size_t count = summary.values.empty() ? 0 : summary.values.front().size();
+  double sum = 0, peak = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    sum += median != nullptr ? (*median)[k] : band_quantile(demand.bands, k, 0.5);
+    peak = std::max(peak, band_quantile(demand.bands, k, risk_level));
+  }
+  summary.mean_p50 = count > 0 ? sum / static_cast<double>(count) : 0;
+  summary.peak_planned = peak;
+}
 
 const DemandTrace* service_trace(const Workload& workload) {
   const auto* service = std::get_if<ServiceWorkload>(&workload.spec);

@@ -29,6 +29,11 @@ struct WorkloadDemand {
 /// and a surge of last season does not.
 inline constexpr Seconds kRecentPeakHistory{4 * 7 * 86'400};
 
+/// Sets `demand.summary`'s levels and values from its bands, its mean_p50, and its peak_planned:
+/// the highest of its bands at `risk_level` (0 to 1) over the horizon, what a plan at that
+/// quantile states and its groups' maximum capacity scales against (max_capacity_scale).
+void summarise(WorkloadDemand& demand, double risk_level);
+
 /// The highest value of the workload's forecast, over every band and interval (its top band's peak).
 double forecast_highest(const WorkloadDemand& workload);
 

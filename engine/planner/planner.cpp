@@ -1200,6 +1200,9 @@ Result<std::vector<RiskTrial>> replay_candidates(const Scenario& scenario, const
     std::vector<ServedDay> days;
     for (const ValidationSpan& span : spans) {
       std::vector<WorkloadDemand> held = span.demand;
+      // Each candidate's peak planned at its own quantile, as plan_at_risk states it for the plan
+      // made at that quantile: its groups' maximum capacity scales against it.
+      for (WorkloadDemand& workload : held) summarise(workload, candidate.risk);
       if (candidate.floor.level > 0) {
         Status floor = hold_recent_quantile(held, span.past, span.past.horizon.start, kFloorHistory, span.past.horizon,
                                             candidate.floor);

@@ -916,6 +916,34 @@ TEST_CASE("engine::make_plan's groups may grow to twice the highest recent hour,
   CHECK(old_room.intervals_at_max_capacity > 0);
 }
 
+TEST_CASE("engine::make_plan's validation replays each candidate as the plan made at its quantile, its maximum capacity "
+          "scaled against its own peak",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // 2 GPUs with one-hour bursts to 40 on days 1 (two), 3, 9, 11, 16, 18, 23 and 25 (none on the day
+  // before a week starts, which the seasonal naive forecast repeats): the median plans about 2
+  // GPUs and the upper quantiles hold the bursts' spread, so the peak differs between the
+  // candidates, and the groups' maximum capacity, scaled to the recent 40 against the peak each
+  // plan holds, decides how much of a burst target tracking may launch. Validation once scaled
+  // every candidate against the peak at the default 0.95, which cut the median's bursts short.
+  std::vector<double> values(4 * 7 * 24, 2.0);
+  const std::vector<std::pair<int, int>> bursts{{1, 10}, {1, 20}, {3, 5}, {9, 3}, {11, 15}, {16, 8}, {18, 19}, {23, 4}, {25, 12}};
+  for (const auto& [day, hour] : bursts) values[static_cast<std::size_t>(day * 24 + hour)] = 40;
+  const Scenario scenario = trace_scenario(prices, "validation-max-capacity", values);
+  PlanOptions options = validated_week_after(scenario.horizon.start + kWeek * 3);
+  PlanOptions by_hand = options;
+  by_hand.validate_risk = false;
+  const auto trials = replayed_candidates(scenario, prices, by_hand, *options.history_until, 2);
+  const Plan validated = plan_of(scenario, prices, options);
+  REQUIRE_FALSE(validated.notes.empty());
+  for (const engine::planner::RiskTrial& trial : trials) {
+    char listed[96];
+    std::snprintf(listed, sizeof listed, " %.2f: $%.0f ($%.0f + $%.0f), %.3f%%", trial.risk, trial.cost_usd, trial.span_costs_usd[0],
+                  trial.span_costs_usd[1], 100 * trial.worst_served_fraction);
+    CHECK_THAT(validated.notes.front(), Catch::Contains(listed));
+  }
+}
+
 TEST_CASE("engine::make_plan holds a floor by time of day where bursts come at one time of day", "[engine][planner]") {
   const InMemoryPriceSource prices = test_catalog();
   // Bursts to 40 GPUs in half the hours from 11:00 to 14:59 UTC, 2 GPUs otherwise, SLO 99.5%.
