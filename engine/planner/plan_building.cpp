@@ -41,7 +41,8 @@ std::vector<std::size_t> add_plan_pools(Plan& plan, const FleetModel& model, con
     plan_index[p] = plan.pools.size();
     plan.pools.push_back(PlannedPool{pool.name, pool.key.provider, pool.key.region, pool.key.instance_type, pool.key.option,
                                      pool.type.gpu_model, pool.type.gpu_count,
-                                     pool.market ? pool.market->price_at(Seconds{0}) : pool.on_demand_rate});
+                                     pool.market ? pool.market->price_at(Seconds{0}) : pool.on_demand_rate,
+                                     pool.type.vcpus});
     std::vector<int> totals;
     for (std::size_t k = 0; k < intervals; ++k) totals.push_back(planned.pool_total(p, k));
     plan.instances.push_back(std::move(totals));

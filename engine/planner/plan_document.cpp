@@ -181,6 +181,7 @@ ordered_json pools_json(const Plan& plan) {
                        {"gpu_model", pool.gpu_model},
                        {"gpus_per_instance", pool.gpus_per_instance},
                        {"hourly_price_usd", pool.hourly_price.usd()},
+                       {"vcpus_per_instance", pool.vcpus_per_instance},
                        {"instances", p < plan.instances.size() ? plan.instances[p] : std::vector<int>{}}});
   }
   return entries;
@@ -441,7 +442,7 @@ PlannedPool read_pool(DiagnosticSink& sink, const json& value, const std::string
   PlannedPool pool;
   ObjectReader reader(sink, value, pointer,
                       {"name", "provider", "region", "instance_type", "option", "gpu_model", "gpus_per_instance",
-                       "hourly_price_usd", "instances"});
+                       "hourly_price_usd", "vcpus_per_instance", "instances"});
   assign(pool.name, reader.string("name", Presence::required));
   assign(pool.provider, reader.string("provider", Presence::required));
   assign(pool.region, read_region(reader));
@@ -452,6 +453,7 @@ PlannedPool read_pool(DiagnosticSink& sink, const json& value, const std::string
   assign(pool.gpu_model, reader.string("gpu_model", Presence::required));
   assign(pool.gpus_per_instance, reader.integer("gpus_per_instance", Presence::required, 1, 1024));
   assign_money(pool.hourly_price, reader.number("hourly_price_usd", Presence::required, 0, kUsdMax));
+  assign(pool.vcpus_per_instance, reader.integer("vcpus_per_instance", Presence::optional, 0, 100'000));
   if (const json* row = reader.field("instances", Presence::required)) {
     instances = read_count_row(sink, *row, child_pointer(pointer, "instances"));
   }

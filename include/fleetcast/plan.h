@@ -154,6 +154,10 @@ struct PlannedPool {
   std::string gpu_model;
   int gpus_per_instance = 1;
   Money hourly_price;               // on-demand rate or expected spot price, per instance
+  /// vCPUs of one instance: EC2 counts running instances against per-Region vCPU quotas (the
+  /// export says what the plan needs of them). 0 where unknown: a plan document written before
+  /// fleetcast recorded them.
+  int vcpus_per_instance = 0;
   friend bool operator==(const PlannedPool&, const PlannedPool&) = default;
 };
 

@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "fleetcast/plan.h"
 
 using namespace fleetcast;
@@ -64,9 +66,9 @@ Plan sample_plan() {
   later.renews = "compute Savings Plan, $1.000000/h, 1y no_upfront";
   plan.savings_plans = {bought, later};
   plan.pools = {PlannedPool{"aws/us-east-1/g6e.xlarge/on_demand", "aws", "us-east-1", "g6e.xlarge", PurchaseOption::on_demand,
-                            "L40S", 1, Money::from_usd(1.861)},
+                            "L40S", 1, Money::from_usd(1.861), 4},
                 PlannedPool{"aws/us-east-1/g6e.12xlarge/spot", "aws", "us-east-1", "g6e.12xlarge", PurchaseOption::spot,
-                            "L40S", 4, Money::from_usd(3.1)}};
+                            "L40S", 4, Money::from_usd(3.1), 48}};
   plan.instances = {{3, 3, 4}, {0, 1, 2}};
   PlannedGroup group;
   group.name = "two-regions-chat-us-east-1";
@@ -117,6 +119,21 @@ TEST_CASE("engine::plan_to_json and plan_from_json round-trip every field", "[en
   CHECK(plan_to_json(*read) == text);
   CHECK(plan_hash(*read) == plan_hash(plan));
   CHECK(plan_hash(plan).rfind("fnv1a64:", 0) == 0);
+}
+
+TEST_CASE("engine::plan_from_json reads a pool without vCPUs as unknown and refuses a negative count", "[engine][plan]") {
+  nlohmann::json document = nlohmann::json::parse(plan_to_json(sample_plan()));
+  CHECK(document["pools"][1]["vcpus_per_instance"] == 48);
+  document["pools"][1].erase("vcpus_per_instance");  // a document written before fleetcast recorded them
+  auto older = plan_from_json(document.dump(), "plan.json");
+  REQUIRE(older.ok());
+  CHECK(older->pools[0].vcpus_per_instance == 4);
+  CHECK(older->pools[1].vcpus_per_instance == 0);
+  document["pools"][1]["vcpus_per_instance"] = -1;
+  auto refused = plan_from_json(document.dump(), "plan.json");
+  REQUIRE_FALSE(refused.ok());
+  INFO(refused.status().message());
+  CHECK(refused.status().message().find("/pools/1/vcpus_per_instance") != std::string::npos);
 }
 
 TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan reads back", "[engine][plan]") {

@@ -123,6 +123,9 @@ TEST_CASE("engine::make_plan on one pool reproduces the break-even rule exactly"
   // 5 reserved for 10 h at $0.60, no on-demand beyond them: $30; without: $42 on-demand.
   CHECK(plan.expected.planned_cost == Money::from_usd(30.0));
   CHECK(plan.forecasts.front().forecaster == "scenario");
+  // The pool's vCPUs as the catalog lists one.gpu's, for the export's EC2 quota figures.
+  REQUIRE(plan.pools.size() == 1);
+  CHECK(plan.pools.front().vcpus_per_instance == 8);
   // Over the 1-year term and the latest a ladder's later purchase may come (12 months more, renewed
   // at its expiry), the horizon repeated: the 5 displace $42 of on-demand per 10 h, $4.20/h,
   // against 5 x $0.60/h, for 2 x 8,760 h, every month saving the same.
