@@ -23,6 +23,8 @@ GroupSchedule group_schedule(const PlannedGroup& planned, const CompressedSchedu
   schedule.recurring_actions = static_cast<std::size_t>(std::count_if(
       compressed.actions.begin(), compressed.actions.end(), [](const ScheduleAction& a) { return !a.recurrence.empty(); }));
   schedule.capacity = compressed.capacity;
+  schedule.max_on_demand_gpus = has_spot ? on_demand_gpus(planned.distribution, planned.max_capacity) : planned.max_capacity;
+  schedule.max_spot_gpus = planned.max_capacity - schedule.max_on_demand_gpus;
   for (std::size_t k = 0; k < floor.size(); ++k) {
     const int extra = compressed.capacity[k] - floor[k];
     const int extra_on_demand = has_spot ? on_demand_gpus(planned.distribution, compressed.capacity[k]) -

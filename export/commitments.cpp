@@ -94,12 +94,6 @@ constexpr std::string_view kOfferingIdField = "ReservedInstancesOfferings[0].Res
 constexpr std::string_view kSavingsPlanOfferingIdField = "searchResults[0].offeringId";
 constexpr int kRegionalReservationsPerMonth = 20;  // EC2 User Guide, "Reserved Instance quotas"
 
-// The plan's pools are AWS's (a plan has its scenario's one provider).
-bool aws_plan(const Plan& plan) {
-  return !plan.pools.empty() &&
-         std::all_of(plan.pools.begin(), plan.pools.end(), [](const PlannedPool& pool) { return pool.provider == "aws"; });
-}
-
 // The upfront the plan expects for the whole order, where the payment has an upfront part: the
 // offer's upfront times the count or, where the price source gave only an effective rate (upfront
 // zero), what the term valuation derived from it. nullopt: no upfront part, or none known.
@@ -349,6 +343,11 @@ std::string nothing_to_buy(const Plan& plan) {
 }
 
 }  // namespace
+
+bool aws_plan(const Plan& plan) {
+  return !plan.pools.empty() &&
+         std::all_of(plan.pools.begin(), plan.pools.end(), [](const PlannedPool& pool) { return pool.provider == "aws"; });
+}
 
 Status add_commitment_purchases(const Plan& plan, std::vector<ExportFile>& files) {
   if (!aws_plan(plan)) return {};

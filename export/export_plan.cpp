@@ -241,6 +241,12 @@ Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, cons
     rendered.groups.push_back(std::move(summary));
   }
   rendered.exported = exported_plan(cut, output->groups, rendered.groups);
+  if (aws_plan(cut)) {
+    rendered.vcpu_quotas = vcpu_quota_needs(rendered.exported, output->groups);
+    const auto readme = std::find_if(output->files.begin(), output->files.end(),
+                                     [](const ExportFile& file) { return file.path == "README.txt"; });
+    if (readme != output->files.end()) readme->contents += vcpu_quota_section(rendered.vcpu_quotas);
+  }
   rendered.files = std::move(output->files);
   return rendered;
 }
@@ -270,13 +276,24 @@ nlohmann::ordered_json summary_document(const RenderedExport& rendered, ExportFo
                       {"extra_cost_usd", group.extra_cost.usd()},
                       {"max_over_provision_gpus", group.max_over_provision}});
   }
+  nlohmann::ordered_json quotas = nlohmann::ordered_json::array();
+  for (const VcpuQuotaNeed& need : rendered.vcpu_quotas) {
+    quotas.push_back({{"region", need.region},
+                      {"kind", need.spot ? "spot" : "on_demand"},
+                      {"quota", need.quota.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(need.quota)},
+                      {"instance_types", need.instance_types},
+                      {"planned_vcpus", need.planned_vcpus},
+                      {"max_vcpus", need.max_vcpus},
+                      {"complete", need.complete}});
+  }
   const Horizon& horizon = rendered.exported.horizon;
   nlohmann::ordered_json document{
       {"format", export_format_name(format)},
       {"plan_hash", rendered.plan_hash},
       {"horizon", {{"start", format_instant(horizon.start)}, {"duration", format_duration(horizon.duration)},
                    {"step", format_duration(horizon.step)}}},
-      {"groups", groups}};
+      {"groups", groups},
+      {"vcpu_quotas", quotas}};
   if (verification != nullptr) {
     const auto outcome = [](const SimulationReport& report) {
       return nlohmann::ordered_json{{"cost_usd", report.cost_usd.mean}, {"served_fraction", report.served_fraction.mean},

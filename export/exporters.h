@@ -27,6 +27,10 @@ struct GroupSchedule {
   std::vector<int> capacity;          // GPUs the export holds the group at (>= the plan)
   std::vector<int> on_demand_extra;   // GPUs above the plan launched on demand
   std::vector<int> spot_extra;        // GPUs above the plan launched as spot
+  /// The most GPUs the exported group may run on demand (reserved included) and as spot: its
+  /// MaxSize split by its instances distribution (AWS), its NodePools' GPU limits (Kubernetes).
+  std::int64_t max_on_demand_gpus = 0;
+  std::int64_t max_spot_gpus = 0;
 };
 
 struct FormatOutput {
@@ -59,6 +63,18 @@ Plan plan_prefix(const Plan& plan, std::size_t intervals);
 /// for every format: autoscaling systems buy no commitments. Nothing for another provider's plan.
 /// internal_error when `files` holds no README.txt.
 Status add_commitment_purchases(const Plan& plan, std::vector<ExportFile>& files);
+
+/// What the exported plan (RenderedExport::exported) of an AWS plan needs of EC2's vCPU quotas
+/// (VcpuQuotaNeed), sorted by Region, kind and quota; `groups` what the format exported of each
+/// of its groups (plan order).
+std::vector<VcpuQuotaNeed> vcpu_quota_needs(const Plan& exported, std::span<const GroupSchedule> groups);
+
+/// The section of README.txt that lists `needs`, each with the AWS CLI command reading the
+/// account's quota.
+std::string vcpu_quota_section(const std::vector<VcpuQuotaNeed>& needs);
+
+/// The plan's pools are AWS's (a plan has its scenario's one provider).
+bool aws_plan(const Plan& plan);
 
 /// Refuses a file whose path would leave the export folder (a leading '/', a '..' reaching above
 /// it): the exporters name files and folders after the plan's groups and regions, which a plan

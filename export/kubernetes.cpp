@@ -361,6 +361,9 @@ Result<GroupSchedule> exported_schedule(const KubernetesGroup& group, std::size_
   schedule.capacity.assign(intervals, 0);
   schedule.on_demand_extra.assign(intervals, 0);
   schedule.spot_extra.assign(intervals, 0);
+  for (const NodePoolSpec& pool : node_pools(group)) {
+    (pool.capacity_type == "spot" ? schedule.max_spot_gpus : schedule.max_on_demand_gpus) += pool.gpu_limit;
+  }
   for (const CapacityPart& part : group.parts) {
     const std::vector<CronWindow>& windows = part.schedule.windows;
     schedule.actions += windows.size();

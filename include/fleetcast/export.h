@@ -175,10 +175,41 @@ struct GroupExportSummary {
   int max_over_provision = 0;           // GPUs, in any interval
 };
 
+/// EC2 counts the vCPUs of running instances against per-Region quotas, one per group of instance
+/// families and purchase kind (EC2 User Guide, "On-Demand Instance quotas": running On-Demand
+/// instances, those a reservation discounts among them, and Capacity Reservations; "Spot Instance
+/// quotas": running and requested Spot Instances). Their default for the GPU families is 0, and a
+/// launch beyond a quota fails, so an export says what it needs of each. Accounts differ: the
+/// export cannot read the account's quotas, README.txt says how to.
+struct VcpuQuotaNeed {
+  std::string region;
+  bool spot = false;
+  /// The quota's name in Service Quotas ("Running On-Demand G and VT instances", "All P5 Spot
+  /// Instance Requests"); empty for a family whose quota fleetcast does not know.
+  std::string quota;
+  std::vector<std::string> instance_types;  // the plan's types it counts, sorted
+  /// In the exported schedule's busiest interval, every group of the Region together.
+  std::int64_t planned_vcpus = 0;
+  /// With every group of the Region at its maximum, at most: each group's GPUs of this kind there
+  /// as the format exports them (AWS: MaxSize split by the instances distribution, on demand
+  /// rounded up as AWS does; Kubernetes: the GPU limits of the group's NodePools of the kind) all
+  /// in whichever of its types of these families needs the most vCPUs for them, or the group's
+  /// own planned peak where more (the plan follows its pools, whose mix in an interval may hold
+  /// more of a kind than that). >= planned_vcpus.
+  std::int64_t max_vcpus = 0;
+  /// False where a pool it counts has no vCPU count (a plan document written before they were
+  /// recorded): the figures leave those instances out.
+  bool complete = true;
+  friend bool operator==(const VcpuQuotaNeed&, const VcpuQuotaNeed&) = default;
+};
+
 struct RenderedExport {
   std::string plan_hash;  // plan_hash of the plan exported (before any window cut)
   std::vector<ExportFile> files;
   std::vector<GroupExportSummary> groups;  // plan order
+  /// For an AWS plan, by Region, then On-Demand before Spot, then quota name; README.txt lists
+  /// them. Empty for another provider's plan.
+  std::vector<VcpuQuotaNeed> vcpu_quotas;
   /// The plan as exported: each group's instances raised to its exported schedule (the extra
   /// GPUs placed as the group's instances distribution places them, in whole instances, which the
   /// group's schedule then states), horizon cut to the window. Simulating it is simulating the
@@ -188,7 +219,8 @@ struct RenderedExport {
 
 /// Checks the plan against the target's limits, compresses each group's schedule to fit them and
 /// renders every file of the format, with the requests buying the plan's commitments where its
-/// provider is AWS (commitments/, whatever the format). invalid_argument naming the group, field, value and limit
+/// provider is AWS (commitments/, whatever the format) and, there too, the vCPUs it needs of EC2's
+/// quotas (RenderedExport::vcpu_quotas, a section of README.txt). invalid_argument naming the group, field, value and limit
 /// for any violation; nothing is rendered then.
 Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, const ExportOptions& options = {});
 
@@ -219,6 +251,8 @@ Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSo
 
 /// The export's summary as JSON: {"format", "horizon", "groups": [{"group", "plan_changes",
 /// "actions", "recurring_actions", "extra_gpu_hours", "extra_cost_usd", "max_over_provision_gpus"}],
+/// "vcpu_quotas": [{"region", "kind" ("on_demand" or "spot"), "quota" (null where unknown),
+/// "instance_types", "planned_vcpus", "max_vcpus", "complete"}],
 /// "simulation": {"plan": {"cost_usd", "served_fraction"}, "exported": {...}} when verified}.
 std::string export_summary_json(const RenderedExport& rendered, ExportFormat format,
                                 const ExportVerification* verification);

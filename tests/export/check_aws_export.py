@@ -3,15 +3,22 @@ botocore's own request validator, is applied to a moto server (the first group's
 exactly as README.txt says, the others with boto3), is read back with describe calls and compared
 field by field. The server is always stopped. The requests buying the plan's commitments are
 validated and compared with the plan (export_checks.check_commitments), not applied: moto offers
-no GPU reservations and does not implement PurchaseReservedInstancesOffering.
+no GPU reservations and does not implement PurchaseReservedInstancesOffering. README.txt's EC2
+vCPU quota commands run with the AWS CLI against a stand-in Service Quotas endpoint (moto does not
+implement ListServiceQuotas for EC2), each picking its own quota's value out of a reply that holds
+them all, in its own Region; every pool's instance type is counted under a quota of its Region.
 
 usage: check_aws_export.py FLEETCAST PLAN"""
+import http.server
 import json
 import os
+import re
+import shlex
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import export_checks as checks
@@ -32,6 +39,80 @@ def readme_commands(folder):
     if listed != checks.json_files(folder):
         checks.fail("README.txt does not name every request file exactly once")
     return [command for command in commands if not command[3].startswith(checks.COMMITMENTS + "/")]
+
+
+# A quota line of README.txt's "EC2 vCPU quotas" and the command under it.
+QUOTA_LINE = re.compile(r"^- (\S+), (.+) \(([^)]+)\): (\d+) vCPUs planned, (\d+) at most")
+QUOTA_COMMAND = re.compile(r"^    (aws service-quotas list-service-quotas .+)$")
+
+
+class QuotaReplies(http.server.BaseHTTPRequestHandler):
+    """Answers ListServiceQuotas with every quota of `quotas` (name -> value) and one decoy whose
+    name only starts like one of them, and records the Region each request was signed for."""
+    quotas = {}
+    regions = []
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.headers.get("X-Amz-Target") != "ServiceQuotasV20190624.ListServiceQuotas":
+            self.send_error(400)
+            return
+        scope = re.search(r"Credential=[^/]+/\d+/([^/]+)/servicequotas/", self.headers.get("Authorization", ""))
+        QuotaReplies.regions.append(scope.group(1) if scope else None)
+        listed = [{"QuotaName": name, "Value": value} for name, value in QuotaReplies.quotas.items()]
+        listed.append({"QuotaName": next(iter(QuotaReplies.quotas)) + " (decoy)", "Value": -1.0})
+        body = json.dumps({"Quotas": listed}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-amz-json-1.1")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def quota_sections(folder):
+    """README.txt's quota lines as (region, quota, types, planned, max, command)."""
+    with open(os.path.join(folder, "README.txt"), encoding="utf-8") as readme:
+        lines = readme.read().split("EC2 vCPU quotas:\n", 1)[-1].splitlines()
+    entries = []
+    for line, below in zip(lines, lines[1:]):
+        quota = QUOTA_LINE.match(line)
+        command = QUOTA_COMMAND.match(below)
+        if quota and command:
+            region, name, types, planned, most = quota.groups()
+            entries.append((region, name, types.split(", "), int(planned), int(most), command.group(1)))
+    return entries
+
+
+def check_quota_commands(folder, plan):
+    entries = quota_sections(folder)
+    if not entries:
+        checks.fail("README.txt lists no EC2 vCPU quota with its command")
+    for pool in plan["pools"]:
+        if not any(region == pool["region"] and pool["instance_type"] in types for region, _, types, *_ in entries):
+            checks.fail(f"README.txt counts {pool['instance_type']} in {pool['region']} under no EC2 vCPU quota")
+    QuotaReplies.quotas = {name: float(1000 + index) for index, name in enumerate(sorted({entry[1] for entry in entries}))}
+    server = http.server.HTTPServer(("127.0.0.1", 0), QuotaReplies)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for region, name, _, planned, most, command in entries:
+            if planned > most:
+                checks.fail(f"{region}, {name}: {planned} vCPUs planned, above the {most} at most")
+            QuotaReplies.regions.clear()
+            result = subprocess.run(shlex.split(command) + ["--endpoint-url", f"http://127.0.0.1:{server.server_port}",
+                                                            "--output", "text"],
+                                    capture_output=True, text=True, check=False)
+            if result.returncode != 0:
+                checks.fail(f"{command} exited {result.returncode}: {result.stderr}")
+            if result.stdout.split() != [str(QuotaReplies.quotas[name])] or QuotaReplies.regions != [region]:
+                checks.fail(f"{command} printed {result.stdout!r} signed for {QuotaReplies.regions}, "
+                            f"expected {QuotaReplies.quotas[name]} from {region}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    return f"{len(entries)} EC2 vCPU quota commands read their quota with the AWS CLI"
 
 
 def free_port():
@@ -111,6 +192,7 @@ def main():
         folder = checks.export(fleetcast, plan, "aws", work)
         commands = readme_commands(folder)
         commitments = checks.check_commitments(folder, plan_document)
+        quotas = check_quota_commands(folder, plan_document)
         port = free_port()
         endpoint = f"http://127.0.0.1:{port}"
         server = subprocess.Popen([shutil.which("moto_server"), "-H", "127.0.0.1", "-p", str(port)],
@@ -161,7 +243,7 @@ def main():
             print("schedules read back from moto and replayed, never below the plan:\n  " + "\n  ".join(replayed))
             print(f"{len(commands)} requests passed botocore's validator (as exported and with placeholders replaced); "
                   f"applied {applied['cli']} with the AWS CLI and {applied['boto3']} with boto3 to moto; "
-                  f"{comparison.fields} fields read back equal; {commitments}")
+                  f"{comparison.fields} fields read back equal; {commitments}; {quotas}")
         finally:
             server.terminate()
             try:

@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -741,4 +743,179 @@ TEST_CASE("a plan recommending no commitment, or not AWS's, writes no purchase r
   REQUIRE(rendered.ok());
   CHECK(commitment_files(*rendered) == 0);
   CHECK(rendered->files.back().contents.find("Commitments to buy") == std::string::npos);
+}
+
+namespace {
+
+// fixture_plan() with each pool's vCPUs as EC2 lists them: p5.48xlarge 192, p4de.24xlarge 96,
+// g6e.xlarge 4, g6e.12xlarge 48; the us-east-1 chat group 22% on demand above its base.
+Plan plan_with_vcpus() {
+  Plan plan = fixture_plan();
+  plan.groups.front().distribution.on_demand_percentage_above_base = 22;
+  for (PlannedPool& pool : plan.pools) {
+    pool.vcpus_per_instance = pool.instance_type == "p5.48xlarge"     ? 192
+                              : pool.instance_type == "p4de.24xlarge" ? 96
+                              : pool.instance_type == "g6e.xlarge"    ? 4
+                                                                      : 48;
+  }
+  return plan;
+}
+
+const VcpuQuotaNeed& need_of(const RenderedExport& rendered, const std::string& region, bool spot, const std::string& quota) {
+  const auto found = std::find_if(rendered.vcpu_quotas.begin(), rendered.vcpu_quotas.end(), [&](const VcpuQuotaNeed& need) {
+    return need.region == region && need.spot == spot && need.quota == quota;
+  });
+  REQUIRE(found != rendered.vcpu_quotas.end());
+  return *found;
+}
+
+// The busiest interval's vCPUs over the exported pools named, summed: the planned need, by brute force.
+std::int64_t busiest(const Plan& exported, std::initializer_list<std::pair<std::size_t, int>> pools_and_vcpus) {
+  std::int64_t most = 0;
+  for (std::size_t k = 0; k < exported.instances.front().size(); ++k) {
+    std::int64_t sum = 0;
+    for (const auto& [pool, vcpus] : pools_and_vcpus) sum += std::int64_t{exported.instances[pool][k]} * vcpus;
+    most = std::max(most, sum);
+  }
+  return most;
+}
+
+// Each quota's vCPUs at most, worked by hand for the format: (region, spot, quota) -> vCPUs.
+using QuotaFigures = std::map<std::tuple<std::string, bool, std::string>, std::int64_t>;
+
+void check_at_most(const RenderedExport& rendered, const QuotaFigures& expected) {
+  CHECK(rendered.vcpu_quotas.size() == expected.size());
+  for (const auto& [key, vcpus] : expected) {
+    const auto& [region, spot, quota] = key;
+    INFO(region << " " << quota);
+    CHECK(need_of(rendered, region, spot, quota).max_vcpus == vcpus);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every format of an AWS plan says what it needs of EC2's vCPU quotas, per Region, family and kind", "[export]") {
+  const Plan plan = plan_with_vcpus();
+  const std::string p_on_demand = "Running On-Demand P instances", p4_spot = "All P4, P3 and P2 Spot Instance Requests",
+                    p5_spot = "All P5 Spot Instance Requests", g_spot = "All G and VT Spot Instance Requests";
+  // AWS, worked by hand from the groups' MaxSize and distribution. us-east-1 chat: 128 GPUs, a base
+  // of 16 and 22% above it on demand: 16 + ceil(24.64) = 41 on demand, 87 spot, as p4de.24xlarge
+  // (8 GPUs, 96 vCPUs) or p5.48xlarge (8, 192). Fine-tuning: 64 GPUs, all spot, as g6e.xlarge (1
+  // GPU, 4 vCPUs) or g6e.12xlarge (4, 48): 768 against 256. us-west-2 chat: 48, a base of 8, 0% above.
+  const QuotaFigures aws{{{"us-east-1", false, p_on_demand}, 6 * 192},  // ceil(41 / 8) p5.48xlarge
+                         {{"us-east-1", true, p4_spot}, 11 * 96},       // ceil(87 / 8) p4de.24xlarge
+                         {{"us-east-1", true, p5_spot}, 11 * 192},
+                         {{"us-east-1", true, g_spot}, 16 * 48},
+                         {{"us-west-2", false, p_on_demand}, 1 * 192},
+                         {{"us-west-2", true, p5_spot}, 5 * 192}};
+  // Kubernetes, from the NodePools' GPU limits: the on-demand kind's reserved NodePool (the base) and
+  // on-demand NodePool (the maximum), the spot NodePool (the maximum). us-east-1 chat: 16 + 128 on
+  // demand, 128 spot; fine-tuning: 64 spot; us-west-2 chat: 8 + 48 on demand, 48 spot.
+  const QuotaFigures kubernetes{{{"us-east-1", false, p_on_demand}, 18 * 192},
+                                {{"us-east-1", true, p4_spot}, 16 * 96},
+                                {{"us-east-1", true, p5_spot}, 16 * 192},
+                                {{"us-east-1", true, g_spot}, 16 * 48},
+                                {{"us-west-2", false, p_on_demand}, 7 * 192},
+                                {{"us-west-2", true, p5_spot}, 6 * 192}};
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation, ExportFormat::kubernetes}) {
+    INFO(export_format_name(format));
+    auto rendered = render_export(plan, format);
+    REQUIRE(rendered.ok());
+    check_at_most(*rendered, format == ExportFormat::kubernetes ? kubernetes : aws);
+    CHECK(need_of(*rendered, "us-east-1", false, p_on_demand).instance_types ==
+          std::vector<std::string>{"p4de.24xlarge", "p5.48xlarge"});
+    // Planned: the busiest interval of the exported plan (pools 0-6 as in fixture_plan()).
+    const Plan& exported = rendered->exported;
+    const VcpuQuotaNeed& east_g = need_of(*rendered, "us-east-1", true, g_spot);
+    CHECK(need_of(*rendered, "us-east-1", false, p_on_demand).planned_vcpus == busiest(exported, {{0, 192}}));
+    CHECK(east_g.planned_vcpus == busiest(exported, {{5, 4}, {6, 48}}));
+    CHECK(east_g.planned_vcpus > 0);
+    for (const VcpuQuotaNeed& need : rendered->vcpu_quotas) {
+      INFO(need.region << " " << need.quota);
+      CHECK(need.complete);
+      CHECK(need.planned_vcpus <= need.max_vcpus);
+    }
+    const std::string& readme = rendered_file(*rendered, "README.txt").contents;
+    CHECK(readme.find("- us-east-1, All G and VT Spot Instance Requests (g6e.12xlarge, g6e.xlarge): " +
+                      std::to_string(east_g.planned_vcpus) + " vCPUs planned, 768 at most\n    aws service-quotas "
+                      "list-service-quotas --service-code ec2 --region us-east-1 --query \"Quotas[?QuotaName=="
+                      "'All G and VT Spot Instance Requests'].Value\"\n") != std::string::npos);
+    const nlohmann::json summary = nlohmann::json::parse(export_summary_json(*rendered, format, nullptr));
+    CHECK(summary["vcpu_quotas"].size() == 6);
+    CHECK(summary["vcpu_quotas"][0]["quota"] == p_on_demand);
+    CHECK(summary["vcpu_quotas"][0]["kind"] == "on_demand");
+    CHECK(summary["vcpu_quotas"][0]["max_vcpus"] == (format == ExportFormat::kubernetes ? 18 : 6) * 192);
+  }
+}
+
+TEST_CASE("the vCPU quotas of an export say where a family's quota or a pool's vCPUs are not known", "[export]") {
+  Plan plan = plan_with_vcpus();
+  // The us-west-2 chat group on p6-b200.48xlarge, whose Spot quota the EC2 User Guide does not name;
+  // the fine-tuning pools as a plan document written before vCPUs were recorded holds them.
+  for (PlannedPool& pool : plan.pools) {
+    if (pool.region == "us-west-2") pool.instance_type = "p6-b200.48xlarge";
+    if (pool.instance_type.starts_with("g6e")) pool.vcpus_per_instance = 0;
+  }
+  for (PlannedGroup& group : plan.groups) {
+    if (group.region == "us-west-2") group.instance_types = {{"p6-b200.48xlarge", 8}};
+  }
+  auto rendered = render_export(plan, ExportFormat::aws);
+  REQUIRE(rendered.ok());
+  const VcpuQuotaNeed& unnamed = need_of(*rendered, "us-west-2", true, "");
+  CHECK(unnamed.instance_types == std::vector<std::string>{"p6-b200.48xlarge"});
+  CHECK(unnamed.max_vcpus == 5 * 192);
+  CHECK(need_of(*rendered, "us-west-2", false, "Running On-Demand P instances").complete);
+  CHECK_FALSE(need_of(*rendered, "us-east-1", true, "All G and VT Spot Instance Requests").complete);
+  const std::string& readme = rendered_file(*rendered, "README.txt").contents;
+  CHECK(readme.find("- us-west-2, Spot quota of p6-b200.48xlarge: ") != std::string::npos);
+  CHECK(readme.find("the EC2 User Guide names no quota for these") != std::string::npos);
+  CHECK(readme.find("(some types' vCPUs unknown: re-plan to count them)") != std::string::npos);
+}
+
+TEST_CASE("an export counts each family under its EC2 User Guide quota, on demand and as spot", "[export]") {
+  for (const auto& [type, on_demand, spot] :
+       {std::tuple<std::string, std::string, std::string>{"inf2.48xlarge", "Running On-Demand Inf instances", "All Inf Spot Instance Requests"},
+        {"trn1.32xlarge", "Running On-Demand Trn instances", "All Trn Spot Instance Requests"},
+        {"dl2q.24xlarge", "Running On-Demand DL instances", "All DL Spot Instance Requests"},
+        {"gr6.8xlarge", "Running On-Demand G and VT instances", "All G and VT Spot Instance Requests"},
+        {"p3dn.24xlarge", "Running On-Demand P instances", "All P4, P3 and P2 Spot Instance Requests"},
+        {"p5en.48xlarge", "Running On-Demand P instances", "All P5 Spot Instance Requests"},
+        {"m7i.48xlarge", "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances",
+         "All Standard (A, C, D, H, I, M, R, T, Z) Spot Instance Requests"}}) {
+    INFO(type);
+    Plan plan = plan_with_vcpus();
+    for (PlannedPool& pool : plan.pools) {
+      if (pool.region == "us-west-2") pool.instance_type = type;
+    }
+    plan.groups[1].instance_types = {{type, 8}};
+    auto rendered = render_export(plan, ExportFormat::aws);
+    REQUIRE(rendered.ok());
+    CHECK(need_of(*rendered, "us-west-2", false, on_demand).instance_types == std::vector<std::string>{type});
+    CHECK(need_of(*rendered, "us-west-2", true, spot).instance_types == std::vector<std::string>{type});
+  }
+}
+
+TEST_CASE("an export of another provider's plan lists no EC2 vCPU quota", "[export]") {
+  Plan plan = plan_with_vcpus();
+  for (PlannedPool& pool : plan.pools) pool.provider = "gcp";
+  auto rendered = render_export(plan, ExportFormat::kubernetes);
+  REQUIRE(rendered.ok());
+  CHECK(rendered->vcpu_quotas.empty());
+  CHECK(rendered_file(*rendered, "README.txt").contents.find("EC2 vCPU quotas") == std::string::npos);
+}
+
+TEST_CASE("an export's vCPUs at most are never below the plan's own peak where its mix runs more on demand", "[export]") {
+  Plan plan = plan_with_vcpus();
+  // The us-west-2 chat group's distribution gives on demand nothing (no base, 0% above), while the
+  // plan runs one p5.48xlarge on demand there at its peak (pool 3 of fixture_plan()).
+  PlannedGroup& west = plan.groups[1];
+  REQUIRE(west.region == "us-west-2");
+  west.distribution.on_demand_base_capacity = 0;
+  auto rendered = render_export(plan, ExportFormat::aws);
+  REQUIRE(rendered.ok());
+  const VcpuQuotaNeed& on_demand = need_of(*rendered, "us-west-2", false, "Running On-Demand P instances");
+  CHECK(on_demand.planned_vcpus == 192);
+  CHECK(on_demand.max_vcpus == 192);
+  // Spot at most: all 48 GPUs, 6 p5.48xlarge.
+  CHECK(need_of(*rendered, "us-west-2", true, "All P5 Spot Instance Requests").max_vcpus == 6 * 192);
 }

@@ -46,6 +46,12 @@ void print_summary(const exporters::RenderedExport& rendered, const exporters::E
               << std::setprecision(1) << std::setw(12) << group.extra_gpu_hours << std::setprecision(2) << std::setw(12)
               << group.extra_cost.usd() << std::setw(10) << group.max_over_provision << '\n';
   }
+  if (!rendered.vcpu_quotas.empty()) std::cout << "EC2 vCPU quotas needed (README.txt says how to read the account's):\n";
+  for (const exporters::VcpuQuotaNeed& need : rendered.vcpu_quotas) {
+    std::cout << "  " << need.region << ", " << (need.quota.empty() ? (need.spot ? "a Spot quota" : "an On-Demand quota") : need.quota)
+              << ": " << need.planned_vcpus << " planned, " << need.max_vcpus << " at most"
+              << (need.complete ? "" : " (some vCPUs unknown)") << '\n';
+  }
   if (verification == nullptr) {
     std::cout << "not re-simulated: pass --scenario with the plan's scenario to simulate the exported schedule\n";
     return;
