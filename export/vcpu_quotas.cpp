@@ -60,46 +60,53 @@ std::string quota_of(const std::string& instance_type, bool spot) {
 
 using QuotaKey = std::tuple<std::string, bool, std::string>;  // region, spot, quota
 
+// vCPUs per interval, by quota.
+using VcpuRows = std::map<QuotaKey, std::vector<std::int64_t>>;
+
+// Adds `instances` per interval of `pool` (in `region`) to its quota's row of `rows`; returns the key.
+QuotaKey add_row(VcpuRows& rows, const std::string& region, const PlannedPool& pool, const std::vector<int>& instances) {
+  const bool spot = pool.option == PurchaseOption::spot;
+  const QuotaKey key{region, spot, quota_of(pool.instance_type, spot)};
+  std::vector<std::int64_t>& vcpus = rows[key];
+  vcpus.resize(std::max(vcpus.size(), instances.size()), 0);
+  for (std::size_t k = 0; k < instances.size(); ++k) vcpus[k] += std::int64_t{instances[k]} * pool.vcpus_per_instance;
+  return key;
+}
+
+// Each row's busiest interval.
+std::map<QuotaKey, std::int64_t> peaks(const VcpuRows& rows) {
+  std::map<QuotaKey, std::int64_t> most;
+  for (const auto& [key, vcpus] : rows) most[key] = vcpus.empty() ? 0 : *std::max_element(vcpus.begin(), vcpus.end());
+  return most;
+}
+
 // Adds to `needs` the planned vCPUs: per quota, the busiest interval's sum over the pools it counts.
 void add_planned(const Plan& exported, std::map<QuotaKey, VcpuQuotaNeed>& needs) {
-  std::map<QuotaKey, std::vector<std::int64_t>> per_interval;
+  VcpuRows rows;
   for (std::size_t p = 0; p < exported.pools.size(); ++p) {
     const PlannedPool& pool = exported.pools[p];
-    const bool spot = pool.option == PurchaseOption::spot;
-    const QuotaKey key{pool.region, spot, quota_of(pool.instance_type, spot)};
+    const QuotaKey key = add_row(rows, pool.region, pool, p < exported.instances.size() ? exported.instances[p] : std::vector<int>{});
     VcpuQuotaNeed& need = needs[key];
     need.instance_types.push_back(pool.instance_type);
     need.complete = need.complete && pool.vcpus_per_instance > 0;
-    std::vector<std::int64_t>& vcpus = per_interval[key];
-    const std::vector<int>& instances = p < exported.instances.size() ? exported.instances[p] : std::vector<int>{};
-    vcpus.resize(std::max(vcpus.size(), instances.size()), 0);
-    for (std::size_t k = 0; k < instances.size(); ++k) vcpus[k] += std::int64_t{instances[k]} * pool.vcpus_per_instance;
   }
-  for (auto& [key, vcpus] : per_interval) {
-    needs[key].planned_vcpus = vcpus.empty() ? 0 : *std::max_element(vcpus.begin(), vcpus.end());
-  }
+  for (const auto& [key, vcpus] : peaks(rows)) needs[key].planned_vcpus = vcpus;
 }
 
 // The group's own busiest interval per quota, as the plan runs it pool by pool. A document without
 // per-group instance counts gives its pools' totals (Plan::instances), which other groups may share:
 // more, never less.
 std::map<QuotaKey, std::int64_t> group_peaks(const Plan& exported, const PlannedGroup& group) {
-  std::map<QuotaKey, std::vector<std::int64_t>> per_interval;
+  VcpuRows rows;
   for (std::size_t i = 0; i < group.pools.size(); ++i) {
     const std::size_t p = group.pools[i];
-    const std::vector<int>* row = i < group.instances.size()                        ? &group.instances[i]
-                                  : group.instances.empty() && p < exported.instances.size() ? &exported.instances[p]
-                                                                                    : nullptr;
-    if (row == nullptr || row->empty()) continue;
-    const PlannedPool& pool = exported.pools[p];
-    const bool spot = pool.option == PurchaseOption::spot;
-    std::vector<std::int64_t>& vcpus = per_interval[{group.region, spot, quota_of(pool.instance_type, spot)}];
-    vcpus.resize(std::max(vcpus.size(), row->size()), 0);
-    for (std::size_t k = 0; k < row->size(); ++k) vcpus[k] += std::int64_t{(*row)[k]} * pool.vcpus_per_instance;
+    if (i < group.instances.size()) {
+      add_row(rows, group.region, exported.pools[p], group.instances[i]);
+    } else if (group.instances.empty() && p < exported.instances.size()) {
+      add_row(rows, group.region, exported.pools[p], exported.instances[p]);
+    }
   }
-  std::map<QuotaKey, std::int64_t> peaks;
-  for (const auto& [key, vcpus] : per_interval) peaks[key] = *std::max_element(vcpus.begin(), vcpus.end());
-  return peaks;
+  return peaks(rows);
 }
 
 // Adds to `needs` each group's vCPUs at its maximum (VcpuQuotaNeed::max_vcpus), its GPUs of each
@@ -159,7 +166,7 @@ std::string vcpu_quota_section(const std::vector<VcpuQuotaNeed>& needs) {
       "\nEC2 vCPU quotas:\n"
       "EC2 counts the vCPUs of running instances against a quota per Region, family and purchase kind,\n"
       "0 by default for GPU families; a launch beyond it fails. What this export needs of each: in its\n"
-      "busiest hour as planned, and at most with every group of the Region at its maximum (MaxSize split\n"
+      "busiest interval as planned, and at most with every group of the Region at its maximum (MaxSize split\n"
       "by the instances distribution; for Kubernetes, the NodePools' GPU limits; or the group's planned\n"
       "peak where more). Read the account's quota with the command under each, and ask AWS to raise it\n"
       "(Service Quotas) before applying.\n";
