@@ -351,8 +351,8 @@ bool aws_plan(const Plan& plan) {
 
 Status add_commitment_purchases(const Plan& plan, std::vector<ExportFile>& files) {
   if (!aws_plan(plan)) return {};
-  const auto readme = std::find_if(files.begin(), files.end(), [](const ExportFile& file) { return file.path == "README.txt"; });
-  if (readme == files.end()) return internal_error("the export has no README.txt to list the commitments to buy in");
+  auto readme = readme_file(files);
+  if (!readme.ok()) return readme.status();
   const std::vector<CommitmentKind> kinds{reservations(plan), savings_plans(plan)};
   std::size_t count = 0;
   for (const CommitmentKind& kind : kinds) count += kind.purchases.size();
@@ -376,8 +376,8 @@ Status add_commitment_purchases(const Plan& plan, std::vector<ExportFile>& files
     for (const std::string& note : kind.notes) notes += "- " + note + "\n";
   }
   if (!notes.empty()) section += "\nNotes on buying:\n" + notes;
-  readme->contents += section;
-  files.insert(readme, std::make_move_iterator(requests.begin()), std::make_move_iterator(requests.end()));
+  (*readme)->contents += section;
+  files.insert(*readme, std::make_move_iterator(requests.begin()), std::make_move_iterator(requests.end()));
   return {};
 }
 

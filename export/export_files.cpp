@@ -64,6 +64,12 @@ std::string_view export_format_name(ExportFormat format) {
   return "unknown";
 }
 
+Result<std::vector<ExportFile>::iterator> readme_file(std::vector<ExportFile>& files) {
+  const auto readme = std::find_if(files.begin(), files.end(), [](const ExportFile& file) { return file.path == "README.txt"; });
+  if (readme == files.end()) return internal_error("the export has no README.txt to add its sections to");
+  return readme;
+}
+
 std::string readme_heading(const Plan& plan, std::string_view what) {
   return std::string(what) + " exported by fleetcast from the plan of scenario '" + plan.scenario + "' (" +
          plan_hash(plan) + ")";

@@ -243,9 +243,9 @@ Result<RenderedExport> render_export(const Plan& plan, ExportFormat format, cons
   rendered.exported = exported_plan(cut, output->groups, rendered.groups);
   if (aws_plan(cut)) {
     rendered.vcpu_quotas = vcpu_quota_needs(rendered.exported, output->groups);
-    const auto readme = std::find_if(output->files.begin(), output->files.end(),
-                                     [](const ExportFile& file) { return file.path == "README.txt"; });
-    if (readme != output->files.end()) readme->contents += vcpu_quota_section(rendered.vcpu_quotas);
+    auto readme = readme_file(output->files);
+    if (!readme.ok()) return readme.status();
+    (*readme)->contents += vcpu_quota_section(rendered.vcpu_quotas);
   }
   rendered.files = std::move(output->files);
   return rendered;

@@ -76,6 +76,10 @@ std::string vcpu_quota_section(const std::vector<VcpuQuotaNeed>& needs);
 /// The plan's pools are AWS's (a plan has its scenario's one provider).
 bool aws_plan(const Plan& plan);
 
+/// The README.txt every format writes among `files`, for the sections added after rendering
+/// (commitments, vCPU quotas); internal_error when there is none.
+Result<std::vector<ExportFile>::iterator> readme_file(std::vector<ExportFile>& files);
+
 /// Refuses a file whose path would leave the export folder (a leading '/', a '..' reaching above
 /// it): the exporters name files and folders after the plan's groups and regions, which a plan
 /// file may hold anything in. render_export checks what it renders, write_export what it writes.
