@@ -32,6 +32,7 @@ GroupSchedule group_schedule(const PlannedGroup& planned, const CompressedSchedu
                                          : extra;
     schedule.on_demand_extra.push_back(std::clamp(extra_on_demand, 0, extra));
     schedule.spot_extra.push_back(extra - schedule.on_demand_extra.back());
+    if (has_spot) schedule.on_demand_gpus.push_back(on_demand_gpus(planned.distribution, compressed.capacity[k]));
   }
   return schedule;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -15,17 +16,25 @@ namespace fleetcast::exporters {
 
 namespace {
 
+// GPU-intervals an export runs as the other purchase kind than the plan's pools (follow_split).
+struct SplitShift {
+  std::int64_t to_spot = 0;
+  std::int64_t to_on_demand = 0;
+  Money cost;  // of the instances added, at most
+};
+
+// A pool's hourly price per GPU, in micro-USD.
+double price_per_gpu(const PlannedPool& pool) {
+  return static_cast<double>(pool.hourly_price.micro_usd()) / std::max(1, pool.gpus_per_instance);
+}
+
 // The group's cheapest pool of the wanted kind (spot, or on-demand/reserved), by price per GPU.
 std::optional<std::size_t> cheapest_pool(const Plan& plan, const PlannedGroup& group, bool spot) {
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < group.pools.size(); ++i) {
     const PlannedPool& pool = plan.pools[group.pools[i]];
     if ((pool.option == PurchaseOption::spot) != spot) continue;
-    const auto per_gpu = [&](std::size_t j) {
-      const PlannedPool& other = plan.pools[group.pools[j]];
-      return other.hourly_price.micro_usd() / std::max(1, other.gpus_per_instance);
-    };
-    if (!best || per_gpu(i) < per_gpu(*best)) best = i;
+    if (!best || price_per_gpu(pool) < price_per_gpu(plan.pools[group.pools[*best]])) best = i;
   }
   return best;
 }
@@ -50,12 +59,9 @@ std::int64_t add_instances(Plan& plan, PlannedGroup& group, std::size_t index, c
 // refused or interrupted spot instance is replaced on demand.
 Money extra_cost(const Plan& plan, const PlannedGroup& group, std::size_t index, std::int64_t instance_intervals) {
   const PlannedPool& pool = plan.pools[group.pools[index]];
-  const auto per_gpu = [](const PlannedPool& any) {
-    return static_cast<double>(any.hourly_price.micro_usd()) / std::max(1, any.gpus_per_instance);
-  };
-  double rate = per_gpu(pool);
+  double rate = price_per_gpu(pool);
   for (const std::size_t p : group.pools) {
-    if (plan.pools[p].option != PurchaseOption::spot) rate = std::max(rate, per_gpu(plan.pools[p]));
+    if (plan.pools[p].option != PurchaseOption::spot) rate = std::max(rate, price_per_gpu(plan.pools[p]));
   }
   const double hours = static_cast<double>(instance_intervals) * static_cast<double>(plan.horizon.step.count()) / 3600.0;
   return Money::from_micro_usd(static_cast<std::int64_t>(std::ceil(hours * rate * std::max(1, pool.gpus_per_instance))));
@@ -110,6 +116,93 @@ Money carry_extra(Plan& plan, PlannedGroup& group, bool spot, std::size_t cheape
   return cost;
 }
 
+// The group's pool of one kind that holds `gpus` for the least per hour in whole instances.
+std::size_t cheapest_holding(const Plan& plan, const PlannedGroup& group, bool spot, int gpus) {
+  std::optional<std::size_t> best;
+  double best_cost = 0;
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    const PlannedPool& pool = plan.pools[group.pools[i]];
+    if ((pool.option == PurchaseOption::spot) != spot) continue;
+    const int size = std::max(1, pool.gpus_per_instance);
+    const double cost = static_cast<double>((gpus + size - 1) / size) * static_cast<double>(pool.hourly_price.micro_usd());
+    if (best && cost >= best_cost) continue;
+    best = i;
+    best_cost = cost;
+  }
+  return *best;  // follow_split runs only for a group with pools of both kinds
+}
+
+// The group's pools (indices into group.pools), dearest per GPU first.
+std::vector<std::size_t> pools_dearest_first(const Plan& plan, const PlannedGroup& group) {
+  std::vector<std::size_t> order(group.pools.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return price_per_gpu(plan.pools[group.pools[a]]) > price_per_gpu(plan.pools[group.pools[b]]);
+  });
+  return order;
+}
+
+// Per pool of the group, the group's pool of the same instance type and the other purchase kind
+// (spot against on-demand or reserved), if it has one.
+std::vector<std::optional<std::size_t>> same_type_other_kind(const Plan& plan, const PlannedGroup& group) {
+  const auto is_spot = [&](std::size_t i) { return plan.pools[group.pools[i]].option == PurchaseOption::spot; };
+  std::vector<std::optional<std::size_t>> twin(group.pools.size());
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    for (std::size_t j = 0; j < group.pools.size() && !twin[i]; ++j) {
+      if (is_spot(i) != is_spot(j) && plan.pools[group.pools[i]].instance_type == plan.pools[group.pools[j]].instance_type) twin[i] = j;
+    }
+  }
+  return twin;
+}
+
+// Moves capacity between the group's purchase kinds so that each interval runs on demand what the
+// format's runtime will (GroupSchedule::on_demand_gpus): an Auto Scaling group splits its capacity
+// by its InstancesDistribution, whatever mix the plan's pools hold in that interval. Whole
+// instances, never past the target: the kind that holds too much gives instances no larger than
+// what it holds too much, dearest per GPU first (a reservation is paid whether it runs or not, so
+// on-demand goes before it). The distribution decides the purchase kind, not the type: the same
+// type's pool of the other kind takes them where the group has one (the GPUs, and so the
+// throughput, stay as planned), else the other kind's pool that holds them for the least, rounded
+// up, so the group never holds fewer GPUs. Returns the GPU-intervals moved and what the instances
+// added cost at most (extra_cost; those removed are not subtracted).
+SplitShift follow_split(Plan& plan, PlannedGroup& group, const std::vector<int>& on_demand_target) {
+  SplitShift moved;
+  if (group.instances.empty()) return moved;  // an older document: nothing per group to move
+  const auto gpus_of = [&](std::size_t i) { return std::max(1, plan.pools[group.pools[i]].gpus_per_instance); };
+  const auto is_spot = [&](std::size_t i) { return plan.pools[group.pools[i]].option == PurchaseOption::spot; };
+  const std::vector<std::size_t> dearest_first = pools_dearest_first(plan, group);
+  const std::vector<std::optional<std::size_t>> twin = same_type_other_kind(plan, group);
+  std::vector<std::vector<int>> removed(group.pools.size(), std::vector<int>(on_demand_target.size(), 0));
+  std::vector<std::vector<int>> added = removed;
+  for (std::size_t k = 0; k < on_demand_target.size(); ++k) {
+    int on_demand = 0;
+    for (std::size_t i = 0; i < group.pools.size(); ++i) on_demand += is_spot(i) ? 0 : group.instances[i][k] * gpus_of(i);
+    const bool to_spot = on_demand > on_demand_target[k];
+    int surplus = std::abs(on_demand - on_demand_target[k]);
+    int unmatched = 0;  // GPUs taken from types the group has only in the giving kind
+    for (const std::size_t i : dearest_first) {
+      if (is_spot(i) == to_spot) continue;
+      const int instances = std::min(group.instances[i][k], surplus / gpus_of(i));
+      removed[i][k] = -instances;
+      surplus -= instances * gpus_of(i);
+      (to_spot ? moved.to_spot : moved.to_on_demand) += instances * gpus_of(i);
+      if (const std::optional<std::size_t> to = twin[i]) {
+        added[*to][k] += instances;
+      } else {
+        unmatched += instances * gpus_of(i);
+      }
+    }
+    if (unmatched == 0) continue;
+    const std::size_t to = cheapest_holding(plan, group, to_spot, unmatched);
+    added[to][k] += (unmatched + gpus_of(to) - 1) / gpus_of(to);
+  }
+  for (std::size_t i = 0; i < group.pools.size(); ++i) {
+    add_instances(plan, group, i, removed[i]);
+    moved.cost += extra_cost(plan, group, i, add_instances(plan, group, i, added[i]));
+  }
+  return moved;
+}
+
 // The lead the exported group runs with: the part of the plan's lead its rising actions fire
 // ahead (lead_shift); whole steps of it are held as capacity instead.
 void export_launch_lead(PlannedGroup& group, Seconds step) {
@@ -144,6 +237,13 @@ Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules
     if (on_demand_pool) cost += carry_extra(exported, group, false, *on_demand_pool, on_demand);
     if (spot_pool) cost += carry_extra(exported, group, true, *spot_pool, spot);
     summary[g].extra_cost = cost;
+    if (spot_pool && on_demand_pool && !schedule.on_demand_gpus.empty()) {
+      const SplitShift moved = follow_split(exported, group, schedule.on_demand_gpus);
+      const double step_hours = static_cast<double>(exported.horizon.step.count()) / 3600.0;
+      summary[g].gpu_hours_moved_to_spot = static_cast<double>(moved.to_spot) * step_hours;
+      summary[g].gpu_hours_moved_to_on_demand = static_cast<double>(moved.to_on_demand) * step_hours;
+      summary[g].split_cost = moved.cost;
+    }
     export_launch_lead(group, exported.horizon.step);
     // Whole instances may hold more than the exported capacity: the schedule states what they
     // hold, so that the exported plan is a plan check_plan_groups accepts.
@@ -274,7 +374,10 @@ nlohmann::ordered_json summary_document(const RenderedExport& rendered, ExportFo
                       {"recurring_actions", group.recurring_actions},
                       {"extra_gpu_hours", group.extra_gpu_hours},
                       {"extra_cost_usd", group.extra_cost.usd()},
-                      {"max_over_provision_gpus", group.max_over_provision}});
+                      {"max_over_provision_gpus", group.max_over_provision},
+                      {"gpu_hours_moved_to_spot", group.gpu_hours_moved_to_spot},
+                      {"gpu_hours_moved_to_on_demand", group.gpu_hours_moved_to_on_demand},
+                      {"split_cost_usd", group.split_cost.usd()}});
   }
   nlohmann::ordered_json quotas = nlohmann::ordered_json::array();
   for (const VcpuQuotaNeed& need : rendered.vcpu_quotas) {

@@ -27,6 +27,10 @@ struct GroupSchedule {
   std::vector<int> capacity;          // GPUs the export holds the group at (>= the plan)
   std::vector<int> on_demand_extra;   // GPUs above the plan launched on demand
   std::vector<int> spot_extra;        // GPUs above the plan launched as spot
+  /// GPUs the format's runtime runs on demand (reserved included) per interval, whatever mix the
+  /// plan's pools hold: an Auto Scaling group splits its capacity by its InstancesDistribution.
+  /// Empty: as the plan's pools split it (Kubernetes: a Deployment per capacity type).
+  std::vector<int> on_demand_gpus;
   /// The most GPUs the exported group may run on demand (reserved included) and as spot: its
   /// MaxSize split by its instances distribution (AWS), its NodePools' GPU limits (Kubernetes).
   std::int64_t max_on_demand_gpus = 0;

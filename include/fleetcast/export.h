@@ -173,6 +173,16 @@ struct GroupExportSummary {
   double extra_gpu_hours = 0;           // over the exported part of the horizon
   Money extra_cost;                     // of the extra instances at on-demand rates: an upper bound
   int max_over_provision = 0;           // GPUs, in any interval
+  /// GPU-hours the export runs as the other purchase kind than the plan's pools hold them: an
+  /// Auto Scaling group splits each interval's capacity by its InstancesDistribution (base, then a
+  /// fixed percentage on demand), where the plan's mix varies from interval to interval. The
+  /// exported plan (and verify_export) runs the split the group will. 0 for Kubernetes, whose
+  /// Deployments hold each capacity type's replicas as planned.
+  double gpu_hours_moved_to_spot = 0;
+  double gpu_hours_moved_to_on_demand = 0;
+  /// What the instances the split adds cost at most, at extra_cost's rates (those it removes are
+  /// not subtracted): with extra_cost, what the export may cost beyond the plan's simulated cost.
+  Money split_cost;
 };
 
 /// EC2 counts the vCPUs of running instances against per-Region quotas, one per group of instance
@@ -250,7 +260,8 @@ Result<ExportVerification> verify_export(const Scenario& scenario, const PriceSo
                                          PlanDemand demand);
 
 /// The export's summary as JSON: {"format", "horizon", "groups": [{"group", "plan_changes",
-/// "actions", "recurring_actions", "extra_gpu_hours", "extra_cost_usd", "max_over_provision_gpus"}],
+/// "actions", "recurring_actions", "extra_gpu_hours", "extra_cost_usd", "max_over_provision_gpus",
+/// "gpu_hours_moved_to_spot", "gpu_hours_moved_to_on_demand", "split_cost_usd"}],
 /// "vcpu_quotas": [{"region", "kind" ("on_demand" or "spot"), "quota" (null where unknown),
 /// "instance_types", "planned_vcpus", "max_vcpus", "complete"}],
 /// "simulation": {"plan": {"cost_usd", "served_fraction"}, "exported": {...}} when verified}.

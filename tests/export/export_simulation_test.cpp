@@ -1,9 +1,13 @@
 // What is exported is what was simulated: every shipped example, and a 30-day plan that follows a
 // real load series hour by hour (../shared/data/load), planned, exported in every format within
 // the targets' limits, and the exported schedule simulated beside the plan against the same
-// demand and seed, both launching ahead of rises by the plan's lead. The export must serve at
-// least what the plan serves and cost no more than the plan plus the extra the export reports
-// (plus, where stated, a share of the plan's cost for the draws its extra launches shift).
+// demand and seed, both launching ahead of rises by the plan's lead. A Kubernetes export holds the
+// plan's mix (a Deployment per capacity type): it must serve at least what the plan serves and
+// cost no more than the plan plus the extra the export reports (plus, where stated, a share of the
+// plan's cost for the draws its extra launches shift). An Auto Scaling group splits its capacity
+// by its InstancesDistribution instead, and the exported plan runs that split: its capacity moved
+// to spot may serve less, by at most that capacity's share, and what the split adds costs at
+// most the reported split cost.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -37,9 +41,17 @@ void check_exports(const Scenario& scenario, const PriceSource& prices, const Pl
       if (plan.horizon.step == kHour) CHECK(rendered->exported.groups[g].launch_lead == plan.groups[g].launch_lead);
     }
     Money extra;
+    double moved_to_spot = 0, exported_gpu_hours = 0;
     for (const GroupExportSummary& group : rendered->groups) {
       CHECK(group.actions <= kDefaultMaxActionsPerGroup);
-      extra += group.extra_cost;
+      extra += group.extra_cost + group.split_cost;
+      moved_to_spot += group.gpu_hours_moved_to_spot;
+      if (format == ExportFormat::kubernetes) CHECK(group.gpu_hours_moved_to_spot + group.gpu_hours_moved_to_on_demand == 0);
+    }
+    for (const PlannedGroup& group : rendered->exported.groups) {
+      for (const int gpus : planned_group_gpus(rendered->exported, group)) {
+        exported_gpu_hours += gpus * static_cast<double>(plan.horizon.step.count()) / 3600.0;
+      }
     }
     SimulationOptions options;
     options.replicas = 4;
@@ -48,8 +60,9 @@ void check_exports(const Scenario& scenario, const PriceSource& prices, const Pl
     REQUIRE(verified.ok());
     INFO("plan $" << verified->plan.cost_usd.mean << " served " << verified->plan.served_fraction.mean << "; export $"
                   << verified->exported.cost_usd.mean << " served " << verified->exported.served_fraction.mean
-                  << "; reported extra $" << extra.usd());
-    CHECK(verified->exported.served_fraction.mean >= verified->plan.served_fraction.mean - 1e-12);
+                  << "; reported extra and split $" << extra.usd() << "; GPU-hours moved to spot " << moved_to_spot);
+    CHECK(verified->exported.served_fraction.mean >=
+          verified->plan.served_fraction.mean - moved_to_spot / std::max(1.0, exported_gpu_hours) - 1e-12);
     CHECK(verified->exported.cost_usd.mean <=
           verified->plan.cost_usd.mean * (1 + draw_shift_share) + extra.usd() + 1e-6);
   }
@@ -81,7 +94,13 @@ TEST_CASE("every example's export serves what its plan serves for at most the re
   for (const auto& entry : fs::directory_iterator(FLEETCAST_SOURCE_DIR "/scenarios/examples")) {
     if (entry.path().extension() != ".json") continue;
     const PlannedExample example = plan_example(entry.path());
-    check_exports(example.scenario, *example.prices, example.plan, PlanDemand::forecast);
+    // training_deadlines_on_spot's spot pools replay an availability trace, which refuses much of
+    // the capacity its AWS split moves to spot (392 refused launches against 266 in the first replica): the
+    // cover launched on demand and the refusals shift the random draws and the batch queue the
+    // rest of the run takes (ARCHITECTURE.md, known debts), 0.48% of the plan's cost beyond the
+    // reported extra and split here; 1% allowed.
+    const double draw_shift_share = entry.path().stem() == "training_deadlines_on_spot" ? 0.01 : 0;
+    check_exports(example.scenario, *example.prices, example.plan, PlanDemand::forecast, draw_shift_share);
   }
 }
 

@@ -919,3 +919,104 @@ TEST_CASE("an export's vCPUs at most are never below the plan's own peak where i
   // Spot at most: all 48 GPUs, 6 p5.48xlarge.
   CHECK(need_of(*rendered, "us-west-2", true, "All P5 Spot Instance Requests").max_vcpus == 6 * 192);
 }
+
+namespace {
+
+// fixture_plan() with one group alone: us-east-1 chat on p5.48xlarge on demand (pool 0, $98.32 an
+// hour), p5.48xlarge spot (pool 1, $39.75) and p4de.24xlarge spot (pool 2, $16.20), all 8 GPUs an
+// instance; a base of 16 GPUs and 50% above it on demand. Per interval, instances of pools 0/1/2:
+// 3/1/0, 4/0/1, 5/1/0, 2/2/2, then 2/0/0 to the end; the schedule states what they hold.
+Plan plan_with_a_varying_mix() {
+  Plan plan = fixture_plan();
+  PlannedGroup group = plan.groups.front();
+  group.pools = {0, 1, 2};
+  group.instance_types = {{"p5.48xlarge", 8}, {"p4de.24xlarge", 8}};
+  group.distribution.on_demand_base_capacity = 16;
+  group.distribution.on_demand_percentage_above_base = 50;
+  group.min_capacity = 16;
+  group.max_capacity = 64;
+  group.launch_lead = Seconds{0};
+  const auto intervals = static_cast<std::size_t>(plan.horizon.intervals());
+  group.instances.assign(3, std::vector<int>(intervals, 0));
+  const int mix[4][3] = {{3, 1, 0}, {4, 0, 1}, {5, 1, 0}, {2, 2, 2}};
+  for (std::size_t k = 0; k < intervals; ++k) {
+    for (std::size_t i = 0; i < 3; ++i) group.instances[i][k] = k < 4 ? mix[k][i] : (i == 0 ? 2 : 0);
+  }
+  group.schedule.clear();
+  int previous = -1;
+  for (std::size_t k = 0; k < intervals; ++k) {
+    const int gpus = 8 * (group.instances[0][k] + group.instances[1][k] + group.instances[2][k]);
+    if (gpus != previous) group.schedule.push_back({plan.horizon.start + plan.horizon.step * static_cast<std::int64_t>(k), 16, 64, gpus});
+    previous = gpus;
+  }
+  plan.groups = {group};
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("an AWS export runs each interval's on-demand share as its InstancesDistribution splits it", "[export]") {
+  const Plan plan = plan_with_a_varying_mix();
+  REQUIRE(check_plan_groups(plan).ok());
+  for (const ExportFormat format : {ExportFormat::aws, ExportFormat::cloudformation}) {
+    INFO(export_format_name(format));
+    auto rendered = render_export(plan, format);
+    INFO((rendered.ok() ? std::string() : rendered.status().message()));
+    REQUIRE(rendered.ok());
+    const PlannedGroup& exported = rendered->exported.groups.at(0);
+    CHECK(rendered->groups.at(0).extra_gpu_hours == 0);  // 5 changes: exported as planned
+    // AWS runs 16 + ceil(50% of the rest) on demand: 24 of 32, 28 of 40, 32 of 48, 32 of 48, 16 of 16.
+    // 0: 24 as planned. 1: 4 too many, less than one instance: kept. 2: 8 too many, one p5 on
+    // demand becomes one p5 spot. 3: 16 too few: the dearer spot per GPU (p5, $4.97 against
+    // p4de's $2.03) gives both its instances to p5 on demand.
+    const std::vector<std::vector<int>> expected = {{3, 1, 0}, {4, 0, 1}, {4, 2, 0}, {4, 0, 2}, {2, 0, 0}};
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      for (std::size_t i = 0; i < 3; ++i) {
+        INFO("interval " << k << ", pool " << plan.pools[exported.pools[i]].name);
+        CHECK(exported.instances[i][k] == expected[k][i]);
+      }
+    }
+    for (std::size_t k = expected.size(); k < exported.instances[0].size(); ++k) CHECK(exported.instances[0][k] == 2);
+    CHECK(check_plan_groups(rendered->exported).ok());
+    const GroupExportSummary& summary = rendered->groups.at(0);
+    CHECK(summary.gpu_hours_moved_to_spot == 8.0);
+    CHECK(summary.gpu_hours_moved_to_on_demand == 16.0);
+    // At most: the added instance-hours at the group's dearest per-GPU rate, $98.32 an instance:
+    // one p5 spot hour and two p5 on-demand hours.
+    CHECK(summary.split_cost == Money::from_usd(3 * 98.32));
+    const nlohmann::json document = nlohmann::json::parse(export_summary_json(*rendered, format, nullptr));
+    CHECK(document["groups"][0]["gpu_hours_moved_to_spot"] == 8.0);
+    CHECK(document["groups"][0]["split_cost_usd"].get<double>() == Approx(294.96));
+  }
+  // Kubernetes holds each capacity type's replicas in its own Deployment: the plan's mix.
+  auto rendered = render_export(plan, ExportFormat::kubernetes);
+  REQUIRE(rendered.ok());
+  CHECK(rendered->exported.groups.at(0).instances == plan.groups.at(0).instances);
+  CHECK(rendered->groups.at(0).gpu_hours_moved_to_spot == 0);
+  CHECK(rendered->groups.at(0).gpu_hours_moved_to_on_demand == 0);
+}
+
+TEST_CASE("an AWS export moves capacity to the other purchase kind of another type where the group lacks the type there",
+          "[export]") {
+  // Without the p5 spot pool, interval 2's p5 on demand goes to p4de spot, which holds 8 GPUs for
+  // $16.20; interval 3's p4de spot moves to p5 on demand, the group's only on-demand pool.
+  Plan plan = plan_with_a_varying_mix();
+  PlannedGroup& group = plan.groups.front();
+  for (std::size_t k = 0; k < group.instances[0].size(); ++k) {
+    group.instances[2][k] += group.instances[1][k];  // p5 spot's instances as p4de spot: same GPUs
+  }
+  group.pools = {0, 2};
+  group.instances.erase(group.instances.begin() + 1);
+  REQUIRE(check_plan_groups(plan).ok());
+  auto rendered = render_export(plan, ExportFormat::aws);
+  REQUIRE(rendered.ok());
+  const PlannedGroup& exported = rendered->exported.groups.at(0);
+  const std::vector<std::vector<int>> expected = {{3, 1}, {4, 1}, {4, 2}, {4, 2}};
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    INFO("interval " << k);
+    CHECK(exported.instances[0][k] == expected[k][0]);
+    CHECK(exported.instances[1][k] == expected[k][1]);
+  }
+  CHECK(rendered->groups.at(0).gpu_hours_moved_to_spot == 8.0);
+  CHECK(rendered->groups.at(0).gpu_hours_moved_to_on_demand == 16.0);
+}

@@ -46,6 +46,13 @@ void print_summary(const exporters::RenderedExport& rendered, const exporters::E
               << std::setprecision(1) << std::setw(12) << group.extra_gpu_hours << std::setprecision(2) << std::setw(12)
               << group.extra_cost.usd() << std::setw(10) << group.max_over_provision << '\n';
   }
+  for (const exporters::GroupExportSummary& group : rendered.groups) {
+    if (group.gpu_hours_moved_to_spot == 0 && group.gpu_hours_moved_to_on_demand == 0) continue;
+    std::cout << group.group << ": its InstancesDistribution runs " << std::setprecision(1)
+              << group.gpu_hours_moved_to_spot << " GPU-hours the plan holds on demand as spot and "
+              << group.gpu_hours_moved_to_on_demand << " it holds as spot on demand, at most " << std::setprecision(2)
+              << group.split_cost.usd() << " USD more (the simulated export runs it so)\n";
+  }
   if (!rendered.vcpu_quotas.empty()) std::cout << "EC2 vCPU quotas needed (README.txt says how to read the account's):\n";
   for (const exporters::VcpuQuotaNeed& need : rendered.vcpu_quotas) {
     std::cout << "  " << need.region << ", " << (need.quota.empty() ? (need.spot ? "a Spot quota" : "an On-Demand quota") : need.quota)
