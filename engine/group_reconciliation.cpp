@@ -68,17 +68,15 @@ void GroupReconciler::mixed_instances_targets(std::size_t g, int desired) {
   const FleetModel& model = context_.model;
   const GroupModel& group_model = model.groups[g];
   const InstancesDistribution& distribution = context_.scenario.policy.distribution;
-  const int base = std::min(desired, distribution.on_demand_base_capacity);
-  const int above = desired - base;
-  int on_demand_gpus = base + (above * distribution.on_demand_percentage_above_base + 99) / 100;
-  int spot_gpus = desired - on_demand_gpus;
+  int on_demand = on_demand_gpus(distribution, desired);
+  int spot_gpus = desired - on_demand;
   if (group_model.spot_pools.empty()) {
-    on_demand_gpus += spot_gpus;
+    on_demand += spot_gpus;
     spot_gpus = 0;
   }
   if (group_model.on_demand_pools.empty()) {
-    spot_gpus += on_demand_gpus;
-    on_demand_gpus = 0;
+    spot_gpus += on_demand;
+    on_demand = 0;
   }
   std::vector<int>& target = target_scratch_;
   target.assign(model.pools.size(), 0);
@@ -98,10 +96,10 @@ void GroupReconciler::mixed_instances_targets(std::size_t g, int desired) {
     remaining -= instances * gpus;
   }
   // What spot could not place (caps, no capacity) falls back to on-demand.
-  on_demand_gpus += std::max(0, remaining);
-  if (!group_model.on_demand_pools.empty() && on_demand_gpus > 0) {
+  on_demand += std::max(0, remaining);
+  if (!group_model.on_demand_pools.empty() && on_demand > 0) {
     const std::size_t p = group_model.on_demand_pools.front();
-    target[p] = (on_demand_gpus + context_.gpus_of(p) - 1) / context_.gpus_of(p);
+    target[p] = (on_demand + context_.gpus_of(p) - 1) / context_.gpus_of(p);
   }
 }
 

@@ -9,13 +9,6 @@ namespace fleetcast::exporters {
 
 namespace {
 
-// GPUs AWS launches on demand for a desired capacity: the base, then the percentage of the rest
-// rounded up in favour of on-demand (as the simulator's mixed-instances distribution does).
-int on_demand_gpus(const InstancesDistribution& distribution, int desired) {
-  const int base = std::min(desired, distribution.on_demand_base_capacity);
-  return base + ((desired - base) * distribution.on_demand_percentage_above_base + 99) / 100;
-}
-
 GroupSchedule group_schedule(const PlannedGroup& planned, const CompressedSchedule& compressed,
                              std::span<const int> floor, bool has_spot) {
   GroupSchedule schedule;

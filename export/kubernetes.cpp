@@ -1,5 +1,5 @@
 // The kubernetes format: per group (one workload in one region's cluster) Karpenter NodePools by
-// weight (reserved capacity first where the plan has an on-demand base, then on-demand, then
+// weight (reserved capacity first where the plan reserves GPUs for the group, then on-demand, then
 // spot), and per capacity type the plan uses (on-demand, spot) a Deployment requesting
 // nvidia.com/gpu with node affinity on its NodePools, the instance types and their GPU names, and
 // an autoscaler: a KEDA ScaledObject whose cron triggers hold the plan's schedule (compressed, see
@@ -119,13 +119,13 @@ const CapacityPart* find_part(const KubernetesGroup& group, std::string_view cap
   return found == group.parts.end() ? nullptr : &*found;
 }
 
-// The group's NodePools: the on-demand base is capacity the plan reserves, so it gets a reserved
-// NodePool ahead of on-demand; spot comes last.
+// The group's NodePools: the GPUs the plan reserves get a reserved NodePool ahead of on-demand;
+// spot comes last.
 std::vector<NodePoolSpec> node_pools(const KubernetesGroup& group) {
   const PlannedGroup& planned = *group.planned;
   std::vector<NodePoolSpec> pools;
   if (find_part(group, "on-demand") != nullptr) {
-    const int reserved = planned.distribution.on_demand_base_capacity;
+    const int reserved = planned.reserved_gpus;
     if (reserved > 0) pools.push_back(NodePoolSpec{"reserved", kReservedWeight, reserved});
     pools.push_back(NodePoolSpec{"on-demand", kOnDemandWeight, planned.max_capacity});
   }
@@ -598,7 +598,7 @@ std::string readme(const Plan& plan, const std::vector<KubernetesGroup>& groups)
   }
   const std::set<std::string> regions = reserved_regions(groups);
   if (!regions.empty()) {
-    text += "\nReserved capacity: the plan holds reservations (each group's on-demand base) in";
+    text += "\nReserved capacity: the plan holds reservations (each group's reserved GPUs) in";
     for (const std::string& region : regions) text += " " + region;
     text += ".\nTheir NodePools (capacity type 'reserved') launch only into On-Demand Capacity Reservations\n"
             "that the EC2NodeClass selects: it needs capacityReservationSelectorTerms (Karpenter's\n"

@@ -6,6 +6,8 @@
 #include <functional>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -22,6 +24,15 @@ double gpu_intervals_above(const std::vector<int>& gpus, int base) {
   double above = 0;
   for (int total : gpus) above += std::max(0, total - base);
   return above;
+}
+
+// GPU-intervals a group that splits `desired` by `distribution` runs as the other purchase kind
+// than the plan, which runs `on_demand` of them on demand.
+std::int64_t split_mismatch(const std::vector<int>& desired, const std::vector<int>& on_demand,
+                            const InstancesDistribution& distribution) {
+  std::int64_t moved = 0;
+  for (std::size_t k = 0; k < desired.size(); ++k) moved += std::abs(on_demand_gpus(distribution, desired[k]) - on_demand[k]);
+  return moved;
 }
 
 bool any_planned(const std::vector<int>& row) {
@@ -109,20 +120,8 @@ void size_group(PlannedGroup& group, const GroupCapacity& capacity, const Plan& 
   // Room above the plan for the reactive part: the (scaled) peak again (kMaxCapacityRoom).
   const int scaled = static_cast<int>(std::ceil(peak * std::clamp(peak_scale, 1.0, kMaxPeakScale) - 1e-9));
   group.max_capacity = std::max(1, scaled + static_cast<int>(std::ceil(kMaxCapacityRoom * scaled - 1e-9)));
-  // On-demand base: the most of the reserved GPUs that the plan runs on demand whenever it holds
-  // that many (AWS launches the base on demand first, as the plan fills the reservations it pays
-  // for anyway); above it, the planned on-demand share of GPU-hours. Intervals the plan holds all
-  // on demand say nothing of the base: below it AWS runs all on demand too.
-  int base = capacity.reserved_gpus;
-  for (std::size_t k = 0; k < desired.size(); ++k) {
-    if (capacity.on_demand[k] < desired[k]) base = std::min(base, capacity.on_demand[k]);
-  }
-  const double above = gpu_intervals_above(desired, base);
-  const double above_on_demand = gpu_intervals_above(capacity.on_demand, base);
-  group.distribution = scenario.policy.distribution;
-  group.distribution.on_demand_base_capacity = base;
-  group.distribution.on_demand_percentage_above_base =
-      above > 0 ? static_cast<int>(std::lround(100.0 * above_on_demand / above)) : 100;
+  group.distribution = closest_split(scenario.policy.distribution, desired, capacity.on_demand, capacity.reserved_gpus);
+  group.reserved_gpus = capacity.reserved_gpus;
   group.target_tracking = scenario.policy.target_tracking;
   group.target_tracking.metric = "gpu_utilisation";
   group.target_tracking.target_value = 100.0 * planned_utilisation(workload);
@@ -135,6 +134,41 @@ void size_group(PlannedGroup& group, const GroupCapacity& capacity, const Plan& 
 }
 
 }  // namespace
+
+// Two bases: the most of the reserved GPUs the plan runs on demand whenever it holds that many
+// (the reservations are paid for anyway), and the most GPUs it runs on demand whenever it runs
+// spot at all (intervals the plan holds all on demand say nothing of the base: below it AWS runs
+// all on demand too); for each, every percentage. The fewest GPU-intervals run as the other kind
+// win; a tie keeps the first candidate, the reserved base with the plan's on-demand share of the
+// GPU-hours above it.
+InstancesDistribution closest_split(InstancesDistribution distribution, const std::vector<int>& desired,
+                                    const std::vector<int>& on_demand, int reserved_gpus) {
+  int reserved_base = reserved_gpus;
+  int spot_base = std::numeric_limits<int>::max();
+  for (std::size_t k = 0; k < desired.size(); ++k) {
+    if (on_demand[k] >= desired[k]) continue;
+    reserved_base = std::min(reserved_base, on_demand[k]);
+    spot_base = std::min(spot_base, on_demand[k]);
+  }
+  if (spot_base == std::numeric_limits<int>::max()) spot_base = reserved_base;  // the plan runs no spot
+  const double above = gpu_intervals_above(desired, reserved_base);
+  distribution.on_demand_base_capacity = reserved_base;
+  distribution.on_demand_percentage_above_base =
+      above > 0 ? static_cast<int>(std::lround(100.0 * gpu_intervals_above(on_demand, reserved_base) / above)) : 100;
+  std::int64_t least = split_mismatch(desired, on_demand, distribution);
+  InstancesDistribution candidate = distribution;
+  for (const int base : {reserved_base, spot_base}) {
+    candidate.on_demand_base_capacity = base;
+    for (int percent = 0; percent <= 100 && least > 0; ++percent) {
+      candidate.on_demand_percentage_above_base = percent;
+      const std::int64_t moved = split_mismatch(desired, on_demand, candidate);
+      if (moved >= least) continue;
+      least = moved;
+      distribution = candidate;
+    }
+  }
+  return distribution;
+}
 
 Result<std::vector<ReservationOffer>> reservation_offers(const PriceSource& prices, const PoolKey& pool) {
   auto rows = prices.offers(OfferQuery::for_pool(pool, PurchaseOption::reserved));

@@ -59,6 +59,14 @@ void describe_capacity(Plan& plan, const Scenario& scenario, const FleetModel& m
 /// plan's group pools must index plan.pools (std::out_of_range otherwise: checked by the caller).
 int reactive_on_demand_percent(const Plan& plan, const std::string& workload);
 
+/// The InstancesDistribution an Auto Scaling group follows closest to a planned mix, since AWS
+/// splits every interval by it (the base on demand, then a fixed percentage of the rest): of
+/// `desired[k]` GPUs in interval k the plan runs `on_demand[k]` on demand, and its pools hold
+/// `reserved_gpus` reserved. The base and percentage that run the fewest GPU-intervals as the other
+/// purchase kind than the plan; the other fields from `distribution`.
+InstancesDistribution closest_split(InstancesDistribution distribution, const std::vector<int>& desired,
+                                    const std::vector<int>& on_demand, int reserved_gpus);
+
 /// The utilisation target tracking holds `workload`'s capacity at in `plan`, for the simulation's
 /// reactive part (PlannedCapacity): the lowest target value of its groups tracking GPU
 /// utilisation (a service's groups share one), else planned_utilisation. So a plan whose target

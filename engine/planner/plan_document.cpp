@@ -88,6 +88,7 @@ ordered_json group_json(const PlannedGroup& group) {
                       {"min_capacity", group.min_capacity},
                       {"max_capacity", group.max_capacity},
                       {"distribution", distribution_json(group.distribution)},
+                      {"reserved_gpus", group.reserved_gpus},
                       {"target_tracking", target_tracking_json(group.target_tracking)},
                       {"schedule", schedule},
                       {"instances", group.instances}};
@@ -479,8 +480,8 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   PlannedGroup group;
   ObjectReader reader(sink, value, pointer,
                       {"name", "workload", "workload_kind", "region", "gpu_model", "instance_types", "pools",
-                       "min_capacity", "max_capacity", "distribution", "target_tracking", "schedule", "instances",
-                       "launch_lead", "launch_lead_reason"});
+                       "min_capacity", "max_capacity", "distribution", "reserved_gpus", "target_tracking", "schedule",
+                       "instances", "launch_lead", "launch_lead_reason"});
   assign(group.name, reader.string("name", Presence::required));
   assign(group.workload, reader.string("workload", Presence::required));
   if (auto kind = reader.choice("workload_kind", Presence::required, {"service", "batch"})) {
@@ -510,6 +511,8 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
                                      "), found " + std::to_string(group.max_capacity));
   }
   group.distribution = scenarios::parse_distribution(reader, sink);
+  group.reserved_gpus = group.distribution.on_demand_base_capacity;
+  assign(group.reserved_gpus, reader.integer("reserved_gpus", Presence::optional, 0, kCountMax));
   if (const json* tracking = reader.field("target_tracking", Presence::required)) {
     group.target_tracking = scenarios::parse_target_tracking(*tracking, child_pointer(pointer, "target_tracking"), sink);
   }

@@ -188,7 +188,13 @@ struct PlannedGroup {
   std::vector<std::size_t> pools;   // indices into Plan::pools
   int min_capacity = 0;             // GPUs, over the whole horizon
   int max_capacity = 0;             // GPUs
-  InstancesDistribution distribution;  // base = reserved GPUs; percentage from the planned mix
+  /// The split an Auto Scaling group follows closest to the planned mix: the base and the on-demand
+  /// percentage above it that run the fewest GPU-intervals as the other purchase kind than the
+  /// plan's pools (make_plan; the AWS export splits every interval by it).
+  InstancesDistribution distribution;
+  /// GPUs of the reservations the group's pools hold (owned and recommended): the Kubernetes
+  /// export's reserved NodePool. A document written before it reads the base, which it was then.
+  int reserved_gpus = 0;
   TargetTracking target_tracking;   // the reactive part on top of the schedule
   std::vector<CapacityChange> schedule;  // in time order; the first is at the horizon start
   /// instances[i][k]: instances of pools[i] this group runs in interval k (Plan::instances sums

@@ -241,6 +241,11 @@ struct InstancesDistribution {
   friend bool operator==(const InstancesDistribution&, const InstancesDistribution&) = default;
 };
 
+/// The GPUs an Auto Scaling group with `distribution` runs on demand at a desired capacity of
+/// `desired` GPUs: the base, then the percentage of the rest, rounded up in favour of on-demand
+/// (the rest is spot). Out-of-range fields are clamped (base to 0..desired, percentage to 0..100).
+int on_demand_gpus(const InstancesDistribution& distribution, int desired) noexcept;
+
 /// A fixed instance count in one pool (policy "static").
 struct StaticCapacity {
   std::string instance_type;

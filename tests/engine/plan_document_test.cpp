@@ -80,6 +80,7 @@ Plan sample_plan() {
   group.min_capacity = 3;
   group.max_capacity = 16;
   group.distribution = InstancesDistribution{3, 40, SpotAllocationStrategy::capacity_optimized, false};
+  group.reserved_gpus = 2;
   group.target_tracking.target_value = 65;
   group.target_tracking.scale_in_cooldown = Seconds{600};
   group.target_tracking.metric_period = Seconds{10};
@@ -121,19 +122,38 @@ TEST_CASE("engine::plan_to_json and plan_from_json round-trip every field", "[en
   CHECK(plan_hash(plan).rfind("fnv1a64:", 0) == 0);
 }
 
-TEST_CASE("engine::plan_from_json reads a pool without vCPUs as unknown and refuses a negative count", "[engine][plan]") {
+namespace {
+
+// sample_plan()'s document without the count at `object`/`field`, as fleetcast wrote it before it
+// wrote that count, read back (`older` checks what it reads as), and -1 there refused where it stands.
+void check_older_count(const std::string& object, const std::string& field, const std::function<void(const Plan&)>& older) {
   nlohmann::json document = nlohmann::json::parse(plan_to_json(sample_plan()));
-  CHECK(document["pools"][1]["vcpus_per_instance"] == 48);
-  document["pools"][1].erase("vcpus_per_instance");  // a document written before fleetcast recorded them
-  auto older = plan_from_json(document.dump(), "plan.json");
-  REQUIRE(older.ok());
-  CHECK(older->pools[0].vcpus_per_instance == 4);
-  CHECK(older->pools[1].vcpus_per_instance == 0);
-  document["pools"][1]["vcpus_per_instance"] = -1;
+  const nlohmann::json::json_pointer at(object);
+  document[at].erase(field);
+  auto read = plan_from_json(document.dump(), "plan.json");
+  REQUIRE(read.ok());
+  older(*read);
+  document[at][field] = -1;
   auto refused = plan_from_json(document.dump(), "plan.json");
   REQUIRE_FALSE(refused.ok());
   INFO(refused.status().message());
-  CHECK(refused.status().message().find("/pools/1/vcpus_per_instance") != std::string::npos);
+  CHECK(refused.status().message().find(object + "/" + field) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("engine::plan_from_json reads a pool without vCPUs as unknown and refuses a negative count", "[engine][plan]") {
+  CHECK(nlohmann::json::parse(plan_to_json(sample_plan()))["pools"][1]["vcpus_per_instance"] == 48);
+  check_older_count("/pools/1", "vcpus_per_instance", [](const Plan& older) {
+    CHECK(older.pools[0].vcpus_per_instance == 4);
+    CHECK(older.pools[1].vcpus_per_instance == 0);
+  });
+}
+
+TEST_CASE("engine::plan_from_json reads a group without reserved GPUs as its on-demand base, as they were written",
+          "[engine][plan]") {
+  CHECK(nlohmann::json::parse(plan_to_json(sample_plan()))["groups"][0]["reserved_gpus"] == 2);
+  check_older_count("/groups/0", "reserved_gpus", [](const Plan& older) { CHECK(older.groups[0].reserved_gpus == 3); });
 }
 
 TEST_CASE("engine::plan_to_json leaves out empty optional texts so that the plan reads back", "[engine][plan]") {

@@ -310,6 +310,33 @@ TEST_CASE("engine::make_plan's groups keep their reserved GPUs as the on-demand 
   CHECK(group.distribution.on_demand_percentage_above_base == 0);
 }
 
+TEST_CASE("closest_split gives an Auto Scaling group the base and percentage that run the plan's mix", "[engine][planner]") {
+  using engine::planner::closest_split;
+  const InstancesDistribution scenario{0, 100, SpotAllocationStrategy::capacity_optimized, false};
+  // 4 GPUs reserved; the plan runs 8 on demand whenever it runs spot (10, 14, 18 GPUs), and 6 of 6
+  // all on demand. The reserved base with the on-demand share above it, 4 + 44% (14 of 32
+  // GPU-intervals), runs 7, 9, 11 and 5 on demand: 1 + 1 + 3 + 1 = 6 GPU-intervals moved. A base
+  // of 8 and 0% above runs 8, 8, 8 and 6, exactly the plan's.
+  const InstancesDistribution moved = closest_split(scenario, {10, 14, 18, 6}, {8, 8, 8, 6}, 4);
+  CHECK(moved.on_demand_base_capacity == 8);
+  CHECK(moved.on_demand_percentage_above_base == 0);
+  CHECK(moved.spot_allocation_strategy == SpotAllocationStrategy::capacity_optimized);
+  CHECK(on_demand_gpus(InstancesDistribution{4, 44}, 18) == 11);
+  // A constant share: 6 of 8 and 12 of 16 on demand, no reservation: 75% above no base, exact.
+  const InstancesDistribution share = closest_split(scenario, {8, 16}, {6, 12}, 0);
+  CHECK(share.on_demand_base_capacity == 0);
+  CHECK(share.on_demand_percentage_above_base == 75);
+  // All on demand: the reserved GPUs as the base, 100% above.
+  const InstancesDistribution all = closest_split(scenario, {5, 7}, {5, 7}, 3);
+  CHECK(all.on_demand_base_capacity == 3);
+  CHECK(all.on_demand_percentage_above_base == 100);
+  // All spot: nothing on demand.
+  CHECK(closest_split(scenario, {5, 7}, {0, 0}, 0).on_demand_percentage_above_base == 0);
+  // Rounded up in favour of on-demand: 10% of 15 above a base of 2 is 1.5, so 2 + 2.
+  CHECK(on_demand_gpus(InstancesDistribution{2, 10}, 17) == 4);
+  CHECK(on_demand_gpus(InstancesDistribution{20, 50}, 7) == 7);  // below the base: all on demand
+}
+
 TEST_CASE("engine::make_plan runs the on-demand instances an owned Savings Plan pays for, and buys nothing it covers",
           "[engine][planner]") {
   const InMemoryPriceSource prices = fleetcast::testing::aws_g6_catalog();

@@ -172,7 +172,9 @@ def check_node_pool(path, pool, group):
     if not capacity_types or len(capacity_types) != 1 or not capacity_types <= set(WEIGHT_ORDER):
         problems.append(f"{path}: a NodePool holds one capacity type of reserved, on-demand or spot")
     reserved = capacity_types == {"reserved"}
-    limit = group["distribution"]["on_demand_base_capacity"] if reserved else group["max_capacity"]
+    # A plan written before groups stated their reserved GPUs held them as the on-demand base.
+    reserved_gpus = group.get("reserved_gpus", group["distribution"]["on_demand_base_capacity"])
+    limit = reserved_gpus if reserved else group["max_capacity"]
     if spec["limits"].get("nvidia.com/gpu") != str(limit):
         problems.append(f"{path}: the GPU limit {spec['limits']} is not {limit}")
     disruption = spec["disruption"]
