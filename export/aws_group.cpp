@@ -20,12 +20,11 @@ GroupSchedule group_schedule(const PlannedGroup& planned, const CompressedSchedu
   schedule.max_spot_gpus = planned.max_capacity - schedule.max_on_demand_gpus;
   for (std::size_t k = 0; k < floor.size(); ++k) {
     const int extra = compressed.capacity[k] - floor[k];
-    const int extra_on_demand = has_spot ? on_demand_gpus(planned.distribution, compressed.capacity[k]) -
-                                               on_demand_gpus(planned.distribution, floor[k])
-                                         : extra;
+    const int on_demand = has_spot ? on_demand_gpus(planned.distribution, compressed.capacity[k]) : compressed.capacity[k];
+    const int extra_on_demand = has_spot ? on_demand - on_demand_gpus(planned.distribution, floor[k]) : extra;
     schedule.on_demand_extra.push_back(std::clamp(extra_on_demand, 0, extra));
     schedule.spot_extra.push_back(extra - schedule.on_demand_extra.back());
-    if (has_spot) schedule.on_demand_gpus.push_back(on_demand_gpus(planned.distribution, compressed.capacity[k]));
+    if (has_spot) schedule.on_demand_gpus.push_back(on_demand);
   }
   return schedule;
 }

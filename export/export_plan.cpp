@@ -28,6 +28,16 @@ double price_per_gpu(const PlannedPool& pool) {
   return static_cast<double>(pool.hourly_price.micro_usd()) / std::max(1, pool.gpus_per_instance);
 }
 
+// The GPUs per instance of the group's `i`-th pool (at least 1).
+int group_pool_gpus(const Plan& plan, const PlannedGroup& group, std::size_t i) {
+  return std::max(1, plan.pools[group.pools[i]].gpus_per_instance);
+}
+
+// Whether the group's `i`-th pool is spot (else on-demand or reserved).
+bool group_pool_is_spot(const Plan& plan, const PlannedGroup& group, std::size_t i) {
+  return plan.pools[group.pools[i]].option == PurchaseOption::spot;
+}
+
 // The group's cheapest pool of the wanted kind (spot, or on-demand/reserved), by price per GPU.
 std::optional<std::size_t> cheapest_pool(const Plan& plan, const PlannedGroup& group, bool spot) {
   std::optional<std::size_t> best;
@@ -90,9 +100,9 @@ std::vector<std::size_t> next_higher(const std::vector<std::int64_t>& level) {
 Money carry_extra(Plan& plan, PlannedGroup& group, bool spot, std::size_t cheapest, const std::vector<int>& extra) {
   std::vector<std::size_t> kind;
   for (std::size_t i = 0; i < group.pools.size(); ++i) {
-    if ((plan.pools[group.pools[i]].option == PurchaseOption::spot) == spot) kind.push_back(i);
+    if (group_pool_is_spot(plan, group, i) == spot) kind.push_back(i);
   }
-  const auto gpus_of = [&](std::size_t i) { return std::max(1, plan.pools[group.pools[i]].gpus_per_instance); };
+  const auto gpus_of = [&](std::size_t i) { return group_pool_gpus(plan, group, i); };
   std::vector<std::int64_t> planned(extra.size(), 0);
   if (!group.instances.empty()) {
     for (const std::size_t i : kind) {
@@ -145,7 +155,7 @@ std::vector<std::size_t> pools_dearest_first(const Plan& plan, const PlannedGrou
 // Per pool of the group, the group's pool of the same instance type and the other purchase kind
 // (spot against on-demand or reserved), if it has one.
 std::vector<std::optional<std::size_t>> same_type_other_kind(const Plan& plan, const PlannedGroup& group) {
-  const auto is_spot = [&](std::size_t i) { return plan.pools[group.pools[i]].option == PurchaseOption::spot; };
+  const auto is_spot = [&](std::size_t i) { return group_pool_is_spot(plan, group, i); };
   std::vector<std::optional<std::size_t>> twin(group.pools.size());
   for (std::size_t i = 0; i < group.pools.size(); ++i) {
     for (std::size_t j = 0; j < group.pools.size() && !twin[i]; ++j) {
@@ -168,8 +178,8 @@ std::vector<std::optional<std::size_t>> same_type_other_kind(const Plan& plan, c
 SplitShift follow_split(Plan& plan, PlannedGroup& group, const std::vector<int>& on_demand_target) {
   SplitShift moved;
   if (group.instances.empty()) return moved;  // an older document: nothing per group to move
-  const auto gpus_of = [&](std::size_t i) { return std::max(1, plan.pools[group.pools[i]].gpus_per_instance); };
-  const auto is_spot = [&](std::size_t i) { return plan.pools[group.pools[i]].option == PurchaseOption::spot; };
+  const auto gpus_of = [&](std::size_t i) { return group_pool_gpus(plan, group, i); };
+  const auto is_spot = [&](std::size_t i) { return group_pool_is_spot(plan, group, i); };
   const std::vector<std::size_t> dearest_first = pools_dearest_first(plan, group);
   const std::vector<std::optional<std::size_t>> twin = same_type_other_kind(plan, group);
   std::vector<std::vector<int>> removed(group.pools.size(), std::vector<int>(on_demand_target.size(), 0));
