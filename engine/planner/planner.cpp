@@ -1246,12 +1246,46 @@ std::string describe_floors(const Scenario& scenario, const std::vector<Workload
   return text;
 }
 
+// The floors replayed at `risk`: of recent demand at each candidate quantile and at its highest,
+// and by time of day.
+std::vector<PlannedRisk> floor_candidates(double risk) {
+  std::vector<PlannedRisk> floors;
+  for (const double level : kRiskCandidates) floors.push_back(PlannedRisk{risk, {level, FloorShape::flat}});
+  floors.push_back(PlannedRisk{risk, {1.0, FloorShape::flat}});
+  for (const double level : kTimeOfDayFloorLevels) floors.push_back(PlannedRisk{risk, {level, FloorShape::time_of_day}});
+  return floors;
+}
+
+// Where `chosen` (of `trials`, replayed on `spans`) proved safe: the cheapest of `trials` that cost
+// less and did not prove safe, where the spans are enough to lower the quantile for cost, with the
+// floor choose_floor_under holds under it (its reason added to `why`); else `chosen` alone. A
+// cheaper candidate that proved safe was passed over for its cost in a span, which a floor only
+// raises.
+Result<PlannedRisk> floor_under_cheaper(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options,
+                                        const std::vector<ValidationSpan>& spans, const std::vector<RiskTrial>& trials,
+                                        const RiskTrial& chosen, std::string& why) {
+  const PlannedRisk alone{chosen.risk, {}};
+  const double required = required_served_fraction(scenario);
+  const RiskTrial* cheaper = nullptr;
+  for (const RiskTrial& trial : trials) {
+    if (trial.cost_usd < (cheaper != nullptr ? cheaper->cost_usd : chosen.cost_usd) && !proved_safe(trial, required)) cheaper = &trial;
+  }
+  if (cheaper == nullptr || spans.size() < static_cast<std::size_t>(kSpansToLower)) return alone;
+  auto under = replay_candidates(scenario, prices, options, spans, floor_candidates(cheaper->risk));
+  if (!under.ok()) return under.status();
+  FloorChoice floor = choose_floor_under(*under, required, chosen, *cheaper, kFloorHistory);
+  why += floor.reason;
+  if (floor.floor.level > 0) return PlannedRisk{cheaper->risk, floor.floor};
+  return alone;
+}
+
 // The validated risk quantile (PlanOptions::validate_risk): plans at each candidate made from the
 // history before each of the last kRiskValidationSpans weeks (each at most the horizon) of the
 // history, each simulated against that week's actual demand, chosen by choose_validated_risk
 // (risk_choice.h) with the fractile `fractile`; where the quantile chosen did not prove safe
-// (proved_safe), floors replayed the same way at it and chosen by choose_floor. Weeks without two days of
-// history before them are left out; nullopt with `why` when even the last has too little.
+// (proved_safe), floors replayed the same way at it and chosen by choose_floor; where it did,
+// floors under a cheaper candidate (floor_under_cheaper). Weeks without two days of history before
+// them are left out; nullopt with `why` when even the last has too little.
 Result<std::optional<PlannedRisk>> validated_risk(const Scenario& scenario, const Scenario& planning, const PriceSource& prices,
                                                     const PlanOptions& options, double scenario_risk, double fractile,
                                                     std::string& why) {
@@ -1276,13 +1310,14 @@ Result<std::optional<PlannedRisk>> validated_risk(const Scenario& scenario, cons
   why = std::move(choice.reason);
   PlannedRisk validated{choice.risk, {}};
   const auto chosen = std::find_if(trials->begin(), trials->end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
-  if (chosen == trials->end() || proved_safe(*chosen, required)) return std::optional<PlannedRisk>{validated};
+  if (chosen == trials->end()) return std::optional<PlannedRisk>{validated};
+  if (proved_safe(*chosen, required)) {
+    auto under = floor_under_cheaper(scenario, prices, options, *spans, *trials, *chosen, why);
+    if (!under.ok()) return under.status();
+    return std::optional<PlannedRisk>{*under};
+  }
   // Not proved safe at the quantile chosen: headroom held all along may be.
-  std::vector<PlannedRisk> floors;
-  for (const double level : kRiskCandidates) floors.push_back(PlannedRisk{choice.risk, {level, FloorShape::flat}});
-  floors.push_back(PlannedRisk{choice.risk, {1.0, FloorShape::flat}});
-  for (const double level : kTimeOfDayFloorLevels) floors.push_back(PlannedRisk{choice.risk, {level, FloorShape::time_of_day}});
-  auto floor_trials = replay_candidates(scenario, prices, options, *spans, floors);
+  auto floor_trials = replay_candidates(scenario, prices, options, *spans, floor_candidates(choice.risk));
   if (!floor_trials.ok()) return floor_trials.status();
   FloorChoice floor = choose_floor(*floor_trials, required, *chosen, kFloorHistory);
   why += floor.reason;

@@ -25,10 +25,6 @@ constexpr double kResampledShareMet = 0.95;
 // demand at the same quantile (zero-inflated load, whose validation weeks' days look alike), where
 // the resampled spans leave 1.1-1.4 times the worse week's.
 constexpr double kResampledAllowanceShare = 0.5;
-// Validation spans needed to lower the quantile for cost: one span on a short history, planned
-// with another forecaster than the cut's (Holt-Winters on 4 days where the LSTM runs on 11), let
-// zero-inflated load through at 0.65 and below the SLO.
-constexpr int kSpansToLower = 2;
 
 // The cheapest USD per unit of `workload` among `pools`, spot with its headroom; infinity for none.
 double cheapest_per_unit(const FleetModel& model, std::size_t workload, const std::vector<std::size_t>& pools) {
@@ -218,15 +214,12 @@ RiskChoice choose_validated_risk(const std::vector<RiskTrial>& trials, double re
                              "candidate that met it in every span."};
 }
 
-FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, const RiskTrial& quantile_alone, Seconds history) {
-  const std::string risk = quantile(quantile_alone.risk);
-  const double margin = resampled_bar(required);
-  const auto met_every_span = [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; };
-  const auto met_resampled = [&](const RiskTrial& trial) { return met_every_span(trial) && trial.resampled_served_fraction >= required; };
-  std::string text = " As " + risk + (met_every_span(quantile_alone) ? " served the SLO in every span but not " + percent(margin) +
-                                                                       " in 19 of 20 resampled ones"
-                                                                     : " missed the SLO in a span") +
-                     ", floors were replayed at " + risk + ", each plan providing in every interval for at least a quantile "
+namespace {
+
+// ", floors were replayed at 0.95, each plan providing ...: p50: $100, 99.000%, 98.900%; ...." for
+// floor trials at `risk`.
+std::string describe_floor_trials(const std::vector<RiskTrial>& trials, const std::string& risk, Seconds history) {
+  std::string text = ", floors were replayed at " + risk + ", each plan providing in every interval for at least a quantile "
                      "of the demand over the " + format_duration(history) + " before it (of all of it, or by time of day: "
                      "within one step of the interval's):";
   char line[128];
@@ -236,6 +229,20 @@ FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, 
     text += line;
   }
   text.back() = '.';
+  return text;
+}
+
+}  // namespace
+
+FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, const RiskTrial& quantile_alone, Seconds history) {
+  const std::string risk = quantile(quantile_alone.risk);
+  const double margin = resampled_bar(required);
+  const auto met_every_span = [&](const RiskTrial& trial) { return trial.worst_served_fraction >= required; };
+  const auto met_resampled = [&](const RiskTrial& trial) { return met_every_span(trial) && trial.resampled_served_fraction >= required; };
+  std::string text = " As " + risk + (met_every_span(quantile_alone) ? " served the SLO in every span but not " + percent(margin) +
+                                                                       " in 19 of 20 resampled ones"
+                                                                     : " missed the SLO in a span") +
+                     describe_floor_trials(trials, risk, history);
   const auto held = [](const RiskTrial& trial, std::string reason) { return FloorChoice{trial.floor, std::move(reason)}; };
   if (const RiskTrial* safe = cheapest_where(trials.begin(), trials.end(), [&](const RiskTrial& trial) { return proved_safe(trial, required); })) {
     return held(*safe, text + " The " + floor_name(*safe) + " is the cheapest that served it in every span and at least " + percent(margin) +
@@ -252,6 +259,24 @@ FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, 
   const RiskTrial* met = cheapest_where(trials.begin(), trials.end(), met_every_span);
   if (met == nullptr) return {{}, text + " and none met it in every span either, so the plan holds none."};
   return held(*met, text + "; the " + floor_name(*met) + " is the cheapest that met it in every span.");
+}
+
+FloorChoice choose_floor_under(const std::vector<RiskTrial>& trials, double required, const RiskTrial& chosen,
+                               const RiskTrial& cheaper, Seconds history) {
+  const std::string risk = quantile(cheaper.risk);
+  char costs[96];
+  std::snprintf(costs, sizeof costs, " ($%.0f against $%.0f)", cheaper.cost_usd, chosen.cost_usd);
+  const std::string text = " As " + risk + " cost less than " + quantile(chosen.risk) + costs + " but did not prove safe" +
+                           describe_floor_trials(trials, risk, history);
+  const RiskTrial* safe = cheapest_where(trials.begin(), trials.end(), [&](const RiskTrial& trial) {
+    return proved_safe(trial, required) && cheaper_in_every_span(trial, chosen);
+  });
+  if (safe == nullptr) {
+    return {{}, text + " None proved safe and cost less than " + quantile(chosen.risk) + " in every span, so " +
+                    quantile(chosen.risk) + " stays."};
+  }
+  return {safe->floor, text + " The " + floor_name(*safe) + " is the cheapest that proved safe and cost less than " +
+                           quantile(chosen.risk) + " in every span: the plan holds it at " + risk + "."};
 }
 
 }  // namespace fleetcast::engine::planner

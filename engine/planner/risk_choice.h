@@ -26,6 +26,11 @@
 
 namespace fleetcast::engine::planner {
 
+/// Validation spans needed to lower the quantile for cost: one span on a short history, planned
+/// with another forecaster than the cut's (Holt-Winters on 4 days where the LSTM runs on 11), let
+/// zero-inflated load through at 0.65 and below the SLO.
+inline constexpr int kSpansToLower = 2;
+
 /// One candidate risk quantile replayed on the validation weeks.
 struct RiskTrial {
   double risk = 0;
@@ -103,5 +108,17 @@ struct FloorChoice {
 /// bar, so that a quantile that met the SLO only by the luck of its weeks is not left alone where
 /// a floor is safe or likelier to be.
 FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, const RiskTrial& quantile_alone, Seconds history);
+
+/// Where the quantile chosen (`chosen`) proved safe but a cheaper candidate (`cheaper`) did not:
+/// chooses among `trials` at `cheaper`'s quantile, each holding a floor (as choose_floor's), the
+/// cheapest that proved safe and cost less than `chosen` in every span (RiskTrial::span_costs_usd);
+/// none (level 0) where none did, and `chosen` stays. Why: a high quantile raises every interval
+/// against a rise that comes at some hours, where a floor under a lower quantile raises only the
+/// intervals whose recent demand was above the forecast; on load whose validation weeks reject
+/// the cheaper quantile by a narrow margin the floor is the cheaper safe plan. Every span, not
+/// the sum, as below the fractile (choose_validated_risk): two weeks' sum has misled before.
+/// `history` only words the reason.
+FloorChoice choose_floor_under(const std::vector<RiskTrial>& trials, double required, const RiskTrial& chosen,
+                               const RiskTrial& cheaper, Seconds history);
 
 }  // namespace fleetcast::engine::planner

@@ -1143,6 +1143,86 @@ TEST_CASE("choose_floor takes the cheapest floor that proved safe, else the chea
                                           "ones and none met it in every span either, so the plan holds none."));
 }
 
+TEST_CASE("choose_floor_under takes the cheapest floor under a cheaper quantile that proved safe and cost less than the "
+          "quantile chosen in every span, else none",
+          "[engine][planner]") {
+  using engine::planner::choose_floor_under;
+  using engine::planner::FloorShape;
+  using engine::planner::RiskTrial;
+  // SLO 99.5%: safe is 99.5% in every span and 99.75% in 19 of 20 resampled ones. 0.8 proved safe
+  // at $90 + $110; 0.5 cost $70 + $80 and missed the resampled bar (99.59%).
+  const RiskTrial chosen{0.8, 200, 0.9985, 0.9976, {}, {90, 110}};
+  const RiskTrial cheaper{0.5, 150, 0.9966, 0.9959, {}, {70, 80}};
+  // The p50 under 0.5 is safe and cheaper in both spans; the p65, safe and cheaper in all ($155
+  // against $200), is dearer in the first span ($95 against $90); the p90 by time of day is the
+  // cheapest but not safe (99.50% resampled).
+  std::vector<RiskTrial> floors = {{0.5, 160, 0.9980, 0.9978, {0.5}, {85, 75}},
+                                   {0.5, 155, 0.9990, 0.9980, {0.65}, {95, 60}},
+                                   {0.5, 120, 0.9960, 0.9950, {0.9, FloorShape::time_of_day}, {60, 60}}};
+  const auto held = choose_floor_under(floors, 0.995, chosen, cheaper, kWeek * 2);
+  CHECK(held.floor.level == 0.5);
+  CHECK(held.floor.shape == FloorShape::flat);
+  CHECK(held.reason == " As 0.50 cost less than 0.80 ($150 against $200) but did not prove safe, floors were replayed at 0.50, "
+                       "each plan providing in every interval for at least a quantile of the demand over the 14d before it "
+                       "(of all of it, or by time of day: within one step of the interval's): p50: $160, 99.800%, 99.780%; "
+                       "p65: $155, 99.900%, 99.800%; p90 by time of day: $120, 99.600%, 99.500%. The p50 is the cheapest "
+                       "that proved safe and cost less than 0.80 in every span: the plan holds it at 0.50.");
+  // Without the p50 none is both: 0.8 stays.
+  floors.erase(floors.begin());
+  const auto kept = choose_floor_under(floors, 0.995, chosen, cheaper, kWeek * 2);
+  CHECK(kept.floor.level == 0);
+  CHECK_THAT(kept.reason, Catch::EndsWith(" None proved safe and cost less than 0.80 in every span, so 0.80 stays."));
+  // A floor whose span costs are unknown is not known to be cheaper in every span.
+  const std::vector<RiskTrial> unknown = {{0.5, 100, 0.9990, 0.9990, {0.5}, {}}};
+  CHECK(choose_floor_under(unknown, 0.995, chosen, cheaper, kWeek * 2).floor.level == 0);
+}
+
+TEST_CASE("engine::make_plan holds a floor under a cheaper quantile where the quantile chosen proved safe and the floor did "
+          "for less in each validation week",
+          "[engine][planner]") {
+  const InMemoryPriceSource prices = test_catalog();
+  // Bursts to 10 GPUs in 6% of the afternoon hours (12:00-18:00 UTC) against an SLO of 99.5%.
+  const std::vector<double> values = bursting_demand(0.06, 10, 4, 12, 18);
+  Scenario scenario = trace_scenario(prices, "floor-under", values);
+  std::get<ServiceWorkload>(scenario.workloads[0].spec).max_unserved_fraction = 0.005;
+  const Instant cut = scenario.horizon.start + kWeek * 3;
+  const PlanOptions options = validated_week_after(cut);
+  auto planned = engine::planner::make_plan_and_risk(scenario, prices, options);
+  REQUIRE(planned.ok());
+  const auto& [plan, risk] = *planned;
+  REQUIRE_FALSE(plan.notes.empty());
+  const std::string& note = plan.notes.front();
+  INFO(note);
+  // The quantile chosen alone is the note's first ("risk quantile 0.80 chosen ...").
+  REQUIRE(note.rfind("risk quantile ", 0) == 0);
+  const double alone = std::stod(note.substr(14, 4));
+  REQUIRE(risk.floor.level > 0);
+  CHECK(risk.risk < alone);
+  CHECK(plan.risk_quantile == risk.risk);
+  CHECK_THAT(note, Catch::Contains(" but did not prove safe, floors were replayed at "));
+  CHECK_THAT(note, Catch::Contains(" in every span: the plan holds it at "));
+  // By hand, in each validation week (the plans --risk makes from the history before it, replayed
+  // against its demand): the floor under the cheaper quantile served the SLO and cost less than
+  // the quantile chosen alone.
+  SimulationOptions replay;
+  replay.replicas = 1;
+  for (int week = 1; week <= 2; ++week) {
+    PlanOptions at = options;
+    at.history_until = cut - kWeek * week;
+    at.horizon = Horizon{cut - kWeek * week, kWeek, kHour};
+    auto floored = engine::planner::make_plan_at(scenario, prices, at, risk);
+    auto quantile = engine::planner::make_plan_at(scenario, prices, at, engine::planner::PlannedRisk{alone, {}});
+    REQUIRE(floored.ok());
+    REQUIRE(quantile.ok());
+    auto with_floor = simulate_plan(scenario, *floored, prices, replay, PlanDemand::scenario);
+    auto without = simulate_plan(scenario, *quantile, prices, replay, PlanDemand::scenario);
+    REQUIRE(with_floor.ok());
+    REQUIRE(without.ok());
+    CHECK(with_floor->served_fraction.mean >= 0.995);
+    CHECK(with_floor->cost_usd.mean < without->cost_usd.mean);
+  }
+}
+
 TEST_CASE("choose_validated_risk lowers the quantile for cost only to a candidate that met the SLO in every span and in its "
           "resampled spans left at most half the allowance unserved, never below the fractile",
           "[engine][planner]") {
