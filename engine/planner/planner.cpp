@@ -1256,21 +1256,15 @@ std::vector<PlannedRisk> floor_candidates(double risk) {
   return floors;
 }
 
-// Where `chosen` (of `trials`, replayed on `spans`) proved safe: the cheapest of `trials` that cost
-// less and did not prove safe, where the spans are enough to lower the quantile for cost, with the
-// floor choose_floor_under holds under it (its reason added to `why`); else `chosen` alone. A
-// cheaper candidate that proved safe was passed over for its cost in a span, which a floor only
-// raises.
+// Where `chosen` (of `trials`, replayed on `spans`) proved safe: the cheaper candidate
+// cheaper_unsafe_candidate names, with the floor choose_floor_under holds under it (its reason
+// added to `why`); else `chosen` alone.
 Result<PlannedRisk> floor_under_cheaper(const Scenario& scenario, const PriceSource& prices, const PlanOptions& options,
                                         const std::vector<ValidationSpan>& spans, const std::vector<RiskTrial>& trials,
-                                        const RiskTrial& chosen, std::string& why) {
+                                        const RiskTrial& chosen, double required, std::string& why) {
   const PlannedRisk alone{chosen.risk, {}};
-  const double required = required_served_fraction(scenario);
-  const RiskTrial* cheaper = nullptr;
-  for (const RiskTrial& trial : trials) {
-    if (trial.cost_usd < (cheaper != nullptr ? cheaper->cost_usd : chosen.cost_usd) && !proved_safe(trial, required)) cheaper = &trial;
-  }
-  if (cheaper == nullptr || spans.size() < static_cast<std::size_t>(kSpansToLower)) return alone;
+  const RiskTrial* cheaper = cheaper_unsafe_candidate(trials, chosen, required, static_cast<int>(spans.size()));
+  if (cheaper == nullptr) return alone;
   auto under = replay_candidates(scenario, prices, options, spans, floor_candidates(cheaper->risk));
   if (!under.ok()) return under.status();
   FloorChoice floor = choose_floor_under(*under, required, chosen, *cheaper, kFloorHistory);
@@ -1312,7 +1306,7 @@ Result<std::optional<PlannedRisk>> validated_risk(const Scenario& scenario, cons
   const auto chosen = std::find_if(trials->begin(), trials->end(), [&](const RiskTrial& t) { return t.risk == choice.risk; });
   if (chosen == trials->end()) return std::optional<PlannedRisk>{validated};
   if (proved_safe(*chosen, required)) {
-    auto under = floor_under_cheaper(scenario, prices, options, *spans, *trials, *chosen, why);
+    auto under = floor_under_cheaper(scenario, prices, options, *spans, *trials, *chosen, required, why);
     if (!under.ok()) return under.status();
     return std::optional<PlannedRisk>{*under};
   }

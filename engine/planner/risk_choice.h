@@ -26,11 +26,6 @@
 
 namespace fleetcast::engine::planner {
 
-/// Validation spans needed to lower the quantile for cost: one span on a short history, planned
-/// with another forecaster than the cut's (Holt-Winters on 4 days where the LSTM runs on 11), let
-/// zero-inflated load through at 0.65 and below the SLO.
-inline constexpr int kSpansToLower = 2;
-
 /// One candidate risk quantile replayed on the validation weeks.
 struct RiskTrial {
   double risk = 0;
@@ -108,6 +103,12 @@ struct FloorChoice {
 /// bar, so that a quantile that met the SLO only by the luck of its weeks is not left alone where
 /// a floor is safe or likelier to be.
 FloorChoice choose_floor(const std::vector<RiskTrial>& trials, double required, const RiskTrial& quantile_alone, Seconds history);
+
+/// Where the quantile chosen (`chosen`, of `trials`) proved safe: the cheapest of `trials` that cost
+/// less than it and did not prove safe, for choose_floor_under to hold a floor under; null where
+/// none did or `weeks` (the spans replayed) are too few to lower the quantile for cost. A cheaper
+/// candidate that proved safe was passed over for its cost in a span, which a floor only raises.
+const RiskTrial* cheaper_unsafe_candidate(const std::vector<RiskTrial>& trials, const RiskTrial& chosen, double required, int weeks);
 
 /// Where the quantile chosen (`chosen`) proved safe but a cheaper candidate (`cheaper`) did not:
 /// chooses among `trials` at `cheaper`'s quantile, each holding a floor (as choose_floor's), the

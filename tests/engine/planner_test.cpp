@@ -1177,6 +1177,27 @@ TEST_CASE("choose_floor_under takes the cheapest floor under a cheaper quantile 
   CHECK(choose_floor_under(unknown, 0.995, chosen, cheaper, kWeek * 2).floor.level == 0);
 }
 
+TEST_CASE("cheaper_unsafe_candidate names the cheapest candidate that cost less than the one chosen and did not prove safe, "
+          "with two spans replayed",
+          "[engine][planner]") {
+  using engine::planner::cheaper_unsafe_candidate;
+  using engine::planner::RiskTrial;
+  // SLO 99.5%: 0.8 chosen, safe at $200. 0.5 ($150) and 0.65 ($170) are not safe (99.59% and 99.70%
+  // resampled, under 99.75%); 0.9 ($120, by the luck of its weeks the cheapest) is safe.
+  const std::vector<RiskTrial> trials = {{0.5, 150, 0.9966, 0.9959, {}, {70, 80}},
+                                         {0.65, 170, 0.9975, 0.9970, {}, {80, 90}},
+                                         {0.8, 200, 0.9985, 0.9976, {}, {90, 110}},
+                                         {0.9, 120, 0.9990, 0.9980, {}, {60, 60}}};
+  const RiskTrial& chosen = trials[2];
+  CHECK(cheaper_unsafe_candidate(trials, chosen, 0.995, 2) == &trials[0]);
+  // One span is too few to lower the quantile for cost.
+  CHECK(cheaper_unsafe_candidate(trials, chosen, 0.995, 1) == nullptr);
+  // Where every unsafe candidate costs more than the one chosen, none.
+  std::vector<RiskTrial> dearer = trials;
+  dearer[0].cost_usd = dearer[1].cost_usd = 250;
+  CHECK(cheaper_unsafe_candidate(dearer, dearer[2], 0.995, 2) == nullptr);
+}
+
 TEST_CASE("engine::make_plan holds a floor under a cheaper quantile where the quantile chosen proved safe and the floor did "
           "for less in each validation week",
           "[engine][planner]") {
@@ -1195,7 +1216,7 @@ TEST_CASE("engine::make_plan holds a floor under a cheaper quantile where the qu
   INFO(note);
   // The quantile chosen alone is the note's first ("risk quantile 0.80 chosen ...").
   REQUIRE(note.rfind("risk quantile ", 0) == 0);
-  const double alone = std::stod(note.substr(14, 4));
+  const double alone = std::stod(note.substr(std::string("risk quantile ").size(), 4));
   REQUIRE(risk.floor.level > 0);
   CHECK(risk.risk < alone);
   CHECK(plan.risk_quantile == risk.risk);
