@@ -23,6 +23,9 @@
 #        can know) instead of a forecaster: the cost ratio uncertainty alone leaves;
 #        FORECAST=foresight plans every series from the held-out demand itself
 #        (foresight_forecast.py): the planner's own gap to the optimum, with nothing uncertain;
+#        EXTRA_SERIES="NAME=CSV ..." backtests these series too, at the same cuts (a CSV of
+#        `timestamp,value` rows (Unix seconds) under that header, at an hourly or finer step; a cut whose history is too
+#        short prints the backtest's refusal);
 #        PLANS=DIR keeps each row's plan as DIR/SERIES_CUT.json, its notes saying why it chose
 #        what it chose)
 set -euo pipefail
@@ -51,6 +54,8 @@ done
 source "$bench/standin_series.sh"
 write_standins "$work"
 for shape in "${standin_shapes[@]}"; do series+=("$shape=$work/$shape.csv"); done
+# Series of one's own, hourly or finer, with a header line and a time,value row per step.
+for entry in ${EXTRA_SERIES:-}; do series+=("${entry%%=*}=$(realpath "${entry#*=}")"); done
 
 printf '%-32s %5s %11s %11s %11s %11s %11s %6s %6s %8s %5s %-15s %6s %6s %7s %6s\n' series cut_h fleetcast optimum hindsight_res \
   reactive od_peak ratio causal served risk forecaster p10_90 mase plan_s milp_s

@@ -28,6 +28,10 @@ Shapes:
                      the daily cycle
   regime_shift       the daily cycle with noise; the level is multiplied by each factor of
                      --shift-factors from the matching day of --shift-days (default 12,26 and 1.7,0.55)
+Two more smooth shapes, which no benchmark runs by default (EXTRA_SERIES of backtest_series.sh
+backtests them), to try the planner on fleets unlike the shared series:
+  growing_fleet      the daily cycle (amplitude 0.3) with persistent noise, its level growing 1.5% a day
+  weekday_service    the daily cycle with persistent noise, weekends at 0.5x
 """
 import argparse
 import json
@@ -85,7 +89,22 @@ def regime_shift(level, shift_days, shift_factors):
     return 0.0, step
 
 
-SHAPES = ("spiky_requests", "bursty_serverless", "zero_inflated", "regime_shift")
+def growing_fleet(level):
+    def step(noise, h, rng):
+        noise = 0.5 * noise + rng.gauss(0, 0.04)
+        return level * 1.015 ** (h / 24) * daily_cycle(h % 24, amplitude=0.3) * math.exp(noise), noise
+    return 0.0, step
+
+
+def weekday_service(level):
+    def step(noise, h, rng):
+        weekend = 0.5 if (h // 24) % 7 in (5, 6) else 1.0
+        noise = 0.5 * noise + rng.gauss(0, 0.05)
+        return level * weekend * daily_cycle(h % 24) * math.exp(noise), noise
+    return 0.0, step
+
+
+SHAPES = ("spiky_requests", "bursty_serverless", "zero_inflated", "regime_shift", "growing_fleet", "weekday_service")
 
 
 def make_process(shape, level, shift_days=(12, 26), shift_factors=(1.7, 0.55)):
@@ -96,6 +115,10 @@ def make_process(shape, level, shift_days=(12, 26), shift_factors=(1.7, 0.55)):
         return bursty_serverless(level)
     if shape == "zero_inflated":
         return zero_inflated(level)
+    if shape == "growing_fleet":
+        return growing_fleet(level)
+    if shape == "weekday_service":
+        return weekday_service(level)
     return regime_shift(level, shift_days, shift_factors)
 
 
