@@ -23,9 +23,9 @@
 #        can know) instead of a forecaster: the cost ratio uncertainty alone leaves;
 #        FORECAST=foresight plans every series from the held-out demand itself
 #        (foresight_forecast.py): the planner's own gap to the optimum, with nothing uncertain;
-#        EXTRA_SERIES="NAME=CSV ..." backtests these series too, at the same cuts (a CSV of
-#        `timestamp,value` rows (Unix seconds) under that header, at an hourly or finer step; a cut whose history is too
-#        short prints the backtest's refusal);
+#        EXTRA_SERIES="NAME=CSV ..." backtests these series too, at the same cuts: a CSV under
+#        a `timestamp,value` header (Unix seconds), at an hourly or finer step; a cut whose
+#        history is too short prints the backtest's refusal;
 #        PLANS=DIR keeps each row's plan as DIR/SERIES_CUT.json, its notes saying why it chose
 #        what it chose)
 set -euo pipefail
@@ -54,7 +54,6 @@ done
 source "$bench/standin_series.sh"
 write_standins "$work"
 for shape in "${standin_shapes[@]}"; do series+=("$shape=$work/$shape.csv"); done
-# Series of one's own, hourly or finer, with a header line and a time,value row per step.
 for entry in ${EXTRA_SERIES:-}; do series+=("${entry%%=*}=$(realpath "${entry#*=}")"); done
 
 printf '%-32s %5s %11s %11s %11s %11s %11s %6s %6s %8s %5s %-15s %6s %6s %7s %6s\n' series cut_h fleetcast optimum hindsight_res \
@@ -67,6 +66,11 @@ for entry in "${series[@]}"; do
   hours=$(( (end - first) / 3600 ))
   for offset in 0 72 144 216; do
     duration=$(( hours - offset ))
+    if (( duration <= 168 )); then
+      printf '%-32s %5s refused: %s holds %d hours; a cut %d hours before its end needs more than %d\n' \
+        "$name" "$offset" "$csv" "$hours" "$offset" $(( offset + 168 ))
+      continue
+    fi
     cut=$(date -u -d "@$(( first + (duration - 168) * 3600 ))" +%Y-%m-%dT%H:%M:%SZ)
     "$bench/series_scenario.sh" "$name" "$csv" "$(date -u -d "@$first" +%Y-%m-%dT%H:%M:%SZ)" "${duration}h" prices.db \
       > "$work/scenario.json"
