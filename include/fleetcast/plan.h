@@ -279,13 +279,14 @@ struct PlanOptions {
   /// scenario's seed) are safe, and the cheapest of them over both weeks is taken. Where none is, the scenario's quantile stays, raised to the
   /// cheapest higher candidate that served the SLO in each week where it did not. Where the
   /// quantile taken is not safe, floors are replayed at it the same way (each plan providing in
-  /// every interval for at least the same levels of the demand over the two weeks before it, and
-  /// its highest hour; or the p80, p90, p95 or highest of that demand within one step of the
+  /// every interval for at least the same levels of the demand over the two weeks before it, its
+  /// p99.5 (at an hourly step its second highest hour) and its highest hour; or the p80, p90,
+  /// p95 or highest of that demand within one step of the
   /// interval's time of day), and the cheapest safe one is held; where none is, the cheapest that
   /// served the SLO in each week and in 19 of 20 resampled ones, else in each week, where the
   /// quantile alone did not. A week with less than two days of history before it is left out. The plan's first note
   /// gives every candidate's cost, worst and resampled served fractions, and the rule that chose.
-  /// Costs up to two more forecasts and twelve plans (thirty-four with floors).
+  /// Costs up to two more forecasts and twelve plans (thirty-six with floors).
   bool validate_risk = false;
   std::optional<Money> budget;           // a cap on the plan's expected cost over the horizon
   /// "auto" (the LSTM where the history is long enough, else Holt-Winters, else seasonal naive),
