@@ -969,13 +969,13 @@ bool validates_risk(const Scenario& scenario, const PlanOptions& options) {
 
 // The risk quantiles a validated plan chooses among.
 constexpr double kRiskCandidates[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99};
-// Where the quantile chosen did not prove safe, floors are tried at it: these levels of the
-// demand over this history before the plan (by nearest rank over its 336 hours at an hourly step:
-// the p99 is the 4th highest hour, the p99.5 the 2nd, the p100 the highest, which on bursty load
-// lie far apart); and by time of day, these levels (of 42 hours for each hour at an hourly step,
-// whose p99 is their highest).
+// Where the quantile chosen did not prove safe, floors are tried at it: the candidates' levels of
+// the demand over this history before the plan and these above them (by nearest rank over its 336
+// hours at an hourly step: the p99 is the 4th highest hour, the p99.5 the 2nd, the p100 the
+// highest, which on bursty load lie far apart); and by time of day, these levels (of 42 hours for
+// each hour at an hourly step, whose p99 is their highest).
 constexpr Seconds kFloorHistory = 2 * kWeek;
-constexpr double kFlatFloorLevels[] = {0.5, 0.65, 0.8, 0.9, 0.95, 0.99, 0.995, 1.0};
+constexpr double kFlatFloorLevelsAboveCandidates[] = {0.995, 1.0};
 constexpr double kTimeOfDayFloorLevels[] = {0.8, 0.9, 0.95, 1.0};
 // The history a validated plan replays: the last weeks before the history's end, one at a time.
 constexpr Seconds kRiskValidationSpan = kWeek;
@@ -1252,7 +1252,8 @@ std::string describe_floors(const Scenario& scenario, const std::vector<Workload
 // The floors replayed at `risk`: of recent demand, flat and by time of day.
 std::vector<PlannedRisk> floor_candidates(double risk) {
   std::vector<PlannedRisk> floors;
-  for (const double level : kFlatFloorLevels) floors.push_back(PlannedRisk{risk, {level, FloorShape::flat}});
+  for (const double level : kRiskCandidates) floors.push_back(PlannedRisk{risk, {level, FloorShape::flat}});
+  for (const double level : kFlatFloorLevelsAboveCandidates) floors.push_back(PlannedRisk{risk, {level, FloorShape::flat}});
   for (const double level : kTimeOfDayFloorLevels) floors.push_back(PlannedRisk{risk, {level, FloorShape::time_of_day}});
   return floors;
 }

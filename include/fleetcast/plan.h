@@ -281,8 +281,8 @@ struct PlanOptions {
   /// quantile taken is not safe, floors are replayed at it the same way (each plan providing in
   /// every interval for at least the same levels of the demand over the two weeks before it, its
   /// p99.5 (at an hourly step its second highest hour) and its highest hour; or the p80, p90,
-  /// p95 or highest of that demand within one step of the
-  /// interval's time of day), and the cheapest safe one is held; where none is, the cheapest that
+  /// p95 or highest of that demand within one step of the interval's time of day), and the
+  /// cheapest safe one is held; where none is, the cheapest that
   /// served the SLO in each week and in 19 of 20 resampled ones, else in each week, where the
   /// quantile alone did not. A week with less than two days of history before it is left out. The plan's first note
   /// gives every candidate's cost, worst and resampled served fractions, and the rule that chose.
