@@ -26,6 +26,9 @@
 // block's dynamic shared memory, 16-byte aligned). The rollout block needs block_threads(shape,
 // layout) threads.
 //
+// The tensor-core rollout (gpu/lstm_tensor_block.h) shares the states, features, quantile head and
+// group loop (block_detail::roll_out_groups) and replaces the unit thread's step.
+//
 // Plain C++17 for nvcc; no CUDA types outside __CUDACC__. Thread-safety: the bodies are run by every
 // thread of a block at once; blocks share only read-only inputs and write disjoint outputs.
 #pragma once
@@ -254,6 +257,14 @@ FLEETCAST_BLOCK_BODY void load_features(const models::LstmForwardParams& params,
   }
 }
 
+// The LSTM cell from its four gate pre-activations (i, f, g, o; g is tanh): updates *cell, returns h_t.
+FLEETCAST_BLOCK_BODY inline float lstm_cell(float input_gate, float forget_gate, float cell_gate, float output_gate,
+                                            float* cell) {
+  const float updated = sigmoid(forget_gate) * *cell + sigmoid(input_gate) * hyperbolic_tangent(cell_gate);
+  *cell = updated;
+  return sigmoid(output_gate) * hyperbolic_tangent(updated);
+}
+
 // Adds the weighted columns [k_begin, k_end) of a layer (`layer` its W_l in the kernel layout) to
 // unit u's four gate rows for the tile's series (`rows` the layer's rows, [K_l][Tile]).
 template <int Tile>
@@ -313,10 +324,7 @@ FLEETCAST_UNROLL
   float* above = l + 1 < shape.layers ? states + tile.rows[l + 1][parity] + u * Tile : nullptr;
 FLEETCAST_UNROLL
   for (int s = 0; s < Tile; ++s) {
-    const float cell =
-        sigmoid(accumulator[1][s]) * cells[s] + sigmoid(accumulator[0][s]) * hyperbolic_tangent(accumulator[2][s]);
-    cells[s] = cell;
-    const float h = sigmoid(accumulator[3][s]) * hyperbolic_tangent(cell);
+    const float h = lstm_cell(accumulator[0][s], accumulator[1][s], accumulator[2][s], accumulator[3][s], cells + s);
     next_h[s] = h;
     if (above != nullptr) above[s] = h;
   }
@@ -346,10 +354,15 @@ FLEETCAST_BLOCK_BODY void write_quantiles(const models::LstmForwardParams& param
   }
 }
 
-// Every group of tiles this block rolls out, with the states at `states` in shared memory.
-template <int Tile, typename Block>
+// Every group of tiles this block rolls out, with the states at `states` in shared memory:
+// step_layer(l, parity), called by every thread of the block, computes layer l of one step for the
+// group's tiles from the rows of buffer `parity`: the cells, and h_t written as h_{t-1} of the next
+// step (the rows of the other parity) and as the input of layer l + 1; `head` holds the quantile
+// head.
+template <int Tile, typename Block, typename StepLayer>
 FLEETCAST_BLOCK_BODY void roll_out_groups(const models::LstmForwardParams& params, const float* features,
-                                          const BlockLayout& layout, const Weights& weights, float* states, Block& block) {
+                                          const BlockLayout& layout, const Weights& head, float* states, Block& block,
+                                          StepLayer step_layer) {
   const models::LstmShape& shape = params.shape;
   const std::size_t group_floats = state_floats(shape, Tile) * static_cast<std::size_t>(layout.tiles);
   const int group_series = layout.tiles * Tile;
@@ -367,18 +380,18 @@ FLEETCAST_BLOCK_BODY void roll_out_groups(const models::LstmForwardParams& param
     for (int t = 0; t < steps; ++t) {
       const int parity = t & 1;
       for (int l = 0; l < shape.layers; ++l) {
-        step_unit<Tile>(shape, weights, l, parity, states, block);
+        step_layer(l, parity);
         if (l == 0) {
           // Both touch what no thread reads in this phase: layer 0's input rows of the other
           // buffer (last read in step t - 1), and h_{t-1} of the top layer (in this step's buffer,
           // only read, and rewritten in step t + 1).
           if (t + 1 < steps) load_features<Tile>(params, features, first_series, layout.tiles, t + 1, parity ^ 1, states, block);
-          if (t > params.context) write_quantiles<Tile>(params, weights, first_series, layout.tiles, t - 1, parity, states, block);
+          if (t > params.context) write_quantiles<Tile>(params, head, first_series, layout.tiles, t - 1, parity, states, block);
         }
         block.sync();
       }
     }
-    write_quantiles<Tile>(params, weights, first_series, layout.tiles, steps - 1, steps & 1, states, block);
+    write_quantiles<Tile>(params, head, first_series, layout.tiles, steps - 1, steps & 1, states, block);
   }
 }
 
@@ -395,8 +408,10 @@ FLEETCAST_BLOCK_BODY void lstm_rollout_block(const models::LstmForwardParams& pa
     shared[i] = params.parameters[i];
   }
   const block_detail::Weights weights{shared, params.parameters, static_cast<int>(layout.weights_on_chip)};
-  block_detail::roll_out_groups<Tile>(params, features, layout, weights, shared + aligned_floats(layout.weights_on_chip),
-                                      block);
+  float* states = shared + aligned_floats(layout.weights_on_chip);
+  block_detail::roll_out_groups<Tile>(params, features, layout, weights, states, block, [&](int l, int parity) {
+    block_detail::step_unit<Tile>(params.shape, weights, l, parity, states, block);
+  });
 }
 
 }  // namespace fleetcast::gpu

@@ -22,8 +22,10 @@ Status cuda_device_status();
 /// `internal` (a CUDA error, named, or a forced layout that does not fit). `tiles_per_block` and
 /// `tile_series` 0 let the launch choose how many tiles a block rolls out side by side and how many
 /// series a tile holds (kWideTile or kNarrowTile), by the least estimated time on the device; a
-/// positive value forces it, for tests and benchmarks.
+/// positive value forces it, for tests and benchmarks. `rollout` picks the kernel
+/// (gpu/lstm_launch.h); the tensor-core one takes hidden sizes that are multiples of 16, tiles of
+/// kNarrowTile series and an even number of tiles per block.
 Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing = nullptr, int tiles_per_block = 0,
-                         int tile_series = 0);
+                         int tile_series = 0, Rollout rollout = Rollout::unit_threads);
 
 }  // namespace fleetcast::gpu

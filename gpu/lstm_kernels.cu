@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/lstm_block.h"
 #include "gpu/lstm_launch.h"
+#include "gpu/lstm_tensor_block.h"
 
 namespace fleetcast::gpu {
 
@@ -45,10 +45,20 @@ __global__ void __launch_bounds__(kMaxBlockThreads) lstm_rollout_kernel(LstmForw
   lstm_rollout_block<Tile>(params, features, layout, block);
 }
 
-using RolloutKernel = void (*)(LstmForwardParams, const float*, BlockLayout);
+// The tensor-core rollout (gpu/lstm_tensor_block.h), under the same bound.
+__global__ void __launch_bounds__(kMaxBlockThreads) lstm_tensor_rollout_kernel(LstmForwardParams params, const float* fragments,
+                                                                               const float* features, BlockLayout layout) {
+  DeviceBlock block;
+  lstm_tensor_rollout_block(params, fragments, features, layout, block);
+}
 
-RolloutKernel rollout_kernel(int tile_series) {
-  return with_tile(tile_series, [](auto tile) -> RolloutKernel { return lstm_rollout_kernel<decltype(tile)::value>; });
+// The kernel of `rollout` for tiles of `tile_series`, for the runtime's attribute and occupancy
+// queries.
+const void* rollout_kernel(Rollout rollout, int tile_series) {
+  if (rollout == Rollout::tensor_cores) return reinterpret_cast<const void*>(lstm_tensor_rollout_kernel);
+  return with_tile(tile_series, [](auto tile) {
+    return reinterpret_cast<const void*>(lstm_rollout_kernel<decltype(tile)::value>);
+  });
 }
 
 // Owns one device allocation.
@@ -123,28 +133,37 @@ double relative_time(long long tiles, const BlockLayout& layout, double share_of
   return time * (1.0 + share_off_chip);
 }
 
-// The launch for `series` series over `steps` steps: of each tile size (`requested_series` alone
-// where positive), each count of tiles per block whose states fit (`requested_tiles` alone where
-// positive), with the weights as far as they fit in shared memory or none there (more blocks may
-// then be resident), the layout of least relative_time; on a tie the first found, the wider tile
-// and fewer tiles per block. "" or why no launch fits.
-std::string plan_launch(const LstmShape& shape, int series, int steps, int requested_tiles, int requested_series,
-                        Launch* launch) {
+// The launch of `rollout` for `series` series over `steps` steps: of each tile size the kernel
+// takes (`requested_series` alone where positive), each count of tiles per block whose states fit
+// (`requested_tiles` alone where positive), with the weights as far as they fit in shared memory or
+// none there (more blocks may then be resident), the layout of least relative_time; on a tie the
+// first found, the wider tile and fewer tiles per block. relative_time was fitted to the unit-thread
+// kernel; for the tensor-core one, which no device has timed yet, it counts a pair of tiles per warp.
+// "" or why no launch fits.
+std::string plan_launch(const LstmShape& shape, Rollout rollout, int series, int steps, int requested_tiles,
+                        int requested_series, Launch* launch) {
   int device = 0;
   int shared_limit = 0;
   int multiprocessors = 0;
   FLEETCAST_CUDA_TRY(cudaGetDevice(&device));
   FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  const std::size_t parameters = shape.parameter_count();
+  const bool tensor = rollout == Rollout::tensor_cores;
+  // What a block may keep in shared memory: the parameters in the kernel layout, or the fragments.
+  const std::size_t parameters = tensor ? fragment_offset(shape, shape.layers) : shape.parameter_count();
   const std::size_t limit_floats = static_cast<std::size_t>(shared_limit) / sizeof(float);
+  const int tiles_step = tensor ? kTensorTilesPerWarp : 1;
+  const auto threads = [&](const BlockLayout& layout) {
+    return tensor ? tensor_block_threads(shape, layout) : block_threads(shape, layout);
+  };
+  const int warps_per_tile = tensor ? std::max(1, shape.hidden / kUnitGroup / kTensorTilesPerWarp) : tile_threads(shape) / 32;
   double best_time = -1;
   for (const int tile_series : {kWideTile, kNarrowTile}) {
-    if (requested_series > 0 && tile_series != requested_series) continue;
-    const RolloutKernel kernel = rollout_kernel(tile_series);
+    if ((requested_series > 0 && tile_series != requested_series) || (tensor && tile_series != kNarrowTile)) continue;
+    const void* kernel = rollout_kernel(rollout, tile_series);
     FLEETCAST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_limit));
     const long long tiles = (series + tile_series - 1) / tile_series;
-    for (int per_block = 1; per_block * tile_threads(shape) <= kMaxBlockThreads; ++per_block) {
+    for (int per_block = tiles_step; threads({0, per_block, tile_series}) <= kMaxBlockThreads; per_block += tiles_step) {
       const std::size_t states = state_floats(shape, tile_series) * static_cast<std::size_t>(per_block);
       if (states > limit_floats) break;
       if (requested_tiles > 0 && per_block != requested_tiles) continue;
@@ -152,11 +171,11 @@ std::string plan_launch(const LstmShape& shape, int series, int steps, int reque
       for (const std::size_t on_chip : {std::min(parameters, room), std::size_t{0}}) {
         const BlockLayout layout{on_chip, per_block, tile_series};
         int resident = 0;
-        FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, block_threads(shape, layout),
+        FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads(layout),
                                                                          shared_bytes(shape, layout)));
         if (resident == 0) continue;  // more registers than the multiprocessor has for this many threads
         const double share_off_chip = 1.0 - static_cast<double>(on_chip) / static_cast<double>(parameters);
-        const double time = relative_time(tiles, layout, share_off_chip, resident, multiprocessors, tile_threads(shape) / 32);
+        const double time = relative_time(tiles, layout, share_off_chip, resident, multiprocessors, warps_per_tile);
         if (best_time < 0 || time < best_time - 1e-9) {
           best_time = time;
           const long long groups = (tiles + per_block - 1) / per_block;
@@ -168,7 +187,7 @@ std::string plan_launch(const LstmShape& shape, int series, int steps, int reque
     }
   }
   if (best_time < 0) {
-    return std::to_string(std::max(1, requested_tiles)) + " tile(s) per block do not fit in " +
+    return std::to_string(std::max(tiles_step, requested_tiles)) + " tile(s) per block do not fit in " +
            std::to_string(kMaxBlockThreads) + " threads, " + std::to_string(shared_limit) +
            " bytes of shared memory and the registers of a multiprocessor";
   }
@@ -201,9 +220,13 @@ std::string probe_device() {
   return "";
 }
 
-std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_block, int tile_series, CudaTiming* timing) {
+std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, int tiles_per_block, int tile_series,
+                             CudaTiming* timing) {
   const LstmShape& shape = params.shape;
-  if (std::string problem = unsupported_shape(shape); !problem.empty()) return problem;
+  const bool tensor = rollout == Rollout::tensor_cores;
+  if (std::string problem = tensor ? unsupported_tensor_shape(shape) : unsupported_shape(shape); !problem.empty()) {
+    return problem;
+  }
   Stream stream;
   FLEETCAST_CUDA_TRY(cudaStreamCreateWithFlags(&stream.handle, cudaStreamNonBlocking));
   EventPair total;
@@ -217,14 +240,22 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
   const auto series = static_cast<std::size_t>(params.series_count);
   const std::size_t history_floats = series * static_cast<std::size_t>(params.season + params.context);
   const std::size_t output_floats = series * static_cast<std::size_t>(params.horizon * shape.quantiles);
-  const std::vector<float> weights = kernel_layout(shape, params.parameters);
-  DeviceBuffer device_weights, device_history, device_times, device_output, device_features;
+  // The unit-thread kernel reads the parameters in the kernel layout; the tensor-core one its
+  // fragments, and the biases and head from the parameters as they are.
+  const std::vector<float> weights =
+      tensor ? std::vector<float>(params.parameters, params.parameters + shape.parameter_count())
+             : kernel_layout(shape, params.parameters);
+  const std::vector<float> fragments = tensor ? tensor_fragments(shape, params.parameters) : std::vector<float>();
+  DeviceBuffer device_weights, device_fragments, device_history, device_times, device_output, device_features;
   FLEETCAST_CUDA_TRY(device_weights.allocate(weights.size() * sizeof(float)));
+  FLEETCAST_CUDA_TRY(device_fragments.allocate(std::max<std::size_t>(fragments.size(), 1) * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_history.allocate(history_floats * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_times.allocate(series * sizeof(std::int64_t)));
   FLEETCAST_CUDA_TRY(device_output.allocate(output_floats * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_features.allocate(feature_floats(params) * sizeof(float)));
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_weights.as<float>(), weights.data(), weights.size() * sizeof(float),
+                                     cudaMemcpyHostToDevice, stream.handle));
+  FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_fragments.as<float>(), fragments.data(), fragments.size() * sizeof(float),
                                      cudaMemcpyHostToDevice, stream.handle));
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_history.as<float>(), params.history, history_floats * sizeof(float),
                                      cudaMemcpyHostToDevice, stream.handle));
@@ -233,7 +264,7 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
 
   Launch launch;
   const int steps = params.context + params.horizon;
-  if (std::string error = plan_launch(shape, params.series_count, steps, tiles_per_block, tile_series, &launch);
+  if (std::string error = plan_launch(shape, rollout, params.series_count, steps, tiles_per_block, tile_series, &launch);
       !error.empty()) {
     return error;
   }
@@ -247,9 +278,17 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
   lstm_features_kernel<<<launch.feature_blocks, kFeatureThreads, 0, stream.handle>>>(device_params,
                                                                                      device_features.as<float>());
   FLEETCAST_CUDA_TRY(cudaGetLastError());
-  const RolloutKernel rollout = rollout_kernel(launch.layout.tile_series);
-  rollout<<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes, stream.handle>>>(
-      device_params, device_features.as<float>(), launch.layout);
+  if (tensor) {
+    lstm_tensor_rollout_kernel<<<launch.blocks, tensor_block_threads(shape, launch.layout), launch.shared_bytes,
+                                 stream.handle>>>(device_params, device_fragments.as<float>(), device_features.as<float>(),
+                                                  launch.layout);
+  } else {
+    with_tile(launch.layout.tile_series, [&](auto tile) {
+      lstm_rollout_kernel<decltype(tile)::value><<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes,
+                                                   stream.handle>>>(device_params, device_features.as<float>(),
+                                                                    launch.layout);
+    });
+  }
   FLEETCAST_CUDA_TRY(cudaGetLastError());
   FLEETCAST_CUDA_TRY(cudaEventRecord(kernel.stop, stream.handle));
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(params.output, device_output.as<float>(), output_floats * sizeof(float),
@@ -260,8 +299,8 @@ std::string run_lstm_forward(const LstmForwardParams& params, int tiles_per_bloc
     float kernel_ms = 0, total_ms = 0;
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&kernel_ms, kernel.start, kernel.stop));
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&total_ms, total.start, total.stop));
-    const double share_on_chip =
-        static_cast<double>(launch.layout.weights_on_chip) / static_cast<double>(shape.parameter_count());
+    const std::size_t on_chip_of = tensor ? fragments.size() : weights.size();
+    const double share_on_chip = static_cast<double>(launch.layout.weights_on_chip) / static_cast<double>(on_chip_of);
     *timing = {kernel_ms, total_ms, share_on_chip, launch.layout.tiles, launch.layout.tile_series};
   }
   return "";

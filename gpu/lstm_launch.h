@@ -11,11 +11,17 @@
 
 namespace fleetcast::gpu {
 
+/// Which rollout kernel a launch runs: a thread per hidden unit on the FP32 units
+/// (lstm_rollout_block, gpu/lstm_block.h: the default, measured on an H200), or the gate products
+/// on the tensor cores at FP32 accuracy (lstm_tensor_rollout_block, gpu/lstm_tensor_block.h: checked
+/// on the host emulator, not yet timed on a device, so chosen only on request).
+enum class Rollout { unit_threads, tensor_cores };
+
 /// Where the time of one lstm_forward_cuda call went, for benchmarks.
 struct CudaTiming {
   double kernel_milliseconds = 0;  // the rollout kernel alone (CUDA events)
   double total_milliseconds = 0;   // allocation, copies in and out, and the kernel
-  double weights_on_chip = 0;      // the share of the parameters a block kept in shared memory
+  double weights_on_chip = 0;      // the share of the parameters (or fragments) a block kept in shared memory
   int tiles_per_block = 1;         // tiles a block rolled out side by side
   int tile_series = 0;             // series per tile (kWideTile or kNarrowTile)
 };
@@ -25,10 +31,10 @@ namespace detail {
 /// "" when a device of compute capability 8.0 or newer answers; else why not.
 std::string probe_device();
 
-/// Runs the forward pass with `tiles_per_block` and `tile_series` as lstm_forward_cuda; "" on
-/// success, else the CUDA error with the call that failed, or why the launch does not fit.
-std::string run_lstm_forward(const models::LstmForwardParams& params, int tiles_per_block, int tile_series,
-                             CudaTiming* timing);
+/// Runs the forward pass with `rollout`, `tiles_per_block` and `tile_series` as lstm_forward_cuda; ""
+/// on success, else the CUDA error with the call that failed, or why the launch does not fit.
+std::string run_lstm_forward(const models::LstmForwardParams& params, Rollout rollout, int tiles_per_block,
+                             int tile_series, CudaTiming* timing);
 
 }  // namespace detail
 }  // namespace fleetcast::gpu

@@ -2,7 +2,8 @@
 // CPU oracle, on every shape the device test checks and more: 1 and 2 layers, hidden 8 to 256
 // (512-thread blocks with two tiles), series counts that leave partial tiles and give a block several
 // tiles or groups of tiles, one and two tiles per block of 16 and of 8 series, and the weights in
-// shared memory, in global memory or split between them.
+// shared memory, in global memory or split between them; and the tensor-core rollout
+// (check_tensor_rollout).
 // Built twice: as is, and with ThreadSanitizer (FLEETCAST_EMULATOR_QUICK: fewer, smaller cases),
 // where a missing or misplaced barrier in the kernel is a reported data race.
 #include <cstdio>
@@ -10,6 +11,50 @@
 
 #include "gpu/lstm_emulation.h"
 #include "tests/gpu/parity_check.h"
+
+// The tensor-core rollout (gpu/lstm_tensor_block.h): hidden sizes that are multiples of 16 up to
+// 256 (512-thread blocks), 1 and 2 layers, partial tiles and tiles past the last series, two and
+// four tiles per block (one and two warps per unit group), and its weight fragments in shared
+// memory, in global memory or split inside layer 0. Within 1e-6 rather than 1e-4: the three TF32
+// products must keep FP32's accuracy (these cases give 1.1e-8 to 6.0e-8), and the head product
+// alone (1xTF32) gives 1.4e-5 to 4e-5 on the quick cases, inside 1e-4.
+int check_tensor_rollout() {
+  constexpr double kTensorTolerance = 1e-6;
+  using fleetcast::models::LstmShape;
+  using fleetcast::gpu::BlockLayout;
+#if defined(FLEETCAST_EMULATOR_QUICK)
+  const LstmShape shapes[] = {LstmShape{2, 16, 3}, LstmShape{1, 32, 3}};
+  const int series_counts[] = {17};
+  const int context = 6, horizon = 3;
+#else
+  const LstmShape shapes[] = {LstmShape{1, 16, 3}, LstmShape{2, 16, 3},  LstmShape{2, 64, 5},
+                              LstmShape{1, 128, 3}, LstmShape{2, 128, 3}, LstmShape{1, 256, 3}};
+  const int series_counts[] = {1, 17, 40};
+  const int context = 24, horizon = 12;
+#endif
+  int failures = 0;
+  std::uint64_t seed = 1001;
+  for (const LstmShape& shape : shapes) {
+    const std::size_t fragments = fleetcast::gpu::fragment_offset(shape, shape.layers);
+    for (const int series : series_counts) {
+      for (const std::size_t on_chip : {fragments, std::size_t{0}, fragments / 8 * 4}) {
+        for (const int tiles : {2, 4}) {
+          const BlockLayout layout{on_chip, tiles, fleetcast::gpu::kNarrowTile};
+          if (fleetcast::gpu::tensor_block_threads(shape, layout) > fleetcast::gpu::kMaxBlockThreads ||
+              (on_chip != fragments && tiles != 2)) {
+            continue;
+          }
+          std::printf("     tensor cores: %d tiles of %d series per block, %zu of %zu fragment floats in shared memory\n",
+                      tiles, layout.tile_series, on_chip, fragments);
+          failures += fleetcast::testing::check_parity({shape, series, context, horizon, seed++, kTensorTolerance}, "tensor", [&](const auto& params) {
+            return fleetcast::gpu::emulate_lstm_forward(params, 2, layout, fleetcast::gpu::Rollout::tensor_cores);
+          });
+        }
+      }
+    }
+  }
+  return failures;
+}
 
 int main() {
   using fleetcast::models::LstmShape;
@@ -55,6 +100,7 @@ int main() {
       }
     }
   }
+  failures += check_tensor_rollout();
   std::printf("%s\n", failures == 0 ? "all emulated parity checks passed" : "emulated parity checks FAILED");
   return failures == 0 ? 0 : 1;
 }

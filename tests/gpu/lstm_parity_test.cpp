@@ -1,19 +1,24 @@
 // Parity of the CUDA LSTM rollout kernel on a device with the CPU oracle (models::lstm_forward_cpu)
 // on random weights and inputs (tests/gpu/parity_check.h), hidden 32 to 256 (512-thread blocks at
 // two tiles of hidden 256), with the launch's own layout and with two tiles per block of 16 and of 8
-// series.
+// series; and the tensor-core rollout (gpu/lstm_tensor_block.h) on the same shapes.
 // Exits 77 (ctest: skipped) when no CUDA device answers.
 //
 // Usage: tests_gpu [--quick]. --quick checks every shape on 1 and 17 series (a partial tile) over
 // 8 + 4 steps: the size for compute-sanitizer (racecheck, memcheck), which runs kernels ~100x slower.
 #include <cstdio>
 #include <cstring>
-#include <utility>
+#include <tuple>
 
 #include "fleetcast/forecast.h"
-#include "gpu/lstm_block.h"
+#include "gpu/lstm_tensor_block.h"
 #include "gpu/lstm_cuda.h"
 #include "tests/gpu/parity_check.h"
+
+// The tensor-core rollout keeps FP32's accuracy (3xTF32): its emulation on the host is within 6e-8
+// of the oracle and its head product alone (1xTF32) 4e-5 off; on the device the accumulation order
+// of the tensor cores is the hardware's, hence a margin over the emulator's 1e-6.
+constexpr double kTensorTolerance = 1e-5;
 
 // Opt-in shared memory per block of an A100 (compute capability 8.0), the least of the targets.
 constexpr std::size_t kLeastSharedBytes = 163 * 1024;
@@ -38,23 +43,33 @@ int main(int argc, char** argv) {
       const int context = quick ? 8 : 96;
       const int horizon = quick ? 4 : 48;
       // The launch's own layout, and two tiles per block of each tile size where their states fit
-      // in the shared memory of every device the build targets (an A100 has the least, 163 KiB).
-      for (const auto& [tiles_per_block, tile_series] : {std::pair{0, 0}, std::pair{2, fleetcast::gpu::kWideTile},
-                                                        std::pair{2, fleetcast::gpu::kNarrowTile}}) {
-        if (tiles_per_block > 0 &&
-            fleetcast::gpu::shared_bytes(shape, {0, tiles_per_block, tile_series}) > kLeastSharedBytes) {
+      // in the shared memory of every device the build targets (an A100 has the least, 163 KiB);
+      // the tensor-core rollout with its launch's layout and with two narrow tiles, within
+      // kTensorTolerance.
+      using fleetcast::gpu::Rollout;
+      for (const auto& [tiles_per_block, tile_series, rollout] :
+           {std::tuple{0, 0, Rollout::unit_threads}, std::tuple{2, fleetcast::gpu::kWideTile, Rollout::unit_threads},
+            std::tuple{2, fleetcast::gpu::kNarrowTile, Rollout::unit_threads}, std::tuple{0, 0, Rollout::tensor_cores},
+            std::tuple{2, fleetcast::gpu::kNarrowTile, Rollout::tensor_cores}}) {
+        const bool tensor = rollout == Rollout::tensor_cores;
+        if ((tiles_per_block > 0 &&
+             fleetcast::gpu::shared_bytes(shape, {0, tiles_per_block, tile_series}) > kLeastSharedBytes) ||
+            (tensor && !fleetcast::gpu::unsupported_tensor_shape(shape).empty())) {
           continue;
         }
-        const auto forward = [tiles_per_block, tile_series](const auto& params) {
+        const auto forward = [tiles_per_block, tile_series, rollout](const auto& params) {
           fleetcast::gpu::CudaTiming timing;
-          const fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, &timing, tiles_per_block, tile_series);
+          const fleetcast::Status status =
+              fleetcast::gpu::lstm_forward_cuda(params, &timing, tiles_per_block, tile_series, rollout);
           if (status.ok()) {
             std::printf("     kernel %.3f ms, %d tile(s) of %d series per block, %.0f%% of the weights in shared memory\n",
                         timing.kernel_milliseconds, timing.tiles_per_block, timing.tile_series, 100 * timing.weights_on_chip);
           }
           return status.ok() ? std::string() : status.message();
         };
-        failures += fleetcast::testing::check_parity({shape, series, context, horizon, seed++}, "cuda", forward);
+        failures += fleetcast::testing::check_parity(
+            {shape, series, context, horizon, seed++, tensor ? kTensorTolerance : fleetcast::testing::kParityTolerance},
+            tensor ? "tensor" : "cuda", forward);
       }
     }
   }

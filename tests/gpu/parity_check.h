@@ -1,6 +1,7 @@
 // The parity check shared by the CUDA device test and the host emulator tests: a random problem
 // (models/lstm_problem.h) through the CPU oracle and through a backend, every output within 1e-4
-// relative (to max(|cpu|, 1)), finite, and guard regions around the output untouched.
+// (or the case's tolerance) relative to max(|cpu|, 1), finite, and guard regions around the output
+// untouched.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +23,7 @@ struct ParityCase {
   int context = 96;
   int horizon = 48;
   std::uint64_t seed = 1;
+  double tolerance = kParityTolerance;  // relative, as kParityTolerance
 };
 
 /// Runs `forward(params)` (a backend writing params.output; returns "" or why it failed) and
@@ -54,7 +56,7 @@ int check_parity(const ParityCase& test, const char* backend, Forward forward) {
     }
     worst = std::max(worst, std::abs(static_cast<double>(value) - cpu[i]) / std::max(1.0, std::abs(static_cast<double>(cpu[i]))));
   }
-  if (worst > kParityTolerance) ++failures;
+  if (worst > test.tolerance) ++failures;
   std::printf("%s %s layers %d hidden %3d series %5d: worst relative difference %.2e\n", failures == 0 ? "ok  " : "FAIL",
               backend, shape.layers, shape.hidden, test.series, worst);
   return failures;

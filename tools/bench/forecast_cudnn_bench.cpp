@@ -4,8 +4,9 @@
 // events, transfers excluded; cuDNN computes only the LSTM (its input tensor prepared beforehand),
 // ours also the step features and the quantile head. Both run on random inputs and weights (zeros
 // can run faster than real data). Ours runs twice: with the layout the launch chooses (series per
-// tile, tiles per block), and with the other tile size forced, which tests that choice. Prints
-// median series x horizon steps per second and the ratio ours / cuDNN.
+// tile, tiles per block), and with the other tile size forced, which tests that choice; and the
+// tensor-core rollout (gpu/lstm_tensor_block.h, 3xTF32) with its launch's layout. Prints median
+// series x horizon steps per second and the ratios to cuDNN.
 //
 // Usage: bench_forecast_cudnn [context=48] [horizon=48] [runs=5]
 #include <cuda_runtime.h>
@@ -118,16 +119,16 @@ double cudnn_milliseconds(cudnnHandle_t handle, int series, int steps, int hidde
   return median(times);
 }
 
-// Median kernel milliseconds of our rollout over `runs`, with `tile_series` as lstm_forward_cuda
-// takes it; `timing` gets the last run's layout.
+// Median kernel milliseconds of our rollout over `runs`, with `tile_series` and `rollout` as
+// lstm_forward_cuda takes them; `timing` gets the last run's layout.
 double kernel_milliseconds(int series, int context, int horizon, int hidden, int runs, int tile_series,
-                           fleetcast::gpu::CudaTiming* timing) {
+                           fleetcast::gpu::Rollout rollout, fleetcast::gpu::CudaTiming* timing) {
   const fleetcast::models::LstmShape shape{1, hidden, 3};
   auto problem = fleetcast::models::LstmProblem::random(shape, series, context, horizon, 3);
   const fleetcast::models::LstmForwardParams params = problem.params();
   std::vector<double> times;
   for (int run = 0; run <= runs; ++run) {
-    if (fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, timing, 0, tile_series); !status.ok()) {
+    if (fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, timing, 0, tile_series, rollout); !status.ok()) {
       std::fprintf(stderr, "%s\n", status.message().c_str());
       std::exit(1);
     }
@@ -149,19 +150,25 @@ int main(int argc, char** argv) {
   cudnnHandle_t handle;
   CHECK_CUDNN(cudnnCreate(&handle));
   std::printf("hidden  series  steps  tile  tiles/block  ours_ms  other_tile_ms  cudnn_ms  ours_series*horizon/s  "
-              "cudnn_series*horizon/s  ours/cudnn  other_tile/cudnn  weights_on_chip\n");
+              "cudnn_series*horizon/s  ours/cudnn  other_tile/cudnn  weights_on_chip  tensor_ms  tensor_tiles/block  "
+              "tensor_on_chip  tensor/cudnn\n");
   for (const int hidden : {64, 128}) {
     for (const int series : {1024, 4096, 16384, 65536}) {
-      fleetcast::gpu::CudaTiming chosen, other;
-      const double ours = kernel_milliseconds(series, context, horizon, hidden, runs, 0, &chosen);
+      using fleetcast::gpu::Rollout;
+      fleetcast::gpu::CudaTiming chosen, other, tensor;
+      const double ours = kernel_milliseconds(series, context, horizon, hidden, runs, 0, Rollout::unit_threads, &chosen);
       const int other_tile =
           chosen.tile_series == fleetcast::gpu::kWideTile ? fleetcast::gpu::kNarrowTile : fleetcast::gpu::kWideTile;
-      const double other_ms = kernel_milliseconds(series, context, horizon, hidden, runs, other_tile, &other);
+      const double other_ms =
+          kernel_milliseconds(series, context, horizon, hidden, runs, other_tile, Rollout::unit_threads, &other);
+      const double tensor_ms = kernel_milliseconds(series, context, horizon, hidden, runs, 0, Rollout::tensor_cores, &tensor);
       const double cudnn = cudnn_milliseconds(handle, series, context + horizon, hidden, runs);
       const double work = static_cast<double>(series) * horizon;
-      std::printf("%6d  %6d  %5d  %4d  %11d  %7.3f  %13.3f  %8.3f  %21.3g  %22.3g  %10.2f  %16.2f  %14.0f%%\n", hidden,
-                  series, context + horizon, chosen.tile_series, chosen.tiles_per_block, ours, other_ms, cudnn,
-                  work / (ours / 1e3), work / (cudnn / 1e3), cudnn / ours, cudnn / other_ms, 100 * chosen.weights_on_chip);
+      std::printf("%6d  %6d  %5d  %4d  %11d  %7.3f  %13.3f  %8.3f  %21.3g  %22.3g  %10.2f  %16.2f  %14.0f%%  %9.3f  %18d  "
+                  "%13.0f%%  %12.2f\n",
+                  hidden, series, context + horizon, chosen.tile_series, chosen.tiles_per_block, ours, other_ms, cudnn,
+                  work / (ours / 1e3), work / (cudnn / 1e3), cudnn / ours, cudnn / other_ms, 100 * chosen.weights_on_chip,
+                  tensor_ms, tensor.tiles_per_block, 100 * tensor.weights_on_chip, cudnn / tensor_ms);
     }
   }
   cudnnDestroy(handle);

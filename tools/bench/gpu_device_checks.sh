@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The checks to run when a GPU is lent, in one call, from a folder of binaries built elsewhere with
 # the `cuda` layout (tests_gpu, bench_forecast_cudnn, bench_forecast; -march no newer than the GPU
-# machine's processor): the device and toolkit, the parity test (every shape, 1/17/1037 series),
-# the cuDNN comparison (and a baseline build's, for an A/B), a profile of one rollout (Nsight
-# Compute, where the machine has it), compute-sanitizer memcheck, racecheck,
+# machine's processor): the device and toolkit, the parity test (every shape, 1/17/1037 series, both
+# rollout kernels), the cuDNN comparison (and a baseline build's, for an A/B), a profile of one
+# rollout of each kernel (Nsight Compute, where the machine has it), compute-sanitizer memcheck, racecheck,
 # synccheck and initcheck on the parity test's quick size, then the CPU path at 64k series (the
 # ">= 50x" reference). Each step has its own time limit so that one slow step still leaves the
 # others' figures; the logs go to OUTPUT, one per step, and a short summary ends stdout. At most
@@ -45,10 +45,15 @@ step() {  # step NAME LIMIT_SECONDS COMMAND...: runs it, logs to OUTPUT/NAME.log
   echo "rollout kernel SASS (sm_90): $(cuobjdump --dump-sass "$bin/tests_gpu" 2>/dev/null |
     awk '/Function : .*lstm_rollout_kernel/ { on = 1; next } /Function :/ { on = 0 } on' |
     grep -oE '\b(FFMA|LDS\.128|LDS|LDG\.E[.A-Z0-9]*|BAR\.SYNC[.A-Z]*|MUFU\.[A-Z0-9]+)\b' | sort | uniq -c | tr -s ' \n' ' ')"
+  # The tensor-core rollout's: HMMA (three per product), its fragment loads and the TF32 roundings.
+  echo "tensor rollout kernel SASS (sm_90): $(cuobjdump --dump-sass "$bin/tests_gpu" 2>/dev/null |
+    awk '/Function : .*lstm_tensor_rollout_kernel/ { on = 1; next } /Function :/ { on = 0 } on' |
+    grep -oE '\b(HMMA[.A-Z0-9]*|FFMA|LDS\.128|LDS|LDG\.E[.A-Z0-9]*|BAR\.SYNC[.A-Z]*|MUFU\.[A-Z0-9]+|F2F[.A-Z0-9]*)\b' |
+    sort | uniq -c | tr -s ' \n' ' ')"
 } > "$out/machine.txt" 2>&1
 
 step parity 180 "$bin/tests_gpu"
-step cudnn 90 "$bin/bench_forecast_cudnn" 48 48 7
+step cudnn 120 "$bin/bench_forecast_cudnn" 48 48 7
 [[ -n "$baseline" ]] && step baseline 75 "$baseline/bench_forecast_cudnn" 48 48 7
 # Where the rollout's time goes at hidden 64, 65,536 series (the bench's fourth shape: 3 x 16 launches
 # of the rollout before it): Nsight Compute's throughput, occupancy and warp stall sections, with
@@ -57,6 +62,11 @@ profiler=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-comp
 [[ -n "$profiler" ]] && step profile 90 "$profiler" --clock-control none -k regex:lstm_rollout --launch-skip 48 --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis \
   "$bin/bench_forecast_cudnn" 48 48 7
+# The tensor-core rollout at hidden 128, 65,536 series (the bench's eighth shape: 7 x 8 launches of
+# it before).
+[[ -n "$profiler" ]] && step profile_tensor 60 "$profiler" --clock-control none -k regex:lstm_tensor_rollout \
+  --launch-skip 56 --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats \
+  --section ComputeWorkloadAnalysis "$bin/bench_forecast_cudnn" 48 48 7
 step memcheck 75 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 9 "$bin/tests_gpu" --quick
 # racecheck is the slow one (on an H200, 172-210 s for the quick size with the kernel of
 # 2026-11-26); line-buffered so that a run cut off by its limit still shows which shapes it checked.
@@ -69,7 +79,9 @@ cat "$out/machine.txt"
 grep -E '^(ok|FAIL)|passed|FAILED|registry' "$out/parity.log" | tail -30
 cat "$out/cudnn.log"
 [[ -n "$baseline" ]] && { echo "baseline:"; cat "$out/baseline.log"; }
-[[ -f "$out/profile.log" ]] && grep -E 'Duration|Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A' "$out/profile.log"
+for profile in profile profile_tensor; do
+  [[ -f "$out/$profile.log" ]] && { echo "$profile:"; grep -E 'Duration|Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A' "$out/$profile.log"; }
+done
 tail -8 "$out/cpu64k.log"
 for check in memcheck synccheck initcheck racecheck; do echo "$check: $(tail -n 1 "$out/$check.log")"; done
 cat "$out/summary.txt"
