@@ -108,6 +108,7 @@ struct BlockLayout {
   std::size_t weights_on_chip = 0;
   int tiles = 1;                // tiles a block rolls out side by side, over one copy of the weights
   int tile_series = kWideTile;  // series per tile: kWideTile or kNarrowTile
+  int warp_tiles = 2;           // the tensor-core rollout's tiles per warp (gpu/lstm_tensor_block.h)
 };
 
 /// Bytes of dynamic shared memory a rollout block needs.

@@ -24,8 +24,9 @@ Status cuda_device_status();
 /// series a tile holds (kWideTile or kNarrowTile), by the least estimated time on the device; a
 /// positive value forces it, for tests and benchmarks. `rollout` picks the kernel
 /// (gpu/lstm_launch.h); the tensor-core one takes hidden sizes that are multiples of 16, tiles of
-/// kNarrowTile series and an even number of tiles per block.
+/// kNarrowTile series, 2 or 4 of them per warp (`warp_tiles`, 0: the launch chooses) and a multiple
+/// of that per block.
 Status lstm_forward_cuda(const models::LstmForwardParams& params, CudaTiming* timing = nullptr, int tiles_per_block = 0,
-                         int tile_series = 0, Rollout rollout = Rollout::unit_threads);
+                         int tile_series = 0, Rollout rollout = Rollout::unit_threads, int warp_tiles = 0);
 
 }  // namespace fleetcast::gpu

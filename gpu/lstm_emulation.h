@@ -22,16 +22,18 @@ inline std::string unsupported_launch(const models::LstmShape& shape, const Bloc
   if (std::string problem = tensor ? unsupported_tensor_shape(shape) : unsupported_shape(shape); !problem.empty()) {
     return problem;
   }
-  if (tensor && (layout.tile_series != kNarrowTile || layout.tiles % kTensorTilesPerWarp != 0)) {
-    return "the tensor-core kernel runs tiles of " + std::to_string(kNarrowTile) + " series, " +
-           std::to_string(kTensorTilesPerWarp) + " per warp";
+  if (tensor && (layout.tile_series != kNarrowTile || (layout.warp_tiles != 2 && layout.warp_tiles != 4) ||
+                 layout.tiles % layout.warp_tiles != 0)) {
+    return "the tensor-core kernel runs tiles of " + std::to_string(kNarrowTile) +
+           " series, 2 or 4 per warp, a whole number of warps' tiles per block";
   }
   if (layout.tile_series != kWideTile && layout.tile_series != kNarrowTile) {
     return "a tile holds " + std::to_string(kWideTile) + " or " + std::to_string(kNarrowTile) + " series";
   }
   const int threads = tensor ? tensor_block_threads(shape, layout) : block_threads(shape, layout);
-  if (layout.tiles < 1 || threads > kMaxBlockThreads) {
-    return "a block holds " + std::to_string(kMaxBlockThreads) + " threads at most";
+  const int max_threads = tensor ? tensor_max_threads(layout.warp_tiles) : kMaxBlockThreads;
+  if (layout.tiles < 1 || threads > max_threads) {
+    return "a block holds " + std::to_string(max_threads) + " threads at most";
   }
   return "";
 }
@@ -49,8 +51,11 @@ inline std::string emulate_lstm_forward(const models::LstmForwardParams& params,
   if (!error.empty()) return error;
   if (rollout == Rollout::tensor_cores) {
     const std::vector<float> fragments = tensor_fragments(shape, params.parameters);
-    return run_grid({blocks, tensor_block_threads(shape, layout), shared_bytes(shape, layout)}, [&](EmulatedBlock& block) {
-      lstm_tensor_rollout_block(params, fragments.data(), features.data(), layout, block);
+    const EmulatedLaunch launch{blocks, tensor_block_threads(shape, layout), shared_bytes(shape, layout)};
+    return with_warp_tiles(layout.warp_tiles, [&](auto warp_tiles) {
+      return run_grid(launch, [&](EmulatedBlock& block) {
+        lstm_tensor_rollout_block<decltype(warp_tiles)::value>(params, fragments.data(), features.data(), layout, block);
+      });
     });
   }
   const std::vector<float> layout_weights = kernel_layout(shape, params.parameters);

@@ -45,18 +45,23 @@ __global__ void __launch_bounds__(kMaxBlockThreads) lstm_rollout_kernel(LstmForw
   lstm_rollout_block<Tile>(params, features, layout, block);
 }
 
-// The tensor-core rollout (gpu/lstm_tensor_block.h), under the same bound.
-__global__ void __launch_bounds__(kMaxBlockThreads) lstm_tensor_rollout_kernel(LstmForwardParams params, const float* fragments,
-                                                                               const float* features, BlockLayout layout) {
+// The tensor-core rollout (gpu/lstm_tensor_block.h) for WarpTiles tiles per warp.
+template <int WarpTiles>
+__global__ void __launch_bounds__(tensor_max_threads(WarpTiles))
+    lstm_tensor_rollout_kernel(LstmForwardParams params, const float* fragments, const float* features, BlockLayout layout) {
   DeviceBlock block;
-  lstm_tensor_rollout_block(params, fragments, features, layout, block);
+  lstm_tensor_rollout_block<WarpTiles>(params, fragments, features, layout, block);
 }
 
-// The kernel of `rollout` for tiles of `tile_series`, for the runtime's attribute and occupancy
-// queries.
-const void* rollout_kernel(Rollout rollout, int tile_series) {
-  if (rollout == Rollout::tensor_cores) return reinterpret_cast<const void*>(lstm_tensor_rollout_kernel);
-  return with_tile(tile_series, [](auto tile) {
+// The kernel of `rollout` for `layout`'s tile (and tiles per warp), for the runtime's attribute and
+// occupancy queries.
+const void* rollout_kernel(Rollout rollout, const BlockLayout& layout) {
+  if (rollout == Rollout::tensor_cores) {
+    return with_warp_tiles(layout.warp_tiles, [](auto warp_tiles) {
+      return reinterpret_cast<const void*>(lstm_tensor_rollout_kernel<decltype(warp_tiles)::value>);
+    });
+  }
+  return with_tile(layout.tile_series, [](auto tile) {
     return reinterpret_cast<const void*>(lstm_rollout_kernel<decltype(tile)::value>);
   });
 }
@@ -115,33 +120,34 @@ struct Launch {
 
 // Relative time of rolling out `tiles` tiles with `layout` and `resident` blocks per
 // multiprocessor: the persistent grid takes them in waves of its capacity.
-// A wave costs a thread's work per step (its tile's series) times 1 + its multiprocessor's warps /
-// kHidingWarps: a few warps are limited by their own chains of loads and arithmetic, many by the
-// schedulers they share. Columns read from global memory cost about twice those in shared memory
-// (H200, 2026-11-30: hidden 128 with its weights off chip took 2.6-3.6x hidden 64's time on chip
-// for 1.9x the arithmetic), hence the factor 1 + the share of the weights off chip.
+// A wave costs a thread's work per step (the series it computes: its tile's, or its warp's in the
+// tensor-core rollout) times 1 + its multiprocessor's warps / kHidingWarps: a few warps are limited
+// by their own chains of loads and arithmetic, many by the schedulers they share. Columns read from
+// global memory cost about twice those in shared memory (H200, 2026-11-30: hidden 128 with its
+// weights off chip took 2.6-3.6x hidden 64's time on chip for 1.9x the arithmetic), hence the
+// factor 1 + the share of the weights off chip. Fitted to the unit-thread kernel; no device has
+// timed the tensor-core one yet.
 double relative_time(long long tiles, const BlockLayout& layout, double share_off_chip, int resident,
-                     int multiprocessors, int warps_per_tile) {
+                     int multiprocessors, double warps_per_tile, int thread_series) {
   constexpr double kHidingWarps = 8;  // two per scheduler
   const long long capacity = 1LL * resident * layout.tiles * multiprocessors;
   double time = 0;
   for (long long remaining = tiles; remaining > 0; remaining -= capacity) {
     const long long blocks = (std::min(remaining, capacity) + layout.tiles - 1) / layout.tiles;
-    const long long warps = (blocks + multiprocessors - 1) / multiprocessors * layout.tiles * warps_per_tile;
-    time += layout.tile_series * (1.0 + static_cast<double>(warps) / kHidingWarps);
+    const double warps = static_cast<double>((blocks + multiprocessors - 1) / multiprocessors * layout.tiles) * warps_per_tile;
+    time += thread_series * (1.0 + warps / kHidingWarps);
   }
   return time * (1.0 + share_off_chip);
 }
 
 // The launch of `rollout` for `series` series over `steps` steps: of each tile size the kernel
-// takes (`requested_series` alone where positive), each count of tiles per block whose states fit
-// (`requested_tiles` alone where positive), with the weights as far as they fit in shared memory or
-// none there (more blocks may then be resident), the layout of least relative_time; on a tie the
-// first found, the wider tile and fewer tiles per block. relative_time was fitted to the unit-thread
-// kernel; for the tensor-core one, which no device has timed yet, it counts a pair of tiles per warp.
-// "" or why no launch fits.
+// takes (`requested_series` alone where positive) and, for the tensor-core one, each count of tiles
+// per warp (`requested_warp_tiles` alone where positive), each count of tiles per block whose states
+// fit (`requested_tiles` alone where positive), with the weights as far as they fit in shared
+// memory or none there (more blocks may then be resident), the layout of least relative_time; on a
+// tie the first found: the wider tile, fewer tiles per warp and per block. "" or why none fits.
 std::string plan_launch(const LstmShape& shape, Rollout rollout, int series, int steps, int requested_tiles,
-                        int requested_series, Launch* launch) {
+                        int requested_series, int requested_warp_tiles, Launch* launch) {
   int device = 0;
   int shared_limit = 0;
   int multiprocessors = 0;
@@ -152,30 +158,38 @@ std::string plan_launch(const LstmShape& shape, Rollout rollout, int series, int
   // What a block may keep in shared memory: the parameters in the kernel layout, or the fragments.
   const std::size_t parameters = tensor ? fragment_offset(shape, shape.layers) : shape.parameter_count();
   const std::size_t limit_floats = static_cast<std::size_t>(shared_limit) / sizeof(float);
-  const int tiles_step = tensor ? kTensorTilesPerWarp : 1;
   const auto threads = [&](const BlockLayout& layout) {
     return tensor ? tensor_block_threads(shape, layout) : block_threads(shape, layout);
   };
-  const int warps_per_tile = tensor ? std::max(1, shape.hidden / kUnitGroup / kTensorTilesPerWarp) : tile_threads(shape) / 32;
   double best_time = -1;
-  for (const int tile_series : {kWideTile, kNarrowTile}) {
-    if ((requested_series > 0 && tile_series != requested_series) || (tensor && tile_series != kNarrowTile)) continue;
-    const void* kernel = rollout_kernel(rollout, tile_series);
+  for (const auto& [tile_series, warp_tiles] : {std::pair{kWideTile, 1}, std::pair{kNarrowTile, 1},
+                                                std::pair{kNarrowTile, 2}, std::pair{kNarrowTile, 4}}) {
+    if ((requested_series > 0 && tile_series != requested_series) || (tensor != (warp_tiles > 1)) ||
+        (requested_warp_tiles > 0 && warp_tiles != requested_warp_tiles)) {
+      continue;
+    }
+    const int tiles_step = tensor ? warp_tiles : 1;
+    const int max_threads = tensor ? tensor_max_threads(warp_tiles) : kMaxBlockThreads;
+    const double warps_per_tile = tensor ? shape.hidden / kUnitGroup / static_cast<double>(warp_tiles) : tile_threads(shape) / 32;
+    const int thread_series = tensor ? tile_series * warp_tiles : tile_series;
+    const void* kernel = rollout_kernel(rollout, {0, 1, tile_series, warp_tiles});
     FLEETCAST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_limit));
     const long long tiles = (series + tile_series - 1) / tile_series;
-    for (int per_block = tiles_step; threads({0, per_block, tile_series}) <= kMaxBlockThreads; per_block += tiles_step) {
+    for (int per_block = tiles_step; threads({0, per_block, tile_series, warp_tiles}) <= max_threads;
+         per_block += tiles_step) {
       const std::size_t states = state_floats(shape, tile_series) * static_cast<std::size_t>(per_block);
       if (states > limit_floats) break;
       if (requested_tiles > 0 && per_block != requested_tiles) continue;
       const std::size_t room = (limit_floats - states) / 4 * 4;
       for (const std::size_t on_chip : {std::min(parameters, room), std::size_t{0}}) {
-        const BlockLayout layout{on_chip, per_block, tile_series};
+        const BlockLayout layout{on_chip, per_block, tile_series, warp_tiles};
         int resident = 0;
         FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads(layout),
                                                                          shared_bytes(shape, layout)));
         if (resident == 0) continue;  // more registers than the multiprocessor has for this many threads
         const double share_off_chip = 1.0 - static_cast<double>(on_chip) / static_cast<double>(parameters);
-        const double time = relative_time(tiles, layout, share_off_chip, resident, multiprocessors, warps_per_tile);
+        const double time =
+            relative_time(tiles, layout, share_off_chip, resident, multiprocessors, warps_per_tile, thread_series);
         if (best_time < 0 || time < best_time - 1e-9) {
           best_time = time;
           const long long groups = (tiles + per_block - 1) / per_block;
@@ -187,8 +201,8 @@ std::string plan_launch(const LstmShape& shape, Rollout rollout, int series, int
     }
   }
   if (best_time < 0) {
-    return std::to_string(std::max(tiles_step, requested_tiles)) + " tile(s) per block do not fit in " +
-           std::to_string(kMaxBlockThreads) + " threads, " + std::to_string(shared_limit) +
+    return std::to_string(std::max(1, requested_tiles)) + " tile(s) per block do not fit in the kernel's " +
+           std::to_string(kMaxBlockThreads) + " threads (256 at four tiles per warp), " + std::to_string(shared_limit) +
            " bytes of shared memory and the registers of a multiprocessor";
   }
   const long long feature_items = 1LL * series * steps;
@@ -221,7 +235,7 @@ std::string probe_device() {
 }
 
 std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, int tiles_per_block, int tile_series,
-                             CudaTiming* timing) {
+                             int warp_tiles, CudaTiming* timing) {
   const LstmShape& shape = params.shape;
   const bool tensor = rollout == Rollout::tensor_cores;
   if (std::string problem = tensor ? unsupported_tensor_shape(shape) : unsupported_shape(shape); !problem.empty()) {
@@ -264,7 +278,7 @@ std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, i
 
   Launch launch;
   const int steps = params.context + params.horizon;
-  if (std::string error = plan_launch(shape, rollout, params.series_count, steps, tiles_per_block, tile_series, &launch);
+  if (std::string error = plan_launch(shape, rollout, params.series_count, steps, tiles_per_block, tile_series, warp_tiles, &launch);
       !error.empty()) {
     return error;
   }
@@ -279,9 +293,11 @@ std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, i
                                                                                      device_features.as<float>());
   FLEETCAST_CUDA_TRY(cudaGetLastError());
   if (tensor) {
-    lstm_tensor_rollout_kernel<<<launch.blocks, tensor_block_threads(shape, launch.layout), launch.shared_bytes,
-                                 stream.handle>>>(device_params, device_fragments.as<float>(), device_features.as<float>(),
-                                                  launch.layout);
+    with_warp_tiles(launch.layout.warp_tiles, [&](auto tiles) {
+      lstm_tensor_rollout_kernel<decltype(tiles)::value><<<launch.blocks, tensor_block_threads(shape, launch.layout),
+                                                           launch.shared_bytes, stream.handle>>>(
+          device_params, device_fragments.as<float>(), device_features.as<float>(), launch.layout);
+    });
   } else {
     with_tile(launch.layout.tile_series, [&](auto tile) {
       lstm_rollout_kernel<decltype(tile)::value><<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes,
@@ -301,7 +317,8 @@ std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, i
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&total_ms, total.start, total.stop));
     const std::size_t on_chip_of = tensor ? fragments.size() : weights.size();
     const double share_on_chip = static_cast<double>(launch.layout.weights_on_chip) / static_cast<double>(on_chip_of);
-    *timing = {kernel_ms, total_ms, share_on_chip, launch.layout.tiles, launch.layout.tile_series};
+    *timing = {kernel_ms, total_ms, share_on_chip, launch.layout.tiles, launch.layout.tile_series,
+               tensor ? launch.layout.warp_tiles : 0};
   }
   return "";
 }

@@ -24,6 +24,7 @@ struct CudaTiming {
   double weights_on_chip = 0;      // the share of the parameters (or fragments) a block kept in shared memory
   int tiles_per_block = 1;         // tiles a block rolled out side by side
   int tile_series = 0;             // series per tile (kWideTile or kNarrowTile)
+  int warp_tiles = 0;              // the tensor-core rollout's tiles per warp (2 or 4); 0 for the other
 };
 
 namespace detail {
@@ -31,10 +32,11 @@ namespace detail {
 /// "" when a device of compute capability 8.0 or newer answers; else why not.
 std::string probe_device();
 
-/// Runs the forward pass with `rollout`, `tiles_per_block` and `tile_series` as lstm_forward_cuda; ""
-/// on success, else the CUDA error with the call that failed, or why the launch does not fit.
+/// Runs the forward pass with `rollout`, `tiles_per_block`, `tile_series` and `warp_tiles` as
+/// lstm_forward_cuda; "" on success, else the CUDA error with the call that failed, or why the launch
+/// does not fit.
 std::string run_lstm_forward(const models::LstmForwardParams& params, Rollout rollout, int tiles_per_block,
-                             int tile_series, CudaTiming* timing);
+                             int tile_series, int warp_tiles, CudaTiming* timing);
 
 }  // namespace detail
 }  // namespace fleetcast::gpu

@@ -11,17 +11,20 @@
 // The work: the gate product of a step, W_l [4H x K_l] times the layer's rows [K_l x series], in
 // tiles of the instruction mma.m16n8k8 (16 gate rows x 8 series x 8 columns). Warp w of a block owns
 // the 16 hidden units kUnitGroup * (w % (H / 16)) on, all four of their gates, and
-// kTensorTilesPerWarp tiles of kNarrowTile series, so that the four gates of one (unit, series)
+// BlockLayout::warp_tiles tiles of kNarrowTile series (the WarpTiles of the kernel: 2 or 4, each
+// weight fragment a lane loads serving as many products), so that the four gates of one (unit, series)
 // land in the same lane and register of its four accumulator fragments: the lane updates that cell
 // without exchanging anything. The states (rows double-buffered by step parity, cells) and the
 // features and quantile head are those of lstm_rollout_block for tiles of kNarrowTile series
 // (block_detail::roll_out_groups). The weights are laid out once on the host as the fragments the
-// lanes load (tensor_fragments), heads and tails apart, one 16-byte load per lane and fragment: a
-// block keeps a prefix of them in shared memory (BlockLayout::weights_on_chip, in floats of this
-// layout) and reads the rest from global memory; the layer's rows are split on the fly.
+// lanes load (tensor_fragments), one 16-byte load per lane and fragment: a block keeps a prefix of
+// them in shared memory (BlockLayout::weights_on_chip, in floats of this layout) and reads the rest
+// from global memory. Both operands are split into head and tail as they are loaded: a few
+// instructions per fragment, where split weights would double the bytes every step reads.
 //
-// Requires hidden % kUnitGroup == 0 and tiles per block a multiple of kTensorTilesPerWarp.
-// Threads per block: tensor_block_threads. Thread-safety: as gpu/lstm_block.h.
+// Requires hidden % kUnitGroup == 0 and tiles per block a multiple of the warp's tiles.
+// Threads per block: tensor_block_threads, at most tensor_max_threads.
+// Thread-safety: as gpu/lstm_block.h.
 #pragma once
 
 #include <cstring>
@@ -32,9 +35,18 @@ namespace fleetcast::gpu {
 
 /// Hidden units per warp: the 16 rows of one mma.m16n8k8 per gate.
 inline constexpr int kUnitGroup = 16;
-/// Tiles of kNarrowTile series per warp: the n8 of the instruction, twice, so that each weight
-/// fragment a lane loads serves two products.
-inline constexpr int kTensorTilesPerWarp = 2;
+/// Threads a tensor-core rollout block of `warp_tiles` tiles per warp may have: the kernel's
+/// launch bound, which leaves a thread the registers of its 16 * warp_tiles accumulators.
+FLEETCAST_HOST_DEVICE constexpr int tensor_max_threads(int warp_tiles) { return warp_tiles == 2 ? 512 : 256; }
+
+/// Calls visit(std::integral_constant<int, WarpTiles>{}) with the tiles per warp `warp_tiles` names
+/// (4, else 2) and returns what it returns: the one place a run-time count picks a kernel.
+template <typename Visit>
+decltype(auto) with_warp_tiles(int warp_tiles, Visit&& visit) {
+  if (warp_tiles == 4) return visit(std::integral_constant<int, 4>{});
+  return visit(std::integral_constant<int, 2>{});
+}
+
 /// Weight columns per instruction: the k8 of mma.m16n8k8.
 inline constexpr int kFragmentColumns = 8;
 
@@ -46,9 +58,9 @@ inline std::string unsupported_tensor_shape(const models::LstmShape& shape) {
          std::to_string(shape.hidden);
 }
 
-/// Threads per tensor-core rollout block: a warp per unit group and pair of tiles.
+/// Threads per tensor-core rollout block: a warp per unit group and layout.warp_tiles tiles.
 inline int tensor_block_threads(const models::LstmShape& shape, const BlockLayout& layout) {
-  return shape.hidden / kUnitGroup * (layout.tiles / kTensorTilesPerWarp) * 32;
+  return shape.hidden / kUnitGroup * (layout.tiles / layout.warp_tiles) * 32;
 }
 
 /// Column steps of kFragmentColumns over layer l's K_l columns (the last padded with zeros).
@@ -68,21 +80,21 @@ FLEETCAST_HOST_DEVICE inline int c_row(int lane, int e) { return lane / 4 + 8 * 
 FLEETCAST_HOST_DEVICE inline int c_column(int lane, int e) { return 2 * (lane % 4) + e % 2; }
 
 /// Floats of the fragments of layers 0..l-1: per layer 4H rows x kFragmentColumns * column_steps
-/// columns, head and tail.
+/// columns.
 FLEETCAST_HOST_DEVICE inline std::size_t fragment_offset(const models::LstmShape& shape, int l) {
   std::size_t floats = 0;
   for (int layer = 0; layer < l; ++layer) {
-    floats += 2 * static_cast<std::size_t>(4 * shape.hidden) * kFragmentColumns * column_steps(shape, layer);
+    floats += static_cast<std::size_t>(4 * shape.hidden) * kFragmentColumns * column_steps(shape, layer);
   }
   return floats;
 }
 
-/// Where lane's four floats of the head (part 0) or tail (part 1) of the A fragment of unit group
-/// j, gate g and column step k of layer l lie in the tensor_fragments array.
+/// Where lane's four floats of the A fragment of unit group j, gate g and column step k of layer l
+/// lie in the tensor_fragments array.
 FLEETCAST_HOST_DEVICE inline std::size_t fragment_index(const models::LstmShape& shape, int l, int j, int g, int k,
-                                                        int part, int lane) {
+                                                        int lane) {
   const int steps = column_steps(shape, l);
-  return fragment_offset(shape, l) + ((((static_cast<std::size_t>(j) * 4 + g) * steps + k) * 2 + part) * 32 + lane) * 4;
+  return fragment_offset(shape, l) + (((static_cast<std::size_t>(j) * 4 + g) * steps + k) * 32 + lane) * 4;
 }
 
 /// x rounded to TF32 (10 mantissa bits), to nearest with ties away from zero: cvt.rna.tf32.f32.
@@ -100,10 +112,9 @@ FLEETCAST_HOST_DEVICE inline float round_to_tf32(float x) {
 #endif
 }
 
-/// The weights of every layer as tensor_fragments lays them out for the lanes: for layer l, unit
-/// group j, gate g, column step k, head then tail, lane by lane, the lane's four A elements of the
-/// 16 gate rows g H + 16 j .. and the 8 columns 8 k .. of W_l (zero past K_l). `parameters` in the
-/// contract layout (models/lstm_layout.h).
+/// The weights of every layer as the lanes load them: for layer l, unit group j, gate g, column step
+/// k, lane by lane, the lane's four A elements of the 16 gate rows g H + 16 j .. and the 8 columns
+/// 8 k .. of W_l (zero past K_l). `parameters` in the contract layout (models/lstm_layout.h).
 inline std::vector<float> tensor_fragments(const models::LstmShape& shape, const float* parameters) {
   std::vector<float> fragments(fragment_offset(shape, shape.layers));
   for (int l = 0; l < shape.layers; ++l) {
@@ -116,10 +127,8 @@ inline std::vector<float> tensor_fragments(const models::LstmShape& shape, const
             for (int e = 0; e < 4; ++e) {
               const int row = g * shape.hidden + kUnitGroup * j + a_row(lane, e);
               const int column = kFragmentColumns * k + a_column(lane, e);
-              const float weight = column < columns ? layer[static_cast<std::size_t>(row) * columns + column] : 0.0f;
-              const float head = round_to_tf32(weight);
-              fragments[fragment_index(shape, l, j, g, k, 0, lane) + e] = head;
-              fragments[fragment_index(shape, l, j, g, k, 1, lane) + e] = round_to_tf32(weight - head);
+              fragments[fragment_index(shape, l, j, g, k, lane) + e] =
+                  column < columns ? layer[static_cast<std::size_t>(row) * columns + column] : 0.0f;
             }
           }
         }
@@ -173,12 +182,22 @@ inline float emulated_mma_element(const float (&a)[32][4], const float (&b)[32][
 }
 #endif
 
+// The TF32 head and tail of each of `values`.
+template <int Count>
+FLEETCAST_BLOCK_BODY void split_tf32(const float (&values)[Count], float (&head)[Count], float (&tail)[Count]) {
+FLEETCAST_UNROLL
+  for (int i = 0; i < Count; ++i) {
+    head[i] = round_to_tf32(values[i]);
+    tail[i] = round_to_tf32(values[i] - head[i]);
+  }
+}
+
 // accumulator[m][n] += A_m B_n at FP32 accuracy for M row tiles and N series tiles of one column
-// step, as head*tail + tail*head + head*head (the small terms first). load_a(lane, m, head, tail)
-// gives lane's A fragment of tile m split into TF32 parts; load_b(lane, n, b) lane's B fragment of
-// tile n, which is split here. On the device each lane loads its own fragments; on the host every
-// emulated thread loads the whole warp's (the same code, with each lane's index) and computes its
-// own elements of the instruction, so the emulator needs no exchange between threads.
+// step, as head*tail + tail*head + head*head (the small terms first). load_a(lane, m, a) gives
+// lane's A fragment of tile m, load_b(lane, n, b) its B fragment of tile n; both are split here.
+// On the device each lane loads its own fragments; on the host every emulated thread loads the
+// whole warp's (the same code, with each lane's index) and computes its own elements of the
+// instruction, so the emulator needs no exchange between threads.
 template <int M, int N, typename Block, typename LoadA, typename LoadB>
 FLEETCAST_BLOCK_BODY void warp_product_3xtf32(const Block& block, LoadA&& load_a, LoadB&& load_b,
                                               float (&accumulator)[M][N][4]) {
@@ -187,18 +206,15 @@ FLEETCAST_BLOCK_BODY void warp_product_3xtf32(const Block& block, LoadA&& load_a
   float b_head[N][2], b_tail[N][2];
 FLEETCAST_UNROLL
   for (int n = 0; n < N; ++n) {
-    load_b(lane, n, b_head[n]);
-FLEETCAST_UNROLL
-    for (int e = 0; e < 2; ++e) {
-      const float value = b_head[n][e];
-      b_head[n][e] = round_to_tf32(value);
-      b_tail[n][e] = round_to_tf32(value - b_head[n][e]);
-    }
+    float b[2];
+    load_b(lane, n, b);
+    split_tf32(b, b_head[n], b_tail[n]);
   }
 FLEETCAST_UNROLL
   for (int m = 0; m < M; ++m) {
-    float a_head[4], a_tail[4];
-    load_a(lane, m, a_head, a_tail);
+    float a[4], a_head[4], a_tail[4];
+    load_a(lane, m, a);
+    split_tf32(a, a_head, a_tail);
 FLEETCAST_UNROLL
     for (int n = 0; n < N; ++n) {
       mma_tf32(a_head, b_tail[n], accumulator[m][n]);
@@ -210,17 +226,18 @@ FLEETCAST_UNROLL
   float b_head[N][32][2], b_tail[N][32][2];
   for (int n = 0; n < N; ++n) {
     for (int other = 0; other < 32; ++other) {
-      load_b(other, n, b_head[n][other]);
-      for (int e = 0; e < 2; ++e) {
-        const float value = b_head[n][other][e];
-        b_head[n][other][e] = round_to_tf32(value);
-        b_tail[n][other][e] = round_to_tf32(value - b_head[n][other][e]);
-      }
+      float b[2];
+      load_b(other, n, b);
+      split_tf32(b, b_head[n][other], b_tail[n][other]);
     }
   }
   for (int m = 0; m < M; ++m) {
     float a_head[32][4], a_tail[32][4];
-    for (int other = 0; other < 32; ++other) load_a(other, m, a_head[other], a_tail[other]);
+    for (int other = 0; other < 32; ++other) {
+      float a[4];
+      load_a(other, m, a);
+      split_tf32(a, a_head[other], a_tail[other]);
+    }
     for (int n = 0; n < N; ++n) {
       for (int e = 0; e < 4; ++e) {
         float& d = accumulator[m][n][e];
@@ -239,7 +256,7 @@ FLEETCAST_BLOCK_BODY inline void load_fragment(const Fragments& fragments, std::
 
 // Layer l of one step for the unit group and tiles of this thread's warp: the four gates' products
 // over the rows of buffer `parity`, the bias, then each of the lane's (unit, series) cells.
-template <typename Block>
+template <int WarpTiles, typename Block>
 FLEETCAST_BLOCK_BODY void step_unit_group(const models::LstmShape& shape, const Weights& parameters,
                                           const Fragments& fragments, int l, int parity, float* states, Block& block) {
   constexpr int Tile = kNarrowTile;
@@ -247,29 +264,26 @@ FLEETCAST_BLOCK_BODY void step_unit_group(const models::LstmShape& shape, const 
   const int warp = block.thread() / 32;
   const int lane = block.thread() % 32;
   const int j = warp % groups;
-  const int first_tile = warp / groups * kTensorTilesPerWarp;
+  const int first_tile = warp / groups * WarpTiles;
   const int columns = shape.layer_columns(l);
   const int bias = static_cast<int>(shape.layer_offset(l)) + columns * 4 * shape.hidden;
-  TileStates tiles[kTensorTilesPerWarp];
-  float accumulator[4][kTensorTilesPerWarp][4];
+  TileStates tiles[WarpTiles];
+  float accumulator[4][WarpTiles][4];
 FLEETCAST_UNROLL
-  for (int n = 0; n < kTensorTilesPerWarp; ++n) tiles[n] = tile_states<Tile>(shape, first_tile + n);
+  for (int n = 0; n < WarpTiles; ++n) tiles[n] = tile_states<Tile>(shape, first_tile + n);
 FLEETCAST_UNROLL
   for (int g = 0; g < 4; ++g) {
 FLEETCAST_UNROLL
     for (int e = 0; e < 4; ++e) {
       const float value = parameter(parameters, bias + g * shape.hidden + kUnitGroup * j + c_row(lane, e));
 FLEETCAST_UNROLL
-      for (int n = 0; n < kTensorTilesPerWarp; ++n) accumulator[g][n][e] = value;
+      for (int n = 0; n < WarpTiles; ++n) accumulator[g][n][e] = value;
     }
   }
   for (int k = 0; k < column_steps(shape, l); ++k) {
     warp_product_3xtf32(
         block,
-        [&](int other, int g, float (&head)[4], float (&tail)[4]) {
-          load_fragment(fragments, fragment_index(shape, l, j, g, k, 0, other), head);
-          load_fragment(fragments, fragment_index(shape, l, j, g, k, 1, other), tail);
-        },
+        [&](int other, int g, float (&a)[4]) { load_fragment(fragments, fragment_index(shape, l, j, g, k, other), a); },
         [&](int other, int n, float (&b)[2]) {
           const float* rows = states + tiles[n].rows[l][parity];
 FLEETCAST_UNROLL
@@ -281,7 +295,7 @@ FLEETCAST_UNROLL
         accumulator);
   }
 FLEETCAST_UNROLL
-  for (int n = 0; n < kTensorTilesPerWarp; ++n) {
+  for (int n = 0; n < WarpTiles; ++n) {
 FLEETCAST_UNROLL
     for (int e = 0; e < 4; ++e) {
       const int at = (kUnitGroup * j + c_row(lane, e)) * Tile + c_column(lane, e);  // of (unit, series) in [H][Tile]
@@ -298,8 +312,9 @@ FLEETCAST_UNROLL
 /// The tensor-core rollout block body. params.parameters in the contract layout (its biases and head
 /// are read from it in global memory), `fragments` as tensor_fragments laid them out, `features` as
 /// lstm_features_block wrote them; layout.tile_series is kNarrowTile and layout.weights_on_chip the
-/// floats of `fragments` the block first copies into its shared memory (a multiple of 4).
-template <typename Block>
+/// floats of `fragments` the block first copies into its shared memory (a multiple of 4);
+/// layout.warp_tiles is WarpTiles.
+template <int WarpTiles, typename Block>
 FLEETCAST_BLOCK_BODY void lstm_tensor_rollout_block(const models::LstmForwardParams& params, const float* fragments,
                                                     const float* features, const BlockLayout& layout, Block& block) {
   float* shared = block.shared();
@@ -310,7 +325,7 @@ FLEETCAST_BLOCK_BODY void lstm_tensor_rollout_block(const models::LstmForwardPar
   const Fragments on_and_off_chip{shared, fragments, layout.weights_on_chip};
   float* states = shared + aligned_floats(layout.weights_on_chip);
   block_detail::roll_out_groups<kNarrowTile>(params, features, layout, parameters, states, block, [&](int l, int parity) {
-    block_detail::step_unit_group(params.shape, parameters, on_and_off_chip, l, parity, states, block);
+    block_detail::step_unit_group<WarpTiles>(params.shape, parameters, on_and_off_chip, l, parity, states, block);
   });
 }
 

@@ -6,6 +6,7 @@
 //
 // Usage: tests_gpu [--quick]. --quick checks every shape on 1 and 17 series (a partial tile) over
 // 8 + 4 steps: the size for compute-sanitizer (racecheck, memcheck), which runs kernels ~100x slower.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <tuple>
@@ -44,26 +45,30 @@ int main(int argc, char** argv) {
       const int horizon = quick ? 4 : 48;
       // The launch's own layout, and two tiles per block of each tile size where their states fit
       // in the shared memory of every device the build targets (an A100 has the least, 163 KiB);
-      // the tensor-core rollout with its launch's layout and with two narrow tiles, within
-      // kTensorTolerance.
+      // the tensor-core rollout with its launch's layout and with two and four narrow tiles per
+      // warp (one warp per unit group), within kTensorTolerance.
       using fleetcast::gpu::Rollout;
-      for (const auto& [tiles_per_block, tile_series, rollout] :
-           {std::tuple{0, 0, Rollout::unit_threads}, std::tuple{2, fleetcast::gpu::kWideTile, Rollout::unit_threads},
-            std::tuple{2, fleetcast::gpu::kNarrowTile, Rollout::unit_threads}, std::tuple{0, 0, Rollout::tensor_cores},
-            std::tuple{2, fleetcast::gpu::kNarrowTile, Rollout::tensor_cores}}) {
+      constexpr int kNarrow = fleetcast::gpu::kNarrowTile;
+      for (const auto& [tiles_per_block, tile_series, rollout, warp_tiles] :
+           {std::tuple{0, 0, Rollout::unit_threads, 0}, std::tuple{2, fleetcast::gpu::kWideTile, Rollout::unit_threads, 0},
+            std::tuple{2, kNarrow, Rollout::unit_threads, 0}, std::tuple{0, 0, Rollout::tensor_cores, 0},
+            std::tuple{2, kNarrow, Rollout::tensor_cores, 2}, std::tuple{4, kNarrow, Rollout::tensor_cores, 4}}) {
         const bool tensor = rollout == Rollout::tensor_cores;
-        if ((tiles_per_block > 0 &&
-             fleetcast::gpu::shared_bytes(shape, {0, tiles_per_block, tile_series}) > kLeastSharedBytes) ||
-            (tensor && !fleetcast::gpu::unsupported_tensor_shape(shape).empty())) {
+        const fleetcast::gpu::BlockLayout forced{0, tiles_per_block, tile_series, std::max(warp_tiles, 2)};
+        if ((tiles_per_block > 0 && fleetcast::gpu::shared_bytes(shape, forced) > kLeastSharedBytes) ||
+            (tensor && !fleetcast::gpu::unsupported_tensor_shape(shape).empty()) ||
+            (warp_tiles == 4 && fleetcast::gpu::tensor_block_threads(shape, forced) > fleetcast::gpu::tensor_max_threads(4))) {
           continue;
         }
-        const auto forward = [tiles_per_block, tile_series, rollout](const auto& params) {
+        const auto forward = [tiles_per_block, tile_series, rollout, warp_tiles](const auto& params) {
           fleetcast::gpu::CudaTiming timing;
           const fleetcast::Status status =
-              fleetcast::gpu::lstm_forward_cuda(params, &timing, tiles_per_block, tile_series, rollout);
+              fleetcast::gpu::lstm_forward_cuda(params, &timing, tiles_per_block, tile_series, rollout, warp_tiles);
           if (status.ok()) {
-            std::printf("     kernel %.3f ms, %d tile(s) of %d series per block, %.0f%% of the weights in shared memory\n",
-                        timing.kernel_milliseconds, timing.tiles_per_block, timing.tile_series, 100 * timing.weights_on_chip);
+            std::printf("     kernel %.3f ms, %d tile(s) of %d series per block (%d per warp), %.0f%% of the weights "
+                        "in shared memory\n",
+                        timing.kernel_milliseconds, timing.tiles_per_block, timing.tile_series, timing.warp_tiles,
+                        100 * timing.weights_on_chip);
           }
           return status.ok() ? std::string() : status.message();
         };

@@ -5,8 +5,9 @@
 // ours also the step features and the quantile head. Both run on random inputs and weights (zeros
 // can run faster than real data). Ours runs twice: with the layout the launch chooses (series per
 // tile, tiles per block), and with the other tile size forced, which tests that choice; and the
-// tensor-core rollout (gpu/lstm_tensor_block.h, 3xTF32) with its launch's layout. Prints median
-// series x horizon steps per second and the ratios to cuDNN.
+// tensor-core rollout (gpu/lstm_tensor_block.h, 3xTF32) with two and with four tiles per warp, the
+// rest of its layout the launch's. Prints median series x horizon steps per second and the ratios
+// to cuDNN.
 //
 // Usage: bench_forecast_cudnn [context=48] [horizon=48] [runs=5]
 #include <cuda_runtime.h>
@@ -119,16 +120,17 @@ double cudnn_milliseconds(cudnnHandle_t handle, int series, int steps, int hidde
   return median(times);
 }
 
-// Median kernel milliseconds of our rollout over `runs`, with `tile_series` and `rollout` as
-// lstm_forward_cuda takes them; `timing` gets the last run's layout.
+// Median kernel milliseconds of our rollout over `runs`, with `tile_series`, `rollout` and
+// `warp_tiles` as lstm_forward_cuda takes them; `timing` gets the last run's layout.
 double kernel_milliseconds(int series, int context, int horizon, int hidden, int runs, int tile_series,
-                           fleetcast::gpu::Rollout rollout, fleetcast::gpu::CudaTiming* timing) {
+                           fleetcast::gpu::Rollout rollout, int warp_tiles, fleetcast::gpu::CudaTiming* timing) {
   const fleetcast::models::LstmShape shape{1, hidden, 3};
   auto problem = fleetcast::models::LstmProblem::random(shape, series, context, horizon, 3);
   const fleetcast::models::LstmForwardParams params = problem.params();
   std::vector<double> times;
   for (int run = 0; run <= runs; ++run) {
-    if (fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, timing, 0, tile_series, rollout); !status.ok()) {
+    if (fleetcast::Status status = fleetcast::gpu::lstm_forward_cuda(params, timing, 0, tile_series, rollout, warp_tiles);
+        !status.ok()) {
       std::fprintf(stderr, "%s\n", status.message().c_str());
       std::exit(1);
     }
@@ -150,25 +152,29 @@ int main(int argc, char** argv) {
   cudnnHandle_t handle;
   CHECK_CUDNN(cudnnCreate(&handle));
   std::printf("hidden  series  steps  tile  tiles/block  ours_ms  other_tile_ms  cudnn_ms  ours_series*horizon/s  "
-              "cudnn_series*horizon/s  ours/cudnn  other_tile/cudnn  weights_on_chip  tensor_ms  tensor_tiles/block  "
-              "tensor_on_chip  tensor/cudnn\n");
+              "cudnn_series*horizon/s  ours/cudnn  other_tile/cudnn  weights_on_chip  tensor2_ms  tensor2_tiles/block  "
+              "tensor2_on_chip  tensor2/cudnn  tensor4_ms  tensor4_tiles/block  tensor4_on_chip  tensor4/cudnn\n");
   for (const int hidden : {64, 128}) {
     for (const int series : {1024, 4096, 16384, 65536}) {
       using fleetcast::gpu::Rollout;
-      fleetcast::gpu::CudaTiming chosen, other, tensor;
-      const double ours = kernel_milliseconds(series, context, horizon, hidden, runs, 0, Rollout::unit_threads, &chosen);
+      fleetcast::gpu::CudaTiming chosen, other, tensor2, tensor4;
+      const double ours = kernel_milliseconds(series, context, horizon, hidden, runs, 0, Rollout::unit_threads, 0, &chosen);
       const int other_tile =
           chosen.tile_series == fleetcast::gpu::kWideTile ? fleetcast::gpu::kNarrowTile : fleetcast::gpu::kWideTile;
       const double other_ms =
-          kernel_milliseconds(series, context, horizon, hidden, runs, other_tile, Rollout::unit_threads, &other);
-      const double tensor_ms = kernel_milliseconds(series, context, horizon, hidden, runs, 0, Rollout::tensor_cores, &tensor);
+          kernel_milliseconds(series, context, horizon, hidden, runs, other_tile, Rollout::unit_threads, 0, &other);
+      const double tensor2_ms =
+          kernel_milliseconds(series, context, horizon, hidden, runs, 0, Rollout::tensor_cores, 2, &tensor2);
+      const double tensor4_ms =
+          kernel_milliseconds(series, context, horizon, hidden, runs, 0, Rollout::tensor_cores, 4, &tensor4);
       const double cudnn = cudnn_milliseconds(handle, series, context + horizon, hidden, runs);
       const double work = static_cast<double>(series) * horizon;
-      std::printf("%6d  %6d  %5d  %4d  %11d  %7.3f  %13.3f  %8.3f  %21.3g  %22.3g  %10.2f  %16.2f  %14.0f%%  %9.3f  %18d  "
-                  "%13.0f%%  %12.2f\n",
+      std::printf("%6d  %6d  %5d  %4d  %11d  %7.3f  %13.3f  %8.3f  %21.3g  %22.3g  %10.2f  %16.2f  %14.0f%%  %10.3f  %19d  "
+                  "%14.0f%%  %13.2f  %10.3f  %19d  %14.0f%%  %13.2f\n",
                   hidden, series, context + horizon, chosen.tile_series, chosen.tiles_per_block, ours, other_ms, cudnn,
                   work / (ours / 1e3), work / (cudnn / 1e3), cudnn / ours, cudnn / other_ms, 100 * chosen.weights_on_chip,
-                  tensor_ms, tensor.tiles_per_block, 100 * tensor.weights_on_chip, cudnn / tensor_ms);
+                  tensor2_ms, tensor2.tiles_per_block, 100 * tensor2.weights_on_chip, cudnn / tensor2_ms, tensor4_ms,
+                  tensor4.tiles_per_block, 100 * tensor4.weights_on_chip, cudnn / tensor4_ms);
     }
   }
   cudnnDestroy(handle);
