@@ -6,12 +6,47 @@
 // (check_tensor_rollout).
 // Built twice: as is, and with ThreadSanitizer (FLEETCAST_EMULATOR_QUICK: fewer, smaller cases),
 // where a missing or misplaced barrier in the kernel is a reported data race.
+#include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <limits>
 #include <string>
 #include <utility>
 
 #include "gpu/lstm_emulation.h"
 #include "tests/gpu/parity_check.h"
+
+// round_to_tf32 on the host, where the emulator splits operands with it, against cvt.rna.tf32.f32
+// (PTX ISA: round to nearest, ties away from zero, 10 mantissa bits kept) on values worked out by
+// hand: exact, below and at the halfway point 2^-11 above 1, negative, a carry into the exponent,
+// and the non-finite values it must leave alone.
+int check_tf32_rounding() {
+  using fleetcast::gpu::round_to_tf32;
+  const float half_step = std::ldexp(1.0f, -11);  // half of TF32's step at 1
+  const float float_step = std::ldexp(1.0f, -23);
+  const struct {
+    float value, rounded;
+  } cases[] = {{1.0f, 1.0f},
+               {1.0f + half_step - float_step, 1.0f},
+               {1.0f + half_step, 1.0f + 2 * half_step},
+               {-(1.0f + half_step), -(1.0f + 2 * half_step)},
+               {2.0f - float_step, 2.0f},
+               {0.0f, 0.0f},
+               {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()}};
+  int failures = 0;
+  for (const auto& c : cases) {
+    if (round_to_tf32(c.value) != c.rounded) {
+      std::printf("FAIL round_to_tf32(%.9g) = %.9g, expected %.9g\n", c.value, round_to_tf32(c.value), c.rounded);
+      ++failures;
+    }
+  }
+  if (!std::isnan(round_to_tf32(std::numeric_limits<float>::quiet_NaN()))) {
+    std::printf("FAIL round_to_tf32(NaN) is not NaN\n");
+    ++failures;
+  }
+  std::printf("%s round_to_tf32 on %zu hand-worked values and NaN\n", failures == 0 ? "ok  " : "FAIL", std::size(cases));
+  return failures;
+}
 
 // The tensor-core rollout (gpu/lstm_tensor_block.h): hidden sizes that are multiples of 16 up to
 // 256 (512-thread blocks), 1 and 2 layers, partial tiles and tiles past the last series, two and
@@ -103,6 +138,7 @@ int main() {
       }
     }
   }
+  failures += check_tf32_rounding();
   failures += check_tensor_rollout();
   std::printf("%s\n", failures == 0 ? "all emulated parity checks passed" : "emulated parity checks FAILED");
   return failures == 0 ? 0 : 1;
