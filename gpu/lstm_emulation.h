@@ -18,11 +18,8 @@ namespace fleetcast::gpu {
 
 /// "" when `rollout` runs `shape` laid out as `layout`, else why not.
 inline std::string unsupported_launch(const models::LstmShape& shape, const BlockLayout& layout, Rollout rollout) {
-  const bool tensor = rollout == Rollout::tensor_cores;
-  if (std::string problem = tensor ? unsupported_tensor_shape(shape) : unsupported_shape(shape); !problem.empty()) {
-    return problem;
-  }
-  if (tensor && (layout.tile_series != kNarrowTile || (layout.warp_tiles != 2 && layout.warp_tiles != 4) ||
+  if (std::string problem = unsupported_rollout_shape(shape, rollout); !problem.empty()) return problem;
+  if (rollout == Rollout::tensor_cores && (layout.tile_series != kNarrowTile || (layout.warp_tiles != 2 && layout.warp_tiles != 4) ||
                  layout.tiles % layout.warp_tiles != 0)) {
     return "the tensor-core kernel runs tiles of " + std::to_string(kNarrowTile) +
            " series, 2 or 4 per warp, a whole number of warps' tiles per block";
@@ -30,9 +27,8 @@ inline std::string unsupported_launch(const models::LstmShape& shape, const Bloc
   if (layout.tile_series != kWideTile && layout.tile_series != kNarrowTile) {
     return "a tile holds " + std::to_string(kWideTile) + " or " + std::to_string(kNarrowTile) + " series";
   }
-  const int threads = tensor ? tensor_block_threads(shape, layout) : block_threads(shape, layout);
-  const int max_threads = tensor ? tensor_max_threads(layout.warp_tiles) : kMaxBlockThreads;
-  if (layout.tiles < 1 || threads > max_threads) {
+  const int max_threads = rollout_max_threads(layout, rollout);
+  if (layout.tiles < 1 || rollout_block_threads(shape, layout, rollout) > max_threads) {
     return "a block holds " + std::to_string(max_threads) + " threads at most";
   }
   return "";
@@ -51,7 +47,7 @@ inline std::string emulate_lstm_forward(const models::LstmForwardParams& params,
   if (!error.empty()) return error;
   if (rollout == Rollout::tensor_cores) {
     const std::vector<float> fragments = tensor_fragments(shape, params.parameters);
-    const EmulatedLaunch launch{blocks, tensor_block_threads(shape, layout), shared_bytes(shape, layout)};
+    const EmulatedLaunch launch{blocks, rollout_block_threads(shape, layout, rollout), shared_bytes(shape, layout)};
     return with_warp_tiles(layout.warp_tiles, [&](auto warp_tiles) {
       return run_grid(launch, [&](EmulatedBlock& block) {
         lstm_tensor_rollout_block<decltype(warp_tiles)::value>(params, fragments.data(), features.data(), layout, block);
@@ -61,7 +57,7 @@ inline std::string emulate_lstm_forward(const models::LstmForwardParams& params,
   const std::vector<float> layout_weights = kernel_layout(shape, params.parameters);
   models::LstmForwardParams launched = params;
   launched.parameters = layout_weights.data();
-  const EmulatedLaunch launch{blocks, block_threads(shape, layout), shared_bytes(shape, layout)};
+  const EmulatedLaunch launch{blocks, rollout_block_threads(shape, layout, rollout), shared_bytes(shape, layout)};
   return with_tile(layout.tile_series, [&](auto tile) {
     return run_grid(launch, [&](EmulatedBlock& block) {
       lstm_rollout_block<decltype(tile)::value>(launched, features.data(), layout, block);

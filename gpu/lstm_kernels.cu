@@ -155,12 +155,8 @@ std::string plan_launch(const LstmShape& shape, Rollout rollout, int series, int
   FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   FLEETCAST_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   const bool tensor = rollout == Rollout::tensor_cores;
-  // What a block may keep in shared memory: the parameters in the kernel layout, or the fragments.
-  const std::size_t parameters = tensor ? fragment_offset(shape, shape.layers) : shape.parameter_count();
+  const std::size_t parameters = rollout_weight_floats(shape, rollout);
   const std::size_t limit_floats = static_cast<std::size_t>(shared_limit) / sizeof(float);
-  const auto threads = [&](const BlockLayout& layout) {
-    return tensor ? tensor_block_threads(shape, layout) : block_threads(shape, layout);
-  };
   double best_time = -1;
   for (const auto& [tile_series, warp_tiles] : {std::pair{kWideTile, 1}, std::pair{kNarrowTile, 1},
                                                 std::pair{kNarrowTile, 2}, std::pair{kNarrowTile, 4}}) {
@@ -169,13 +165,13 @@ std::string plan_launch(const LstmShape& shape, Rollout rollout, int series, int
       continue;
     }
     const int tiles_step = tensor ? warp_tiles : 1;
-    const int max_threads = tensor ? tensor_max_threads(warp_tiles) : kMaxBlockThreads;
+    const int max_threads = rollout_max_threads({0, 1, tile_series, warp_tiles}, rollout);
     const double warps_per_tile = tensor ? shape.hidden / kUnitGroup / static_cast<double>(warp_tiles) : tile_threads(shape) / 32;
     const int thread_series = tensor ? tile_series * warp_tiles : tile_series;
     const void* kernel = rollout_kernel(rollout, {0, 1, tile_series, warp_tiles});
     FLEETCAST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_limit));
     const long long tiles = (series + tile_series - 1) / tile_series;
-    for (int per_block = tiles_step; threads({0, per_block, tile_series, warp_tiles}) <= max_threads;
+    for (int per_block = tiles_step; rollout_block_threads(shape, {0, per_block, tile_series, warp_tiles}, rollout) <= max_threads;
          per_block += tiles_step) {
       const std::size_t states = state_floats(shape, tile_series) * static_cast<std::size_t>(per_block);
       if (states > limit_floats) break;
@@ -184,7 +180,7 @@ std::string plan_launch(const LstmShape& shape, Rollout rollout, int series, int
       for (const std::size_t on_chip : {std::min(parameters, room), std::size_t{0}}) {
         const BlockLayout layout{on_chip, per_block, tile_series, warp_tiles};
         int resident = 0;
-        FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads(layout),
+        FLEETCAST_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, rollout_block_threads(shape, layout, rollout),
                                                                          shared_bytes(shape, layout)));
         if (resident == 0) continue;  // more registers than the multiprocessor has for this many threads
         const double share_off_chip = 1.0 - static_cast<double>(on_chip) / static_cast<double>(parameters);
@@ -237,10 +233,8 @@ std::string probe_device() {
 std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, int tiles_per_block, int tile_series,
                              int warp_tiles, CudaTiming* timing) {
   const LstmShape& shape = params.shape;
+  if (std::string problem = unsupported_rollout_shape(shape, rollout); !problem.empty()) return problem;
   const bool tensor = rollout == Rollout::tensor_cores;
-  if (std::string problem = tensor ? unsupported_tensor_shape(shape) : unsupported_shape(shape); !problem.empty()) {
-    return problem;
-  }
   Stream stream;
   FLEETCAST_CUDA_TRY(cudaStreamCreateWithFlags(&stream.handle, cudaStreamNonBlocking));
   EventPair total;
@@ -256,18 +250,18 @@ std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, i
   const std::size_t output_floats = series * static_cast<std::size_t>(params.horizon * shape.quantiles);
   // The unit-thread kernel reads the parameters in the kernel layout; the tensor-core one its
   // fragments, and the biases and head from the parameters as they are.
-  const std::vector<float> weights =
-      tensor ? std::vector<float>(params.parameters, params.parameters + shape.parameter_count())
-             : kernel_layout(shape, params.parameters);
+  const std::vector<float> kernel_weights = tensor ? std::vector<float>() : kernel_layout(shape, params.parameters);
+  const float* weights = tensor ? params.parameters : kernel_weights.data();
+  const std::size_t weight_floats = shape.parameter_count();
   const std::vector<float> fragments = tensor ? tensor_fragments(shape, params.parameters) : std::vector<float>();
   DeviceBuffer device_weights, device_fragments, device_history, device_times, device_output, device_features;
-  FLEETCAST_CUDA_TRY(device_weights.allocate(weights.size() * sizeof(float)));
+  FLEETCAST_CUDA_TRY(device_weights.allocate(weight_floats * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_fragments.allocate(std::max<std::size_t>(fragments.size(), 1) * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_history.allocate(history_floats * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_times.allocate(series * sizeof(std::int64_t)));
   FLEETCAST_CUDA_TRY(device_output.allocate(output_floats * sizeof(float)));
   FLEETCAST_CUDA_TRY(device_features.allocate(feature_floats(params) * sizeof(float)));
-  FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_weights.as<float>(), weights.data(), weights.size() * sizeof(float),
+  FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_weights.as<float>(), weights, weight_floats * sizeof(float),
                                      cudaMemcpyHostToDevice, stream.handle));
   FLEETCAST_CUDA_TRY(cudaMemcpyAsync(device_fragments.as<float>(), fragments.data(), fragments.size() * sizeof(float),
                                      cudaMemcpyHostToDevice, stream.handle));
@@ -294,13 +288,13 @@ std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, i
   FLEETCAST_CUDA_TRY(cudaGetLastError());
   if (tensor) {
     with_warp_tiles(launch.layout.warp_tiles, [&](auto tiles) {
-      lstm_tensor_rollout_kernel<decltype(tiles)::value><<<launch.blocks, tensor_block_threads(shape, launch.layout),
+      lstm_tensor_rollout_kernel<decltype(tiles)::value><<<launch.blocks, rollout_block_threads(shape, launch.layout, rollout),
                                                            launch.shared_bytes, stream.handle>>>(
           device_params, device_fragments.as<float>(), device_features.as<float>(), launch.layout);
     });
   } else {
     with_tile(launch.layout.tile_series, [&](auto tile) {
-      lstm_rollout_kernel<decltype(tile)::value><<<launch.blocks, block_threads(shape, launch.layout), launch.shared_bytes,
+      lstm_rollout_kernel<decltype(tile)::value><<<launch.blocks, rollout_block_threads(shape, launch.layout, rollout), launch.shared_bytes,
                                                    stream.handle>>>(device_params, device_features.as<float>(),
                                                                     launch.layout);
     });
@@ -315,8 +309,8 @@ std::string run_lstm_forward(const LstmForwardParams& params, Rollout rollout, i
     float kernel_ms = 0, total_ms = 0;
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&kernel_ms, kernel.start, kernel.stop));
     FLEETCAST_CUDA_TRY(cudaEventElapsedTime(&total_ms, total.start, total.stop));
-    const std::size_t on_chip_of = tensor ? fragments.size() : weights.size();
-    const double share_on_chip = static_cast<double>(launch.layout.weights_on_chip) / static_cast<double>(on_chip_of);
+    const double share_on_chip = static_cast<double>(launch.layout.weights_on_chip) /
+                                 static_cast<double>(rollout_weight_floats(shape, rollout));
     *timing = {kernel_ms, total_ms, share_on_chip, launch.layout.tiles, launch.layout.tile_series,
                tensor ? launch.layout.warp_tiles : 0};
   }

@@ -30,6 +30,7 @@
 #include <cstring>
 
 #include "gpu/lstm_block.h"
+#include "gpu/lstm_launch.h"
 
 namespace fleetcast::gpu {
 
@@ -110,6 +111,22 @@ FLEETCAST_HOST_DEVICE inline float round_to_tf32(float x) {
   std::memcpy(&x, &bits, sizeof bits);
   return x;
 #endif
+}
+
+/// What tells the two rollouts (gpu/lstm_launch.h) apart, for the launch and the emulator: the shapes
+/// the kernel takes, its threads per block and their bound, and the floats of weights a block may
+/// keep in shared memory (the parameters in the kernel layout, or the fragments).
+inline std::string unsupported_rollout_shape(const models::LstmShape& shape, Rollout rollout) {
+  return rollout == Rollout::tensor_cores ? unsupported_tensor_shape(shape) : unsupported_shape(shape);
+}
+inline int rollout_block_threads(const models::LstmShape& shape, const BlockLayout& layout, Rollout rollout) {
+  return rollout == Rollout::tensor_cores ? tensor_block_threads(shape, layout) : block_threads(shape, layout);
+}
+inline int rollout_max_threads(const BlockLayout& layout, Rollout rollout) {
+  return rollout == Rollout::tensor_cores ? tensor_max_threads(layout.warp_tiles) : kMaxBlockThreads;
+}
+inline std::size_t rollout_weight_floats(const models::LstmShape& shape, Rollout rollout) {
+  return rollout == Rollout::tensor_cores ? fragment_offset(shape, shape.layers) : shape.parameter_count();
 }
 
 /// The weights of every layer as the lanes load them: for layer l, unit group j, gate g, column step

@@ -56,8 +56,9 @@ int main(int argc, char** argv) {
         const bool tensor = rollout == Rollout::tensor_cores;
         const fleetcast::gpu::BlockLayout forced{0, tiles_per_block, tile_series, std::max(warp_tiles, 2)};
         if ((tiles_per_block > 0 && fleetcast::gpu::shared_bytes(shape, forced) > kLeastSharedBytes) ||
-            (tensor && !fleetcast::gpu::unsupported_tensor_shape(shape).empty()) ||
-            (warp_tiles == 4 && fleetcast::gpu::tensor_block_threads(shape, forced) > fleetcast::gpu::tensor_max_threads(4))) {
+            !fleetcast::gpu::unsupported_rollout_shape(shape, rollout).empty() ||
+            (tiles_per_block > 0 &&
+             fleetcast::gpu::rollout_block_threads(shape, forced, rollout) > fleetcast::gpu::rollout_max_threads(forced, rollout))) {
           continue;
         }
         const auto forward = [tiles_per_block, tile_series, rollout, warp_tiles](const auto& params) {
