@@ -52,7 +52,7 @@ int check_tf32_rounding() {
 // 256 (512-thread blocks), 1 and 2 layers, partial tiles and tiles past the last series, two and
 // four tiles per warp, one and two warps per unit group, and its weight fragments in shared
 // memory, in global memory or split inside layer 0. Within 1e-6 rather than 1e-4: the three TF32
-// products must keep FP32's accuracy (these cases give 1.1e-8 to 6.0e-8), and the head product
+// products must keep FP32's accuracy (these cases give 1.5e-8 to 6.0e-8), and the head product
 // alone (1xTF32) gives 1.4e-5 to 5.9e-5 on the quick cases, inside 1e-4.
 int check_tensor_rollout() {
   constexpr double kTensorTolerance = 1e-6;
@@ -68,11 +68,17 @@ int check_tensor_rollout() {
   const int series_counts[] = {1, 17, 40};
   const int context = 24, horizon = 12;
 #endif
+  // The series counts change only which tiles hold series (a lone partial tile, a partial tile and
+  // one past the last series, whole tiles on several blocks), not the fragment indices, which the
+  // hidden size does: the smaller sizes run every count, the larger (the emulator's slowest cases,
+  // 256 to 512 threads a block) the count that leaves a partial tile and an empty one.
+  constexpr int kLargeHidden = 128, kLargeHiddenSeries = 17;
   int failures = 0;
   std::uint64_t seed = 1001;
   for (const LstmShape& shape : shapes) {
     const std::size_t fragments = fleetcast::gpu::fragment_offset(shape, shape.layers);
     for (const int series : series_counts) {
+      if (shape.hidden >= kLargeHidden && series != kLargeHiddenSeries) continue;
       for (const std::size_t on_chip : {fragments, std::size_t{0}, fragments / 8 * 4}) {
         // Tiles per block and per warp: one warp per unit group (2 x 2, 4 x 4), or two (4 x 2).
         for (const auto& [tiles, warp_tiles] : {std::pair{2, 2}, std::pair{4, 2}, std::pair{4, 4}}) {
