@@ -104,6 +104,10 @@ struct PlannedCapacity {
   /// Per group (empty: none): how long after demand changes the reactive part acts on it, its
   /// target tracking's TargetTracking::detection_delay.
   std::vector<Seconds> detection_delay;
+  /// Per group (empty: none): how long the reactive part holds the most it needed, its target
+  /// tracking's scale_in_cooldown (AWS scales in after a sustained low; an exported
+  /// HorizontalPodAutoscaler's scale-down stabilization window is this cooldown).
+  std::vector<Seconds> scale_in_window;
 };
 
 struct FleetModel {

@@ -54,11 +54,7 @@ void GroupReconciler::decide(std::size_t g) {
                                context_.units_per_gpu(g, preferred)};
     const ScalingDecision decision = decide_scaling(policy, group.scaling, metrics, context_.now);
     remember_decision(group.scaling, decision, policy, context_.now);
-    if (decision.recheck_at && *decision.recheck_at < next_decision(g) &&
-        (recheck_due_[g] <= context_.now || *decision.recheck_at < recheck_due_[g])) {
-      recheck_due_[g] = *decision.recheck_at;
-      context_.queue.schedule(*decision.recheck_at, Phase::decision, ScalingRecheck{static_cast<std::uint32_t>(g)});
-    }
+    schedule_recheck(g, decision.recheck_at);
     mixed_instances_targets(g, decision.desired_gpus);
   }
   reconcile(g, target);
@@ -127,15 +123,35 @@ void GroupReconciler::planned_targets(std::size_t g) {
     planned_units += target[p] * instance_units(g, p);
     planned_gpus += target[p] * context_.gpus_of(p);
   }
-  GroupRuntime& group = fleet_.groups[g];
-  const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
-  const double needed = group.scaling_demand() / utilisation / (group.batch ? 1.0 : model.groups[g].fastest_units_per_gpu);
+  const double needed = held_need(g);
   const int most_gpus = g < plan.max_gpus.size() ? plan.max_gpus[g] : std::numeric_limits<int>::max();
   if (needed - planned_units > 1e-9 &&
       (planned_gpus >= most_gpus || add_reactive(g, needed, needed - planned_units, most_gpus - planned_gpus))) {
     count_at_max_capacity(g);
   }
-  group.scaling.desired_gpus = planned_gpus;
+  fleet_.groups[g].scaling.desired_gpus = planned_gpus;
+}
+
+// What the metric asks for now, in units, raised to the most it asked for over the plan's scale-in
+// window (remembered in the group's ScalingState), with a recheck for when that lapses.
+double GroupReconciler::held_need(std::size_t g) {
+  const PlannedCapacity& plan = *context_.model.planned;
+  GroupRuntime& group = fleet_.groups[g];
+  const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
+  const double wanted = group.scaling_demand() / utilisation / (group.batch ? 1.0 : context_.model.groups[g].fastest_units_per_gpu);
+  const Seconds window = g < plan.scale_in_window.size() ? plan.scale_in_window[g] : Seconds{0};
+  std::deque<WantedSample>& recent = group.scaling.recent_wanted;
+  const double held = most_wanted_within(recent, wanted, context_.now, window);
+  remember_wanted(recent, WantedSample{context_.now, wanted}, window);
+  if (held > wanted) schedule_recheck(g, first_lapse_above(recent, wanted, context_.now, window));
+  return held;
+}
+
+void GroupReconciler::schedule_recheck(std::size_t g, std::optional<Seconds> at) {
+  if (at && *at < next_decision(g) && (recheck_due_[g] <= context_.now || *at < recheck_due_[g])) {
+    recheck_due_[g] = *at;
+    context_.queue.schedule(*at, Phase::decision, ScalingRecheck{static_cast<std::uint32_t>(g)});
+  }
 }
 
 void GroupReconciler::count_at_max_capacity(std::size_t g) {

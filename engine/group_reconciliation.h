@@ -8,7 +8,8 @@
 // only when the ready capacity without it still covers the planned capacity. A refused spot launch
 // is covered by the cheapest fitting on-demand option, which is released once the spot pool's own
 // instances are ready again. Demand above the plan is launched as the plan's exported groups would
-// (PlannedCapacity): in the plan's pools, part on demand, the rest on capped spot pools.
+// (PlannedCapacity): in the plan's pools, part on demand, the rest on capped spot pools; and held,
+// as they hold it, at the most it needed over their scale-in cooldown.
 //
 // Thread-safety: owned by one replica and used from its thread only.
 #pragma once
@@ -16,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -49,6 +51,12 @@ class GroupReconciler {
   /// The plan's instances for the current interval, raised to those of later intervals whose launch
   /// lead has begun, plus the reactive part.
   void planned_targets(std::size_t group);
+  /// The units the plan's reactive part provides for: demand as the metric shows it at the target
+  /// utilisation, held at the most it was over the plan's scale-in window (PlannedCapacity).
+  double held_need(std::size_t group);
+  /// Schedules the group's ScalingRecheck at `at` when that comes before its next decision and
+  /// before any pending one.
+  void schedule_recheck(std::size_t group, std::optional<Seconds> at);
   void reconcile(std::size_t group, const std::vector<int>& target_instances);
 
   // A planned group's live instances, counted for follow_plan (not leaving: pending or running

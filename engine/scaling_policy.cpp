@@ -10,13 +10,10 @@ namespace {
 // The first time after `now` at which something holding target tracking from scaling in to
 // `wanted` lapses: a higher want leaving the scale-in window, the scale-in cooldown, the warm-up.
 std::optional<Seconds> scale_in_recheck(const TargetTracking& tracking, const ScalingState& state, int wanted, Seconds now) {
-  std::optional<Seconds> first;
+  std::optional<Seconds> first = first_lapse_above(state.recent_wanted, wanted, now, tracking.scale_in_cooldown);
   const auto consider = [&](Seconds at) {
     if (at > now && (!first || at < *first)) first = at;
   };
-  for (const WantedSample& sample : state.recent_wanted) {
-    if (sample.gpus > wanted) consider(sample.at + tracking.scale_in_cooldown);
-  }
   consider(state.last_scale_in + tracking.scale_in_cooldown);
   consider(state.last_scale_out + tracking.instance_warmup);
   return first;
@@ -31,10 +28,8 @@ ScalingDecision track_target(const TargetTracking& tracking, const ScalingState&
   // At most a group's GPUs: a demand the validated scenario allows never needs more, and a larger
   // quotient would not fit an int.
   const int wanted = static_cast<int>(std::min(std::ceil(metrics.demand / per_gpu - 1e-9), double{kMaxGroupGpus}));
-  int sustained = std::max(0, wanted);
-  for (const WantedSample& sample : state.recent_wanted) {
-    if (now - sample.at < tracking.scale_in_cooldown) sustained = std::max(sustained, sample.gpus);
-  }
+  const auto sustained = static_cast<int>(
+      most_wanted_within(state.recent_wanted, std::max(0, wanted), now, tracking.scale_in_cooldown));
   ScalingDecision decision{state.desired_gpus, ScalingChange::none, wanted, std::nullopt};
   if (wanted > state.desired_gpus && now - state.last_scale_out >= tracking.scale_out_cooldown) {
     decision.desired_gpus = wanted;
@@ -77,6 +72,27 @@ ScalingDecision scale_by_steps(const StepScaling& scaling, const ScalingState& s
 }
 
 }  // namespace
+
+double most_wanted_within(const std::deque<WantedSample>& samples, double wanted, Seconds now, Seconds window) {
+  for (const WantedSample& sample : samples) {
+    if (now - sample.at < window) wanted = std::max(wanted, sample.wanted);
+  }
+  return wanted;
+}
+
+std::optional<Seconds> first_lapse_above(const std::deque<WantedSample>& samples, double wanted, Seconds now, Seconds window) {
+  std::optional<Seconds> first;
+  for (const WantedSample& sample : samples) {
+    const Seconds lapse = sample.at + window;
+    if (sample.wanted > wanted && lapse > now && (!first || lapse < *first)) first = lapse;
+  }
+  return first;
+}
+
+void remember_wanted(std::deque<WantedSample>& samples, WantedSample sample, Seconds window) {
+  samples.push_back(sample);
+  while (!samples.empty() && sample.at - samples.front().at >= window) samples.pop_front();
+}
 
 ScalingDecision decide_scaling(const Policy& policy, const ScalingState& state, const GroupMetrics& metrics, Seconds now) {
   ScalingDecision decision{state.desired_gpus, ScalingChange::none, std::nullopt, std::nullopt};

@@ -29,11 +29,24 @@ struct GroupMetrics {
   double preferred_units_per_gpu = 1;
 };
 
-/// What target tracking wanted at one earlier decision.
+/// What target tracking wanted at one earlier decision: GPUs for a group that follows its policy,
+/// demand units for a plan's reactive part.
 struct WantedSample {
   Seconds at{0};
-  int gpus = 0;
+  double wanted = 0;
 };
+
+// The scale-in window, shared by target tracking and a plan's reactive part: either scales in only
+// to the most wanted over the window, as AWS target tracking scales in after a sustained low and a
+// HorizontalPodAutoscaler to its highest recommendation over its scale-down stabilization window.
+// A want taken at t counts until t + window; `samples` are oldest first.
+
+/// The most of `wanted` (now's) and the samples within `window` before `now`.
+double most_wanted_within(const std::deque<WantedSample>& samples, double wanted, Seconds now, Seconds window);
+/// The first time after `now` at which a sample above `wanted` leaves the window (nullopt: none).
+std::optional<Seconds> first_lapse_above(const std::deque<WantedSample>& samples, double wanted, Seconds now, Seconds window);
+/// Appends now's want and forgets the samples as old as `window` (none is kept with a zero window).
+void remember_wanted(std::deque<WantedSample>& samples, WantedSample sample, Seconds window);
 
 /// What a group's policy remembers between decisions, and the bounds set on it.
 struct ScalingState {
@@ -89,11 +102,9 @@ inline void remember_decision(ScalingState& state, const ScalingDecision& decisi
   state.desired_gpus = decision.desired_gpus;
   if (decision.change == ScalingChange::scale_out) state.last_scale_out = now;
   if (decision.change == ScalingChange::scale_in) state.last_scale_in = now;
-  if (!decision.wanted_gpus) return;
-  state.recent_wanted.push_back(WantedSample{now, *decision.wanted_gpus});
-  // A want counts for the cooldown after it (none with a zero cooldown, not even this one).
-  while (!state.recent_wanted.empty() && now - state.recent_wanted.front().at >= policy.target_tracking.scale_in_cooldown) {
-    state.recent_wanted.pop_front();
+  if (decision.wanted_gpus) {
+    remember_wanted(state.recent_wanted, WantedSample{now, static_cast<double>(*decision.wanted_gpus)},
+                    policy.target_tracking.scale_in_cooldown);
   }
 }
 

@@ -132,7 +132,10 @@ std::string readme(const Plan& plan, const std::vector<AwsGroup>& groups,
           "  AWS refuses a StartTime in the past: apply the files before then, or leave out the actions\n"
           "  whose time has passed. Check that FailedScheduledUpdateGroupActions is empty in each reply.\n"
           "- EC2 Auto Scaling target tracking has no separate scale-out and scale-in cooldowns; the plan's\n"
-          "  instance warm-up becomes DefaultInstanceWarmup and EstimatedInstanceWarmup.\n"
+          "  instance warm-up becomes DefaultInstanceWarmup and EstimatedInstanceWarmup. The plan was\n"
+          "  simulated scaling in what target tracking added to the most it needed over the plan's\n"
+          "  scale-in cooldown; AWS scales in once its own alarm has seen the metric below target for\n"
+          "  long enough, and a scheduled action's DesiredCapacity resets the group to the plan.\n"
           "- The policy's metric Period is the plan's metric period: the plan was simulated scaling out " +
           std::to_string(kScaleOutAlarmPeriods) + "\n"
           "  periods after demand rose. A Period under 60 s needs a high-resolution metric: set the\n"

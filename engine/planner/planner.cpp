@@ -1548,6 +1548,7 @@ Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& p
   capacity.instances.assign(scenario.workloads.size(), std::vector<std::vector<std::pair<std::size_t, int>>>(intervals));
   capacity.launch_lead.assign(scenario.workloads.size(), Seconds{0});
   capacity.detection_delay.assign(scenario.workloads.size(), Seconds{0});
+  capacity.scale_in_window.assign(scenario.workloads.size(), Seconds{0});
   capacity.max_gpus.assign(scenario.workloads.size(), 0);
   capacity.plan_pools.assign(scenario.workloads.size(), std::vector<bool>(model.pools.size(), false));
   for (const PlannedGroup& group : plan.groups) {
@@ -1559,6 +1560,8 @@ Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& p
     if (Status status = add_group_capacity(capacity, group, *workload, plan, scenario, model); !status.ok()) return status;
     Seconds& delay = capacity.detection_delay[*workload];
     delay = std::max(delay, group.target_tracking.detection_delay());
+    Seconds& window = capacity.scale_in_window[*workload];
+    window = std::max(window, group.target_tracking.scale_in_cooldown);
   }
   for (const Workload& workload : scenario.workloads) {
     capacity.target_utilisation.push_back(engine::planner::tracked_utilisation(plan, workload));

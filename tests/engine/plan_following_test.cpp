@@ -10,6 +10,7 @@
 // 90 s for one GPU, 150 s for four.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -263,6 +264,46 @@ TEST_CASE("engine: the reactive part launches demand above the plan its detectio
   double unserved = 0;
   for (const Seconds latency : latencies) unserved += static_cast<double>((Seconds{90} + latency).count());
   CHECK(result.intervals[2].served[0] == Approx(5 - unserved / 3600).epsilon(1e-12));
+}
+
+TEST_CASE("engine: the reactive part scales in to the most it needed over the scale-in window", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu"])", R"(["on_demand"])");
+  const std::string one = "test/r1/one.gpu/on_demand";
+  // The plan holds 2 one-GPU instances; demand is 5 GPUs in the second hour (3 above the plan) and
+  // back at 2 in the third; the metric shows each change 90 s after it.
+  const auto held_for = [&](Seconds window, std::vector<double> demand) {
+    engine::FleetModel model =
+        planned_model(scenario, prices, std::vector<std::map<std::string, int>>(4, {{one, 2}}), std::move(demand), Seconds{0});
+    model.planned->detection_delay = {Seconds{90}};
+    model.planned->scale_in_window = {window};
+    return run(model);
+  };
+  const auto terminated_at = [](const engine::ReplicaRun& result, const std::string& at) {
+    return std::count_if(result.trace.begin(), result.trace.end(), [&](const std::string& line) {
+      return line.rfind(at, 0) == 0 && line.find(" terminated #") != std::string::npos;
+    });
+  };
+  // Without a window the 3 go when the metric shows the fall, at 02:01:30. With 30 minutes they
+  // stay until the last want of 5 is 30 minutes old: the decision at 02:00 (the interval's start,
+  // the metric still showing 5) took it, so at 02:30, as target tracking's own wants count.
+  const engine::ReplicaRun at_once = held_for(Seconds{0}, {2, 5, 2, 2});
+  CHECK(terminated_at(at_once, "2026-12-07T02:01:30Z") == 3);
+  const engine::ReplicaRun half_hour = held_for(Seconds{1800}, {2, 5, 2, 2});
+  CHECK(terminated_at(half_hour, "2026-12-07T02:01:30Z") == 0);
+  CHECK(terminated_at(half_hour, "2026-12-07T02:30:00Z") == 3);
+  // Demand back at 5 in the fourth hour: held for 90 minutes the 3 are still there (nothing is
+  // launched at 03:01:30 and the hour is served in full); released at once they are launched
+  // again and the hour waits 90 s plus their launch.
+  const engine::ReplicaRun held = held_for(Seconds{5400}, {2, 5, 2, 5});
+  CHECK(launch_latencies(held, "2026-12-07T03:01:30Z").empty());
+  CHECK(held.intervals[3].served[0] == Approx(5).epsilon(1e-12));
+  const engine::ReplicaRun released = held_for(Seconds{0}, {2, 5, 2, 5});
+  const std::vector<Seconds> relaunched = launch_latencies(released, "2026-12-07T03:01:30Z");
+  REQUIRE(relaunched.size() == 3);
+  double unserved = 0;
+  for (const Seconds latency : relaunched) unserved += static_cast<double>((Seconds{90} + latency).count());
+  CHECK(released.intervals[3].served[0] == Approx(5 - unserved / 3600).epsilon(1e-12));
 }
 
 TEST_CASE("engine: the reactive part stops at the groups' maximum capacity, past it by less than one instance",
