@@ -2,8 +2,9 @@
 // pools at an equal total is followed), rises launched a lead ahead of their interval (a step in
 // demand is served in full), a refused spot launch covered by the cheapest fitting on-demand
 // option and released when spot returns, demand above the plan launched as the exported groups
-// would (their pools, their on-demand percentage, capped spot, up to their maximum capacity), and
-// trace replay not counting instances under notice.
+// would (their pools, their on-demand percentage, capped spot, up to their maximum capacity) and
+// scaled in as they would (to the most it needed over their scale-in cooldown), and trace replay
+// not counting instances under notice.
 //
 // Catalog (tests/engine/test_catalog.cpp): one.gpu $1.00/h, four.gpu $3.60/h ($0.90 per GPU, the
 // cheapest per unit), eight.gpu $8.00/h on demand; launch medians by GPU count (provider "test"):
