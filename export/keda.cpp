@@ -23,6 +23,11 @@ constexpr Seconds kCronLookahead = 5 * kYear + 2 * kDay;
 // inside itself: a longer hold is written as consecutive windows of at most this length.
 constexpr Seconds kLongestDateWindow = 180 * kDay;
 
+// KEDA checks each trigger every pollingInterval (30 s, which the export writes) and the HPA syncs
+// every 15 s (Kubernetes documentation, *Horizontal Pod Autoscaling*): the autoscaler sees a
+// window's end at most this late.
+constexpr Seconds kEndSeenWithin{30};
+
 // A hold of a recurring action within one UTC day: [day + from, day + to), to <= 24h.
 struct DayHold {
   chrono::sys_days day;
@@ -138,10 +143,32 @@ Result<WindowActivity> window_activity(const CronWindow& window, Instant begin, 
   return activity;
 }
 
+// The capacity in force from firings[next] on: the last of the firings at that instant.
+int capacity_from(const std::vector<ScheduleFiring>& firings, std::size_t next) {
+  while (next + 1 < firings.size() && firings[next + 1].at == firings[next].at) ++next;
+  return firings[next].capacity;
+}
+
+// Where the window of a hold [from, to) ends. Before a rise, at `to` (the next window opens
+// there). Before a fall, early: the autoscaler keeps the highest recommendation over its
+// scale-down stabilization window `scale_down_hold`, so a window ending at `to` would keep the
+// replicas that long past it. It ends `scale_down_hold` before `to`, plus the time its end takes to
+// be seen, rounded up to a whole minute (crons fire on minutes): the replicas fall at or after
+// `to` and within 2 minutes of it (75 s where the cooldown is whole minutes). Never after `to`,
+// and a minute after the window opens at least.
+Instant window_end(Instant from, Instant to, bool falls, Seconds scale_down_hold) {
+  if (!falls || scale_down_hold <= Seconds{0}) return to;
+  const Seconds minute{60};
+  const auto seen = (to - scale_down_hold + kEndSeenWithin).time_since_epoch();
+  const Instant rounded_up{(seen + minute - Seconds{1}) / minute * minute};
+  const Instant opens{from.time_since_epoch() / minute * minute};
+  return std::max(std::min(to, rounded_up), opens + minute);
+}
+
 }  // namespace
 
 Result<std::vector<CronWindow>> keda_windows(std::span<const ScheduleAction> actions, const Horizon& horizon,
-                                             int min_replicas) {
+                                             int min_replicas, Seconds scale_down_hold) {
   auto firings = schedule_firings(actions, horizon);
   if (!firings.ok()) return firings.status();
   const Instant horizon_end = horizon.start + horizon.step * horizon.intervals();
@@ -155,8 +182,11 @@ Result<std::vector<CronWindow>> keda_windows(std::span<const ScheduleAction> act
   for (std::size_t f = 0; f < firings->size(); ++f) {
     const ScheduleFiring& firing = (*firings)[f];
     const Instant from = std::max(firing.at, horizon.start);
-    const Instant to = f + 1 < firings->size() ? (*firings)[f + 1].at : horizon_end;
-    if (to <= from || firing.capacity <= min_replicas) continue;  // overridden at once, or minReplicaCount holds it
+    const bool last = f + 1 == firings->size();
+    const Instant next = last ? horizon_end : (*firings)[f + 1].at;
+    if (next <= from || firing.capacity <= min_replicas) continue;  // overridden at once, or minReplicaCount holds it
+    const bool falls = last || capacity_from(*firings, f + 1) < firing.capacity;
+    const Instant to = window_end(from, next, falls, scale_down_hold);
     const chrono::sys_days day = chrono::floor<chrono::days>(from);
     if (actions[firing.action].recurrence.empty() || to - Instant{day} > 2 * kDay) {
       for (Instant piece = from; piece < to; piece += kLongestDateWindow) {
@@ -178,7 +208,7 @@ Result<std::vector<CronWindow>> keda_windows(std::span<const ScheduleAction> act
 }
 
 Result<std::vector<int>> replay_keda_windows(std::span<const CronWindow> windows, const Horizon& horizon,
-                                             int min_replicas) {
+                                             int min_replicas, Seconds scale_down_hold) {
   if (Status status = check_horizon(horizon); !status.ok()) return status;
   const auto intervals = static_cast<std::size_t>(horizon.intervals());
   const Instant horizon_end = horizon.start + horizon.step * static_cast<std::int64_t>(intervals);
@@ -192,22 +222,37 @@ Result<std::vector<int>> replay_keda_windows(std::span<const CronWindow> windows
   }
   std::sort(changes.begin(), changes.end());
   changes.erase(std::unique(changes.begin(), changes.end()), changes.end());
-  const auto replicas_at = [&](Instant t) {
+  const auto recommended_at = [&](Instant t) {
     int replicas = min_replicas;
     for (const WindowActivity& activity : activities) {
       if (activity.active_at(t)) replicas = std::max(replicas, activity.replicas);
     }
     return replicas;
   };
+  // The autoscaler runs the highest recommendation over (t - scale_down_hold, t]; it changes where
+  // a recommendation changes and where one leaves that span.
+  const auto held_at = [&](Instant t) {
+    const Instant since = t - scale_down_hold;
+    int replicas = recommended_at(std::max(horizon.start, since));
+    for (auto change = std::upper_bound(changes.begin(), changes.end(), since); change != changes.end() && *change <= t; ++change) {
+      replicas = std::max(replicas, recommended_at(*change));
+    }
+    return replicas;
+  };
+  std::vector<Instant> held_changes = changes;
+  if (scale_down_hold > Seconds{0}) {
+    for (const Instant change : changes) held_changes.push_back(change + scale_down_hold);
+    std::sort(held_changes.begin(), held_changes.end());
+  }
   std::vector<int> replicas(intervals, min_replicas);
-  auto change = changes.begin();
+  auto change = held_changes.begin();
   for (std::size_t k = 0; k < intervals; ++k) {
     const Instant begin = horizon.start + horizon.step * static_cast<std::int64_t>(k);
-    replicas[k] = replicas_at(begin);
+    replicas[k] = held_at(begin);
     // A window closing inside the interval: the interval holds the lowest count it sees.
-    change = std::upper_bound(change, changes.end(), begin);
-    for (; change != changes.end() && *change < begin + horizon.step; ++change) {
-      replicas[k] = std::min(replicas[k], replicas_at(*change));
+    change = std::upper_bound(change, held_changes.end(), begin);
+    for (; change != held_changes.end() && *change < begin + horizon.step; ++change) {
+      replicas[k] = std::min(replicas[k], held_at(*change));
     }
   }
   return replicas;

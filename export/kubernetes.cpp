@@ -215,19 +215,20 @@ ReplicaRange replica_range(std::span<const int> floor, int room, bool scales_to_
   return range;
 }
 
-// The part's floor compressed into at most `budget` actions (rises fired `launch_lead` ahead, as
-// compress_schedule writes them) and written as KEDA windows.
+// The part's floor compressed into at most `budget` actions (rises fired the group's launch lead
+// ahead, as compress_schedule writes them) and written as KEDA windows for its autoscaler, whose
+// scale-down stabilization window is the group's scale-in cooldown (behavior below).
 Result<std::vector<CronWindow>> cron_windows(const PartSchedule& schedule, const Horizon& horizon, std::size_t budget,
-                                             bool recurring, Seconds launch_lead) {
-  auto compressed = compress_schedule(schedule.floor, horizon, ScheduleLimits{budget, recurring}, launch_lead);
+                                             bool recurring, const PlannedGroup& group) {
+  auto compressed = compress_schedule(schedule.floor, horizon, ScheduleLimits{budget, recurring}, group.launch_lead);
   if (!compressed.ok()) return compressed.status();
-  return keda_windows(compressed->actions, horizon, schedule.range.min);
+  return keda_windows(compressed->actions, horizon, schedule.range.min, group.target_tracking.scale_in_cooldown);
 }
 
 // The part's replicas per interval, its autoscaler's range and, where the plan changes them, the
 // cron triggers that hold them, replayed as KEDA applies them.
 Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, std::int64_t room_gpus, const Horizon& horizon,
-                                   std::size_t max_triggers, bool recurring, Seconds launch_lead) {
+                                   std::size_t max_triggers, bool recurring, const PlannedGroup& group) {
   PartSchedule schedule;
   for (const std::int64_t gpus : part.gpus) schedule.floor.push_back(replicas(gpus, gpus_per_pod));
   schedule.flat = std::adjacent_find(schedule.floor.begin(), schedule.floor.end(), std::not_equal_to<>()) == schedule.floor.end();
@@ -243,21 +244,21 @@ Result<PartSchedule> schedule_part(const CapacityPart& part, int gpus_per_pod, s
   // actions: the largest action budget whose triggers fit is searched by bisection (the trigger
   // count grows with the budget). At a budget of one that still does not fit, the limit check
   // reports the count.
-  auto windows = cron_windows(schedule, horizon, max_triggers, recurring, launch_lead);
+  auto windows = cron_windows(schedule, horizon, max_triggers, recurring, group);
   if (!windows.ok()) return windows.status();
   if (windows->size() > max_triggers) {
     std::size_t fits = 1, too_many = max_triggers;
     while (fits + 1 < too_many) {
       const std::size_t budget = (fits + too_many) / 2;
-      auto tried = cron_windows(schedule, horizon, budget, recurring, launch_lead);
+      auto tried = cron_windows(schedule, horizon, budget, recurring, group);
       if (!tried.ok()) return tried.status();
       (tried->size() <= max_triggers ? fits : too_many) = budget;
     }
-    windows = cron_windows(schedule, horizon, fits, recurring, launch_lead);
+    windows = cron_windows(schedule, horizon, fits, recurring, group);
     if (!windows.ok()) return windows.status();
   }
   schedule.windows = std::move(*windows);
-  auto replayed = replay_keda_windows(schedule.windows, horizon, schedule.range.min);
+  auto replayed = replay_keda_windows(schedule.windows, horizon, schedule.range.min, group.target_tracking.scale_in_cooldown);
   if (!replayed.ok()) return replayed.status();
   schedule.replicas = std::move(*replayed);
   return schedule;
@@ -290,7 +291,7 @@ Status schedule_parts(KubernetesGroup& group, const Horizon& horizon, const Expo
   const bool recurring = !options.window.has_value();
   const auto schedule = [&](CapacityPart& part, std::size_t max_triggers) {
     auto result = schedule_part(part, group.gpus_per_pod, part_room(group, part), horizon, max_triggers, recurring,
-                                group.planned->launch_lead);
+                                *group.planned);
     if (!result.ok()) return result.status().with_context("group '" + group.planned->name + "' " + part.capacity_type);
     part.schedule = std::move(*result);
     return Status{};
@@ -563,6 +564,9 @@ ordered_json scaled_object(const KubernetesGroup& group, const CapacityPart& par
   triggers.push_back(metric_trigger(planned.target_tracking, name));
   ordered_json result = {{"apiVersion", "keda.sh/v1alpha1"}, {"kind", "ScaledObject"}, {"metadata", metadata(name, planned, hash)}};
   result["spec"] = {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
+                    // KEDA's default, written out: keda_windows ends a window before a fall by the time
+                    // its end takes to be seen, this polling interval at most.
+                    {"pollingInterval", 30},
                     // The return to zero waits as long as the HPA's scale-in stabilization does.
                     {"cooldownPeriod", planned.target_tracking.scale_in_cooldown.count()},
                     {"minReplicaCount", part.schedule.range.min},
@@ -614,6 +618,10 @@ std::string readme(const Plan& plan, const std::vector<KubernetesGroup>& groups)
           "- Where the plan changes a capacity type's replicas, its KEDA ScaledObject holds the schedule as\n"
           "  cron triggers (UTC), each active from its start to its end cron; KEDA runs the largest\n"
           "  desiredReplicas of the active triggers, the prometheus trigger's count and minReplicaCount.\n"
+          "  A trigger followed by a lower one ends a scale-in cooldown early (less KEDA's 30 s polling\n"
+          "  interval, to a whole minute): the HPA keeps the highest count over its scale-down\n"
+          "  stabilization window (and KEDA waits cooldownPeriod before zero), so the replicas fall at the\n"
+          "  plan's time, within 2 minutes of it.\n"
           "  The schedule is compressed to at most the export's max actions triggers per group, shared\n"
           "  between its ScaledObjects\n"
           "  (never below the plan). After the plan's horizon no cron window is active and each\n"

@@ -4,8 +4,9 @@ must come back from kubectl's typed round trip field for field (an unknown or mi
 be dropped); the KEDA ScaledObjects and Karpenter NodePools / EC2NodeClasses (CRDs kubectl cannot
 know offline) are validated against the CRDs' OpenAPI schemas by k8s-schemas/validate.mjs (node and
 the pinned @kubernetes-models packages), and the links between the objects are checked here. The
-cron triggers are replayed independently of the C++ (KEDA's window rule, a small cron matcher):
-each capacity type must hold at least the plan's GPUs in every interval. Broken copies must be
+cron triggers are replayed independently of the C++ (KEDA's window rule, a small cron matcher, the
+HPA's scale-down stabilization): each capacity type must hold at least the plan's GPUs in every
+interval, and a plan's fall must land within 2 minutes where the windows let it. Broken copies must be
 caught. The requests buying the plan's commitments pass botocore's validator and are the plan's
 (export_checks.check_commitments).
 
@@ -28,6 +29,9 @@ CHECK_ENV = "FLEETCAST_KUBECTL_CHECK"
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "k8s-schemas")
 WEIGHT_ORDER = ["reserved", "on-demand", "spot"]
 UTC = datetime.timezone.utc
+# A plan's fall reaches the replicas within this (the HPA's 15 s sync, KEDA's 30 s polling and
+# cron minutes: export/keda.h); the exported plan counts each interval at its lowest.
+SETTLED_WITHIN = datetime.timedelta(minutes=2)
 
 
 def validate_schemas(folder):
@@ -78,12 +82,19 @@ def keda_active(trigger, now):
 
 
 def replay_scaled_object(scaled, start, step, intervals, lead):
-    """Replicas per interval: the largest desiredReplicas among the active cron triggers, at least
-    minReplicaCount; an interval holds the lowest count it sees from `lead` before its start (the
-    plan launches that early) to its end (windows change on whole minutes, so each minute where a
-    cron fires in that span is looked at)."""
+    """Replicas per interval, and the intervals whose fall lands late. The recommendation is the
+    largest desiredReplicas among the active cron triggers, at least minReplicaCount; the HPA runs
+    the highest recommendation over its scale-down stabilization window (Kubernetes documentation,
+    Horizontal Pod Autoscaling). An interval holds the lowest count it sees from `lead` before its
+    start (the plan launches that early) to its end (windows change on whole minutes, so each
+    minute where a cron fires in that span, or where the stabilization lets one go, is looked at).
+    A fall lands late where the count still falls after SETTLED_WITHIN into an interval, held by a
+    window that was open from the stabilization's length before the interval to past where it
+    could have ended (a window open for less cannot fall on time, and the export says so)."""
     spec = scaled["spec"]
     crons = [t["metadata"] for t in spec["triggers"] if t["type"] == "cron"]
+    hold = datetime.timedelta(seconds=spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+                              ["scaleDown"]["stabilizationWindowSeconds"])
     end = start + step * intervals
     changes = {start}
     for trigger in crons:
@@ -95,17 +106,31 @@ def replay_scaled_object(scaled, start, step, intervals, lead):
     changes = sorted(changes)
     states = {at: [keda_active(trigger, at) for trigger in crons] for at in changes}
 
-    def replicas_at(now):
-        last = max(at for at in changes if at <= now)
+    def recommended_at(now):
+        last = max([at for at in changes if at <= now], default=start)
         wanted = [int(t["desiredReplicas"]) for t, active in zip(crons, states[last]) if active]
         return max([spec["minReplicaCount"]] + wanted)
 
-    result = []
+    def held_at(now):
+        since = max(start, now - hold)
+        return max([recommended_at(since)] + [recommended_at(at) for at in changes if since < at <= now])
+
+    looked_at = sorted(set(changes) | {at + hold for at in changes})
+
+    def lowest_within(begin, until):
+        return min(held_at(at) for at in [begin] + [at for at in looked_at if begin < at < until])
+
+    lowest, late = [], []
     for k in range(intervals):
-        begin = max(start, start + step * k - lead)
-        seen = [begin] + [at for at in changes if begin < at < start + step * (k + 1)]
-        result.append(min(replicas_at(at) for at in seen))
-    return result
+        begin, until = start + step * k, start + step * (k + 1)
+        lowest.append(lowest_within(max(start, begin - lead), until))
+        settled = begin + SETTLED_WITHIN
+        if hold and step > SETTLED_WITHIN and begin - hold - datetime.timedelta(minutes=1) >= start:
+            then = held_at(settled)
+            if then > lowest_within(settled, until) and all(
+                    recommended_at(begin - hold + datetime.timedelta(minutes=m)) >= then for m in (-1, 2)):
+                late.append(k)
+    return lowest, late
 
 
 def group_rows(plan, group):
@@ -294,7 +319,9 @@ def main():
                 if f"03-scaledobject-{part}.json" in loaded:
                     scaler_name = f"03-scaledobject-{part}.json"
                     counts["ScaledObject"] += 1
-                    held = replay_scaled_object(loaded[scaler_name], start, step, intervals, checks.launch_lead(group))
+                    held, late = replay_scaled_object(loaded[scaler_name], start, step, intervals, checks.launch_lead(group))
+                    problems += [f"{manifests[scaler_name]}: the fall in interval {k} lands more than {SETTLED_WITHIN} "
+                                 "into it: a cron window before it ends too late for the HPA's stabilization" for k in late]
                 else:
                     scaler_name = f"03-hpa-{part}.json"
                     problems += check_autoscaler_with_kubectl(manifests[scaler_name])

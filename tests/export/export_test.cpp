@@ -382,6 +382,7 @@ TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over
   CHECK(spot["spec"]["scaleTargetRef"]["name"] == kEast + "-spot");
   CHECK(spot["spec"]["minReplicaCount"] == 0);
   CHECK(spot["spec"]["cooldownPeriod"] == 900);
+  CHECK(spot["spec"]["pollingInterval"] == 30);
   // The most the plan holds (10) and the spot share of the group's room for target tracking: its
   // maximum capacity 128 GPUs over its peak of 112 leaves 16, 20% of it (3.2, rounded up to 4) on
   // demand above the base, 12 GPUs on spot: 2 pods of 8.
@@ -391,7 +392,9 @@ TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over
   CHECK(triggers[0]["metadata"] == nlohmann::json{{"timezone", "Etc/UTC"}, {"start", "0 7 4-6 1 *"}, {"end", "0 8 4-6 1 *"},
                                                   {"desiredReplicas", "2"}});
   CHECK(triggers[5]["metadata"]["start"] == "0 13 4-6 1 *");
-  CHECK(triggers[5]["metadata"]["end"] == "0 16 4-6 1 *");
+  // 9 replicas from 16:00: the 10s end the scale-in cooldown (900 s) earlier, less KEDA's 30 s
+  // polling, to a whole minute (15:45:30 -> 15:46), and the HPA's stabilization holds them to 16:01.
+  CHECK(triggers[5]["metadata"]["end"] == "46 15 4-6 1 *");
   CHECK(triggers[5]["metadata"]["desiredReplicas"] == "10");
   CHECK(triggers[11]["type"] == "prometheus");
   CHECK(triggers[11]["metadata"]["threshold"] == "1.5");
@@ -468,14 +471,65 @@ TEST_CASE("KEDA windows end a midnight hold on a month's last day in the next mo
   for (std::size_t k = 18; k < 24; ++k) floor[k] = floor[k + 24] = 5;
   auto compressed = compress_schedule(floor, horizon, ScheduleLimits{4, true});
   REQUIRE(compressed.ok());
-  auto windows = keda_windows(compressed->actions, horizon, 1);
+  auto windows = keda_windows(compressed->actions, horizon, 1, Seconds{0});
   REQUIRE(windows.ok());
   REQUIRE(windows->size() == 2);
   CHECK((*windows)[0] == CronWindow{"0 18 31 1 *", "0 0 1 2 *", 5, true});
   CHECK((*windows)[1] == CronWindow{"0 18 1 2 *", "0 0 2 2 *", 5, true});
-  auto replayed = replay_keda_windows(*windows, horizon, 1);
+  auto replayed = replay_keda_windows(*windows, horizon, 1, Seconds{0});
   REQUIRE(replayed.ok());
   CHECK(*replayed == floor);
+}
+
+TEST_CASE("KEDA windows end before a fall by the autoscaler's scale-down stabilization, and it holds the plan", "[export]") {
+  // One day hourly from 2027-01-04 at 1 replica, 6 at 09:00, 8 at 10:00-11:00, 3 at 12:00-13:00.
+  // The HPA keeps the highest recommendation over its 900 s stabilization window, and sees a
+  // window's end within KEDA's 30 s polling: a window followed by a lower one ends at
+  // fall - 900 s + 30 s, rounded up to a minute (12:00 -> 11:45:30 -> 11:46), and its replicas
+  // fall at 12:01 (+-15 s), not 12:15. A window followed by a higher one ends where that opens.
+  const Horizon horizon{*parse_instant("2027-01-04T00:00:00Z"), kDay, kHour};
+  std::vector<int> floor(24, 1);
+  floor[9] = 6;
+  floor[10] = floor[11] = 8;
+  floor[12] = floor[13] = 3;
+  auto compressed = compress_schedule(floor, horizon, ScheduleLimits{10, false});
+  REQUIRE(compressed.ok());
+  auto windows = keda_windows(compressed->actions, horizon, 1, Seconds{900});
+  REQUIRE(windows.ok());
+  CHECK(*windows == std::vector<CronWindow>{{"0 9 4 1 *", "0 10 4 1 *", 6, false},
+                                            {"0 10 4 1 *", "46 11 4 1 *", 8, false},
+                                            {"0 12 4 1 *", "46 13 4 1 *", 3, false}});
+  auto held = replay_keda_windows(*windows, horizon, 1, Seconds{900});
+  REQUIRE(held.ok());
+  CHECK(*held == floor);
+  // Without the stabilization the same windows would leave 11:46-12:00 and 13:46-14:00 at 1.
+  auto unheld = replay_keda_windows(*windows, horizon, 1, Seconds{0});
+  REQUIRE(unheld.ok());
+  CHECK((*unheld)[11] == 1);
+  CHECK((*unheld)[13] == 1);
+
+  // An hour's stabilization: 12:00 - 3600 s + 30 s -> 11:01 for the 8s; the 3s end at 13:01.
+  windows = keda_windows(compressed->actions, horizon, 1, Seconds{3600});
+  REQUIRE(windows.ok());
+  CHECK((*windows)[1].end == "1 11 4 1 *");
+  CHECK((*windows)[2].end == "1 13 4 1 *");
+  held = replay_keda_windows(*windows, horizon, 1, Seconds{3600});
+  REQUIRE(held.ok());
+  CHECK(*held == floor);
+}
+
+TEST_CASE("a KEDA window shorter than the stabilization before a fall stays open a minute", "[export]") {
+  // 5 replicas for 10 minutes from 09:00: 09:10 - 900 s + 30 s is before the window opens, so it
+  // ends a minute after (09:01) and the HPA holds 5 until 09:16, past the plan's 09:10.
+  const Horizon horizon{*parse_instant("2027-01-04T09:00:00Z"), kHour, Seconds{600}};
+  const std::vector<ScheduleAction> actions{{*parse_instant("2027-01-04T09:00:00Z"), "", std::nullopt, 5},
+                                            {*parse_instant("2027-01-04T09:10:00Z"), "", std::nullopt, 1}};
+  auto windows = keda_windows(actions, horizon, 1, Seconds{900});
+  REQUIRE(windows.ok());
+  CHECK(*windows == std::vector<CronWindow>{{"0 9 4 1 *", "1 9 4 1 *", 5, false}});
+  auto held = replay_keda_windows(*windows, horizon, 1, Seconds{900});
+  REQUIRE(held.ok());
+  CHECK(*held == std::vector<int>{5, 1, 1, 1, 1, 1});
 }
 
 TEST_CASE("KEDA holds a level of a year or more as consecutive date windows that never start where they end", "[export]") {
@@ -485,14 +539,14 @@ TEST_CASE("KEDA holds a level of a year or more as consecutive date windows that
   const Horizon horizon{*parse_instant("2026-12-07T00:00:00Z"), 401 * kDay, kDay};
   const std::vector<ScheduleAction> actions{{*parse_instant("2026-12-07T00:00:00Z"), "", std::nullopt, 1},
                                             {*parse_instant("2026-12-08T00:00:00Z"), "", std::nullopt, 3}};
-  auto windows = keda_windows(actions, horizon, 1);
+  auto windows = keda_windows(actions, horizon, 1, Seconds{0});
   REQUIRE(windows.ok());
   REQUIRE(windows->size() == 3);
   CHECK((*windows)[0] == CronWindow{"0 0 8 12 *", "0 0 6 6 *", 3, false});
   CHECK((*windows)[1] == CronWindow{"0 0 6 6 *", "0 0 3 12 *", 3, false});
   CHECK((*windows)[2] == CronWindow{"0 0 3 12 *", "0 0 12 1 *", 3, false});
   for (const CronWindow& window : *windows) CHECK(window.start != window.end);
-  auto replayed = replay_keda_windows(*windows, horizon, 1);
+  auto replayed = replay_keda_windows(*windows, horizon, 1, Seconds{0});
   REQUIRE(replayed.ok());
   // Every day at 3, the first too: the last window's dates (Dec 3 - Jan 12) held a year earlier
   // as well, which is above the plan's 1 (dates recur every year; the export counts it as extra).
