@@ -108,6 +108,11 @@ struct PlannedCapacity {
   /// tracking's scale_in_cooldown (AWS scales in after a sustained low; an exported
   /// HorizontalPodAutoscaler's scale-down stabilization window is this cooldown).
   std::vector<Seconds> scale_in_window;
+  /// Per group (empty: none), ascending, from the horizon's start: when the exported groups'
+  /// scheduled actions set their desired capacity (PlannedGroup::desired_capacity_sets). Each
+  /// drops what the reactive part holds above the plan, which returns once the metric shows the
+  /// need again, the detection delay later.
+  std::vector<std::vector<Seconds>> desired_capacity_sets;
 };
 
 struct FleetModel {

@@ -133,14 +133,27 @@ void GroupReconciler::planned_targets(std::size_t g) {
 }
 
 // What the metric asks for now, in units, raised to the most it asked for over the plan's scale-in
-// window (remembered in the group's ScalingState), with a recheck for when that lapses.
+// window (remembered in the group's ScalingState), with a recheck for when that lapses. Nothing
+// from where the exported schedule last set the desired capacity until the metric shows the need
+// again: AWS's DesiredCapacity "is the initial capacity of the Auto Scaling group after the
+// scheduled action runs" (API Reference, PutScheduledUpdateGroupAction), so what target tracking
+// held above it is gone, and what it wanted before is forgotten.
 double GroupReconciler::held_need(std::size_t g) {
   const PlannedCapacity& plan = *context_.model.planned;
   GroupRuntime& group = fleet_.groups[g];
+  std::deque<WantedSample>& recent = group.scaling.recent_wanted;
+  if (g < plan.desired_capacity_sets.size()) {
+    const std::vector<Seconds>& sets = plan.desired_capacity_sets[g];
+    const auto after = std::upper_bound(sets.begin(), sets.end(), context_.now);
+    if (after != sets.begin() && context_.now < *(after - 1) + group.detection_delay) {
+      recent.clear();
+      schedule_recheck(g, *(after - 1) + group.detection_delay);
+      return 0;
+    }
+  }
   const double utilisation = group.batch ? 1.0 : plan.target_utilisation[g];
   const double wanted = group.scaling_demand() / utilisation / (group.batch ? 1.0 : context_.model.groups[g].fastest_units_per_gpu);
   const Seconds window = g < plan.scale_in_window.size() ? plan.scale_in_window[g] : Seconds{0};
-  std::deque<WantedSample>& recent = group.scaling.recent_wanted;
   const double held = most_wanted_within(recent, wanted, context_.now, window);
   remember_wanted(recent, WantedSample{context_.now, wanted}, window);
   if (held > wanted) schedule_recheck(g, first_lapse_above(recent, wanted, context_.now, window));

@@ -52,7 +52,8 @@ class GroupReconciler {
   /// lead has begun, plus the reactive part.
   void planned_targets(std::size_t group);
   /// The units the plan's reactive part provides for: demand as the metric shows it at the target
-  /// utilisation, held at the most it was over the plan's scale-in window (PlannedCapacity).
+  /// utilisation, held at the most it was over the plan's scale-in window (PlannedCapacity); none
+  /// for the detection delay after the exported schedule sets the desired capacity.
   double held_need(std::size_t group);
   /// Schedules the group's ScalingRecheck at `at` when that comes before its next decision and
   /// before any pending one.

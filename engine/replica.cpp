@@ -57,6 +57,7 @@ class Replica {
   Status add_groups();
   void schedule_clock_events();
   void schedule_planned_rises();
+  void schedule_desired_capacity_sets();
   void handle(const Fired& fired);
   void on_interval_start(std::int64_t interval);
   void on_demand_observed(std::int64_t interval, Seconds delay);
@@ -205,6 +206,7 @@ void Replica::schedule_clock_events() {
     queue.schedule(firings[f].at, Phase::decision, ScheduledActionFires{static_cast<std::uint32_t>(f)});
   }
   schedule_planned_rises();
+  schedule_desired_capacity_sets();
 }
 
 // A decision at start(k) - lead for each interval k > 0 where a pool's planned count rises (earlier
@@ -224,7 +226,19 @@ void Replica::schedule_planned_rises() {
         for (const auto& [pool, count] : intervals[k - 1]) before += pool == planned.first ? count : 0;
         return planned.second > before;
       });
-      if (rises) context_.queue.schedule(due, Phase::decision, PlannedRiseDue{static_cast<std::uint32_t>(g)});
+      if (rises) context_.queue.schedule(due, Phase::decision, PlannedChangeDue{static_cast<std::uint32_t>(g)});
+    }
+  }
+}
+
+// A decision wherever a planned group's exported schedule sets its desired capacity, which drops
+// its reactive part (GroupReconciler::held_need).
+void Replica::schedule_desired_capacity_sets() {
+  if (!context_.model.planned) return;
+  const auto& sets = context_.model.planned->desired_capacity_sets;
+  for (std::size_t g = 0; g < sets.size(); ++g) {
+    for (const Seconds at : sets[g]) {
+      if (at > Seconds{0} && at < context_.end) context_.queue.schedule(at, Phase::decision, PlannedChangeDue{static_cast<std::uint32_t>(g)});
     }
   }
 }
@@ -244,7 +258,7 @@ void Replica::handle(const Fired& fired) {
         if constexpr (std::is_same_v<T, ScheduledActionFires>) on_scheduled_action(event.firing);
         if constexpr (std::is_same_v<T, JobArrival>) batch_.on_job_arrival(event.job);
         if constexpr (std::is_same_v<T, JobFinished>) batch_.on_job_finished(event.job);
-        if constexpr (std::is_same_v<T, PlannedRiseDue>) reconciler_.decide(event.group);
+        if constexpr (std::is_same_v<T, PlannedChangeDue>) reconciler_.decide(event.group);
         if constexpr (std::is_same_v<T, DemandObserved>) on_demand_observed(event.interval, event.delay);
         if constexpr (std::is_same_v<T, ScalingRecheck>) reconciler_.recheck(event.group);
       },

@@ -30,15 +30,16 @@ struct SpotCapacityChange { std::uint32_t pool; };        // Phase::prices
 struct ScheduledActionFires { std::uint32_t firing; };    // Phase::decision
 struct JobArrival { std::uint32_t job; };                 // Phase::demand
 struct JobFinished { std::uint32_t job; };                // Phase::demand
-// A planned group's rise is due: its launch lead before the interval that rises.
-struct PlannedRiseDue { std::uint32_t group; };           // Phase::decision
+// A planned group decides: its launch lead before an interval that rises, or where its exported
+// schedule sets the desired capacity (PlannedCapacity::desired_capacity_sets).
+struct PlannedChangeDue { std::uint32_t group; };         // Phase::decision
 // The scaling metric of the services whose detection delay is `delay` shows the interval's demand.
 struct DemandObserved { std::int64_t interval; Seconds delay; };  // Phase::decision
 // A target-tracking group held back from scaling in may now (ScalingDecision::recheck_at).
 struct ScalingRecheck { std::uint32_t group; };           // Phase::decision
 using ReplicaEvent = std::variant<IntervalStart, PolicyTick, HourEnd, InstanceReady, InterruptionNotice,
                                   InstanceTerminated, SpotPriceChange, SpotCapacityChange, ScheduledActionFires,
-                                  JobArrival, JobFinished, PlannedRiseDue, DemandObserved, ScalingRecheck>;
+                                  JobArrival, JobFinished, PlannedChangeDue, DemandObserved, ScalingRecheck>;
 
 // Owned by the Replica; its parts hold a reference to it.
 struct ReplicaContext {

@@ -106,7 +106,16 @@ Result<AwsExport> compressed_aws_groups(const Plan& plan, std::span<const std::s
     const bool has_spot = std::any_of(planned.pools.begin(), planned.pools.end(), [&](std::size_t p) {
       return p < plan.pools.size() && plan.pools[p].option == PurchaseOption::spot;
     });
-    result.schedules.push_back(group_schedule(planned, *schedule, floor, has_spot));
+    auto firings = schedule_firings(schedule->actions, plan.horizon);
+    if (!firings.ok()) return firings.status().with_context("group '" + planned.name + "'");
+    GroupSchedule& exported = result.schedules.emplace_back(group_schedule(planned, *schedule, floor, has_spot));
+    for (const ScheduleFiring& firing : *firings) {
+      // A rise launched ahead of the horizon sets the capacity the group starts with.
+      if (firing.at < plan.horizon.start) continue;
+      if (exported.desired_capacity_sets.empty() || exported.desired_capacity_sets.back() != firing.at) {
+        exported.desired_capacity_sets.push_back(firing.at);
+      }
+    }
     compressed.push_back(std::move(*schedule));
   }
   result.groups = aws_groups(plan, compressed);

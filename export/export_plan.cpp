@@ -255,6 +255,7 @@ Plan exported_plan(const Plan& plan, const std::vector<GroupSchedule>& schedules
       summary[g].split_cost = moved.cost;
     }
     export_launch_lead(group, exported.horizon.step);
+    group.desired_capacity_sets = schedule.desired_capacity_sets;
     // Whole instances may hold more than the exported capacity: the schedule states what they
     // hold, so that the exported plan is a plan check_plan_groups accepts.
     const std::vector<int> held = group.instances.empty() ? schedule.capacity : planned_group_gpus(exported, group);

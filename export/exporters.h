@@ -35,6 +35,9 @@ struct GroupSchedule {
   /// MaxSize split by its instances distribution (AWS), its NodePools' GPU limits (Kubernetes).
   std::int64_t max_on_demand_gpus = 0;
   std::int64_t max_spot_gpus = 0;
+  /// Where the format's scheduled actions set the group's desired capacity within the horizon, in
+  /// time order (AWS, CloudFormation: PlannedGroup::desired_capacity_sets). Empty: Kubernetes.
+  std::vector<Instant> desired_capacity_sets;
 };
 
 struct FormatOutput {

@@ -95,6 +95,11 @@ ordered_json group_json(const PlannedGroup& group) {
   // Left out when there is none (the reader takes only positive durations and non-empty texts).
   if (group.launch_lead > Seconds{0}) document["launch_lead"] = format_duration(group.launch_lead);
   if (!group.launch_lead_reason.empty()) document["launch_lead_reason"] = group.launch_lead_reason;
+  if (!group.desired_capacity_sets.empty()) {
+    ordered_json sets = ordered_json::array();
+    for (const Instant at : group.desired_capacity_sets) sets.push_back(format_instant(at));
+    document["desired_capacity_sets"] = sets;
+  }
   return document;
 }
 
@@ -481,7 +486,7 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   ObjectReader reader(sink, value, pointer,
                       {"name", "workload", "workload_kind", "region", "gpu_model", "instance_types", "pools",
                        "min_capacity", "max_capacity", "distribution", "reserved_gpus", "target_tracking", "schedule",
-                       "instances", "launch_lead", "launch_lead_reason"});
+                       "instances", "launch_lead", "launch_lead_reason", "desired_capacity_sets"});
   assign(group.name, reader.string("name", Presence::required));
   assign(group.workload, reader.string("workload", Presence::required));
   if (auto kind = reader.choice("workload_kind", Presence::required, {"service", "batch"})) {
@@ -524,9 +529,28 @@ PlannedGroup read_group(DiagnosticSink& sink, const json& value, const std::stri
   });
   if (auto lead = reader.duration("launch_lead", Presence::optional)) group.launch_lead = *lead;
   assign(group.launch_lead_reason, reader.string("launch_lead_reason", Presence::optional));
+  reader.array("desired_capacity_sets", Presence::optional, [&](const json& element, const std::string& element_pointer) {
+    if (!element.is_string()) {
+      sink.error(element_pointer, "expected a UTC time string such as \"2026-01-05T00:00:00Z\", found " +
+                                      scenarios::describe_value(element));
+      return;
+    }
+    auto at = parse_instant(element.get<std::string>());
+    if (!at.ok()) {
+      sink.error(element_pointer, at.status().message());
+      return;
+    }
+    group.desired_capacity_sets.push_back(*at);
+  });
   for (std::size_t i = 1; i < group.schedule.size(); ++i) {
     if (group.schedule[i].at <= group.schedule[i - 1].at) {
       sink.error(child_pointer(child_pointer(pointer, "schedule"), i), "expected changes in increasing time order");
+      break;
+    }
+  }
+  for (std::size_t i = 1; i < group.desired_capacity_sets.size(); ++i) {
+    if (group.desired_capacity_sets[i] <= group.desired_capacity_sets[i - 1]) {
+      sink.error(child_pointer(child_pointer(pointer, "desired_capacity_sets"), i), "expected instants in increasing time order");
       break;
     }
   }

@@ -1549,6 +1549,8 @@ Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& p
   capacity.launch_lead.assign(scenario.workloads.size(), Seconds{0});
   capacity.detection_delay.assign(scenario.workloads.size(), Seconds{0});
   capacity.scale_in_window.assign(scenario.workloads.size(), Seconds{0});
+  capacity.desired_capacity_sets.assign(scenario.workloads.size(), {});
+  const Instant horizon_end = plan.horizon.start + plan.horizon.duration;
   capacity.max_gpus.assign(scenario.workloads.size(), 0);
   capacity.plan_pools.assign(scenario.workloads.size(), std::vector<bool>(model.pools.size(), false));
   for (const PlannedGroup& group : plan.groups) {
@@ -1562,6 +1564,19 @@ Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& p
     delay = std::max(delay, group.target_tracking.detection_delay());
     Seconds& window = capacity.scale_in_window[*workload];
     window = std::max(window, group.target_tracking.scale_in_cooldown);
+    // A workload's groups in several regions share one reactive part here: a set in any of them
+    // drops all of it, which serves less than the real groups do, never more.
+    for (const Instant at : group.desired_capacity_sets) {
+      if (at < plan.horizon.start || at >= horizon_end) {
+        return invalid_argument_error("plan group '" + group.name + "': desired_capacity_sets holds " + format_instant(at) +
+                                      ", outside the plan's horizon");
+      }
+      capacity.desired_capacity_sets[*workload].push_back(at - plan.horizon.start);
+    }
+  }
+  for (std::vector<Seconds>& sets : capacity.desired_capacity_sets) {
+    std::sort(sets.begin(), sets.end());
+    sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
   }
   for (const Workload& workload : scenario.workloads) {
     capacity.target_utilisation.push_back(engine::planner::tracked_utilisation(plan, workload));

@@ -91,6 +91,8 @@ Plan sample_plan() {
   group.instances = {{3, 3, 4}, {0, 1, 2}};
   group.launch_lead = Seconds{180};
   group.launch_lead_reason = "the launch latency of aws/us-east-1/g6e.xlarge/spot at its 99th percentile";
+  // An AWS export's: its actions fire at the horizon's start and 3 minutes before each rise.
+  group.desired_capacity_sets = {plan.horizon.start, plan.horizon.start + Seconds{3420}, plan.horizon.start + Seconds{7020}};
   plan.groups = {group};
   plan.expected = PlanOutcome{16, 101.25, 120.5, 103.0, 0.9995, 0.998, 0.9375, 84.5, 0.0125, 0.875, Money::from_usd(99.75)};
   plan.notes = {"spot interruptions from the Spot Advisor bucket"};
@@ -232,6 +234,12 @@ TEST_CASE("engine::plan_from_json refuses damaged documents with located message
   CHECK(error_of(replaced(text, "\"decision\": \"lapse\"", "\"decision\": \"lapsed\"")).find("/expiring_commitments/1/decision") !=
         std::string::npos);
   CHECK(error_of(replaced(text, "\"pools\": [\n        0,", "\"pools\": [\n        5,")).find("/groups/0/pools/0: expected the index of one of the plan's 2 pools") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"2026-03-02T00:57:00Z\"", "\"2026-03-02T01:57:00Z\"")).find("/groups/0/desired_capacity_sets/2: expected instants in increasing time order") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"2026-03-02T00:57:00Z\"", "57")).find("/groups/0/desired_capacity_sets/1: expected a UTC time string such as") !=
+        std::string::npos);
+  CHECK(error_of(replaced(text, "\"2026-03-02T00:57:00Z\"", "\"2026-03-02 00:57\"")).find("/groups/0/desired_capacity_sets/1") !=
         std::string::npos);
 }
 

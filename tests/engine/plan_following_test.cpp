@@ -307,6 +307,42 @@ TEST_CASE("engine: the reactive part scales in to the most it needed over the sc
   CHECK(released.intervals[3].served[0] == Approx(5 - unserved / 3600).epsilon(1e-12));
 }
 
+TEST_CASE("engine: the reactive part is dropped where the exported schedule sets the desired capacity, and returns "
+          "once the metric shows the need", "[engine]") {
+  const InMemoryPriceSource prices = test_catalog();
+  const Scenario scenario = four_hours(prices, R"(["one.gpu"])", R"(["on_demand"])");
+  const std::string one = "test/r1/one.gpu/on_demand";
+  // The plan holds 2 one-GPU instances and demand is 5 GPUs throughout: 3 reactive instances from
+  // the start. A scheduled action setting the desired capacity at 01:00 (an AWS export's) drops
+  // them; the metric shows the need again 90 s later, when 3 are launched, and hour 1 goes without
+  // them for 90 s plus each one's launch.
+  const auto with_sets = [&](std::vector<Seconds> sets) {
+    engine::FleetModel model =
+        planned_model(scenario, prices, std::vector<std::map<std::string, int>>(4, {{one, 2}}), {5, 5, 5, 5}, Seconds{0});
+    model.planned->detection_delay = {Seconds{90}};
+    model.planned->desired_capacity_sets = {std::move(sets)};
+    return run(model);
+  };
+  const auto terminated_at = [](const engine::ReplicaRun& result, const std::string& at) {
+    return std::count_if(result.trace.begin(), result.trace.end(), [&](const std::string& line) {
+      return line.rfind(at, 0) == 0 && line.find(" terminated #") != std::string::npos;
+    });
+  };
+  const engine::ReplicaRun kept = with_sets({});
+  CHECK(terminated_at(kept, "2026-12-07T01:00:00Z") == 0);
+  CHECK(kept.intervals[1].served[0] == Approx(5).epsilon(1e-12));
+  const engine::ReplicaRun reset = with_sets({Seconds{3600}});
+  CHECK(terminated_at(reset, "2026-12-07T01:00:00Z") == 3);
+  const std::vector<Seconds> relaunched = launch_latencies(reset, "2026-12-07T01:01:30Z");
+  REQUIRE(relaunched.size() == 3);
+  double unserved = 0;
+  for (const Seconds latency : relaunched) unserved += static_cast<double>((Seconds{90} + latency).count());
+  CHECK(reset.intervals[1].served[0] == Approx(5 - unserved / 3600).epsilon(1e-12));
+  // The other hours as without the action: hours 2 and 3 in full.
+  CHECK(reset.intervals[2].served[0] == Approx(5).epsilon(1e-12));
+  CHECK(reset.intervals[3].served[0] == Approx(5).epsilon(1e-12));
+}
+
 TEST_CASE("engine: the reactive part stops at the groups' maximum capacity, past it by less than one instance",
           "[engine]") {
   const InMemoryPriceSource prices = test_catalog();

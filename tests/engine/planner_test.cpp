@@ -155,6 +155,16 @@ TEST_CASE("engine::make_plan on one pool reproduces the break-even rule exactly"
     // Only the first launch's minutes are unserved.
     CHECK(report->replicas.front().served_fraction > 0.98);
   }
+
+  SECTION("a desired capacity set outside its horizon is refused, naming the group and the instant") {
+    Plan edited = plan;
+    edited.groups.front().desired_capacity_sets = {plan.horizon.start + plan.horizon.duration};
+    auto refused = simulate_plan(scenario, edited, prices, SimulationOptions{}, PlanDemand::scenario);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().message() == "plan group '" + plan.groups.front().name + "': desired_capacity_sets holds " +
+                                            format_instant(plan.horizon.start + plan.horizon.duration) +
+                                            ", outside the plan's horizon");
+  }
 }
 
 // The break-even scenario's pool with 5 one.gpu reservations (1y standard no-upfront, $0.60/h)

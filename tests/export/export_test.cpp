@@ -360,6 +360,24 @@ TEST_CASE("a rolling window exports only its intervals, as one-off actions", "[e
   CHECK(rendered->groups[0].actions == 15);  // the first day's 15 levels (midnight included), exactly
   CHECK(rendered->groups[0].recurring_actions == 0);
   CHECK(rendered->groups[0].extra_gpu_hours == 0);
+  // Each action sets the group's desired capacity where it fires, which the exported plan states
+  // for its simulation: at the horizon's start and at each of the day's 14 changes (the fixture
+  // has no launch lead, so each at its interval's start).
+  const Plan& exported = rendered->exported;
+  const std::vector<int> held = planned_group_gpus(exported, exported.groups[0]);
+  std::vector<Instant> changes{exported.horizon.start};
+  for (std::size_t k = 1; k < held.size(); ++k) {
+    if (held[k] != held[k - 1]) changes.push_back(exported.horizon.start + kHour * static_cast<std::int64_t>(k));
+  }
+  CHECK(changes.size() == 15);
+  CHECK(exported.groups[0].desired_capacity_sets == changes);
+  auto cloudformation = render_export(fixture_plan(), ExportFormat::cloudformation, options);
+  REQUIRE(cloudformation.ok());
+  CHECK(cloudformation->exported.groups[0].desired_capacity_sets == changes);
+  // KEDA runs the largest of its cron triggers and its metric: nothing resets the reactive part.
+  auto kubernetes = render_export(fixture_plan(), ExportFormat::kubernetes, options);
+  REQUIRE(kubernetes.ok());
+  for (const PlannedGroup& group : kubernetes->exported.groups) CHECK(group.desired_capacity_sets.empty());
 }
 
 TEST_CASE("kubernetes export holds the daily schedule as KEDA cron triggers over weighted NodePools", "[export]") {
