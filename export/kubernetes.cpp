@@ -310,8 +310,26 @@ Status schedule_parts(KubernetesGroup& group, const Horizon& horizon, const Expo
   return {};
 }
 
-// What Kubernetes, KEDA and Karpenter refuse: names, trigger counts and replica counts, and the
-// HPA's stabilization windows.
+// An HPA whose scale-down is disabled (selectPolicy Disabled, as disable_scale_in is exported)
+// lowers the replicas for nothing, the cron triggers' falls included; only KEDA's own return to
+// zero, once no trigger is active, still happens. A schedule that falls elsewhere cannot be held.
+void check_falls_with_scale_in_disabled(const KubernetesGroup& group, Violations& violations) {
+  for (const CapacityPart& part : group.parts) {
+    const std::vector<int>& replicas = part.schedule.replicas;
+    for (std::size_t k = 1; k < replicas.size(); ++k) {
+      if (replicas[k] >= replicas[k - 1] || replicas[k] == 0) continue;
+      violations.add("group '" + group.planned->name + "'", "target_tracking.disable_scale_in", "true",
+                     "false where a capacity type's replicas fall to other than zero, as the " + part.capacity_type +
+                         " ones do in interval " + std::to_string(k) + " (" + std::to_string(replicas[k - 1]) + " -> " +
+                         std::to_string(replicas[k]) +
+                         "): a HorizontalPodAutoscaler whose scale-down is disabled keeps every fall of the schedule too");
+      break;
+    }
+  }
+}
+
+// What Kubernetes, KEDA and Karpenter refuse: names, trigger counts and replica counts, the HPA's
+// stabilization windows, and scale-in disabled where the schedule falls.
 void check_kubernetes_limits(const KubernetesGroup& group, const ExportOptions& options, Violations& violations) {
   const PlannedGroup& planned = *group.planned;
   const std::string subject = "group '" + planned.name + "'";
@@ -349,6 +367,7 @@ void check_kubernetes_limits(const KubernetesGroup& group, const ExportOptions& 
       }
     }
   }
+  if (planned.target_tracking.disable_scale_in) check_falls_with_scale_in_disabled(group, violations);
   const Seconds window = planned.target_tracking.scale_in_cooldown;
   if (window.count() < 0 || window.count() > kMaxStabilizationWindow) {
     violations.add(subject, "target_tracking.scale_in_cooldown", format_duration(window),

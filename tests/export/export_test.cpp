@@ -571,6 +571,26 @@ TEST_CASE("KEDA holds a level of a year or more as consecutive date windows that
   CHECK(*replayed == std::vector<int>(401, 3));
 }
 
+TEST_CASE("kubernetes export refuses scale-in disabled where the schedule falls to other than zero; AWS takes it",
+          "[export]") {
+  // finetune runs 16 spot GPUs by night and 4 by day (pods of one GPU). An HPA with scale-down
+  // disabled would keep the 16 all day; an Auto Scaling group's scheduled action
+  // still lowers it, and its target tracking only stops scaling in.
+  Plan plan = fixture_plan();
+  PlannedGroup& finetune = plan.groups[2];
+  REQUIRE(finetune.name == "llm-two-regions-finetune-us-east-1");
+  finetune.target_tracking.disable_scale_in = true;
+  const Status refused = render_export(plan, ExportFormat::kubernetes).status();
+  CHECK(refused.code() == StatusCode::invalid_argument);
+  CHECK_THAT(refused.message(),
+             Catch::Contains("group 'llm-two-regions-finetune-us-east-1': target_tracking.disable_scale_in is true; false "
+                             "where a capacity type's replicas fall to other than zero, as the spot ones do in interval 12 "
+                             "(16 -> 4)"));
+  const fs::path out = fresh_out("scale-in-disabled");
+  REQUIRE(export_plan(plan, ExportFormat::aws, out).ok());
+  CHECK(read_json(out / finetune.name / "04-put-scaling-policy.json")["TargetTrackingConfiguration"]["DisableScaleIn"] == true);
+}
+
 TEST_CASE("kubernetes export refuses a plan whose intervals start between whole minutes, saying why", "[export]") {
   Plan plan = fixture_plan();
   plan.horizon.start += Seconds{30};
