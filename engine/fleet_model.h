@@ -106,7 +106,8 @@ struct PlannedCapacity {
   std::vector<Seconds> detection_delay;
   /// Per group (empty: none): how long the reactive part holds the most it needed, its target
   /// tracking's scale_in_cooldown (AWS scales in after a sustained low; an exported
-  /// HorizontalPodAutoscaler's scale-down stabilization window is this cooldown).
+  /// HorizontalPodAutoscaler's scale-down stabilization window is this cooldown); the horizon's
+  /// length where scale-in is disabled.
   std::vector<Seconds> scale_in_window;
   /// Per group (empty: none), ascending, from the horizon's start: when the exported groups'
   /// scheduled actions set their desired capacity (PlannedGroup::desired_capacity_sets). Each

@@ -1562,8 +1562,10 @@ Result<PlannedCapacity> planned_capacity(const Scenario& scenario, const Plan& p
     if (Status status = add_group_capacity(capacity, group, *workload, plan, scenario, model); !status.ok()) return status;
     Seconds& delay = capacity.detection_delay[*workload];
     delay = std::max(delay, group.target_tracking.detection_delay());
+    // Scale-in disabled: the reactive part holds the most it needed for the whole horizon (or until
+    // a scheduled action sets the desired capacity, below).
     Seconds& window = capacity.scale_in_window[*workload];
-    window = std::max(window, group.target_tracking.scale_in_cooldown);
+    window = std::max(window, group.target_tracking.disable_scale_in ? plan.horizon.duration : group.target_tracking.scale_in_cooldown);
     // A workload's groups in several regions share one reactive part here: a set in any of them
     // drops all of it, which serves less than the real groups do, never more.
     for (const Instant at : group.desired_capacity_sets) {

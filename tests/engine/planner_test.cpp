@@ -896,6 +896,24 @@ TEST_CASE("engine: a plan is simulated at the target its groups track, as it is 
   REQUIRE(edited_run.ok());
   CHECK(edited_run->cost_usd.mean > planned_run->cost_usd.mean);
   CHECK(edited_run->served_fraction.mean >= planned_run->served_fraction.mean);
+
+  // Scale-in disabled: the reactive part keeps the most it needed for the whole week, as the
+  // exported target tracking never scales in; it costs more and serves at least as much.
+  Plan kept = plan;
+  kept.groups[0].target_tracking.disable_scale_in = true;
+  auto as_kept = engine::planner::planned_capacity(week, kept, *model);
+  REQUIRE(as_kept.ok());
+  CHECK(as_planned->scale_in_window == std::vector<Seconds>{plan.groups[0].target_tracking.scale_in_cooldown});
+  CHECK(as_kept->scale_in_window == std::vector<Seconds>{kWeek});
+  auto kept_run = simulate_plan(week, kept, prices, replay, PlanDemand::scenario);
+  REQUIRE(kept_run.ok());
+  CHECK(kept_run->cost_usd.mean > planned_run->cost_usd.mean);
+  CHECK(kept_run->served_fraction.mean >= planned_run->served_fraction.mean);
+  // Where an export's scheduled actions set the desired capacity, from the horizon's start.
+  kept.groups[0].desired_capacity_sets = {week.horizon.start + kHour, week.horizon.start + kDay};
+  auto as_set = engine::planner::planned_capacity(week, kept, *model);
+  REQUIRE(as_set.ok());
+  CHECK(as_set->desired_capacity_sets == std::vector<std::vector<Seconds>>{{kHour, kDay}});
 }
 
 TEST_CASE("engine::make_plan's groups may grow to twice the highest recent hour, and the simulation stops them there",
