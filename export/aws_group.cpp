@@ -110,8 +110,9 @@ Result<AwsExport> compressed_aws_groups(const Plan& plan, std::span<const std::s
     if (!firings.ok()) return firings.status().with_context("group '" + planned.name + "'");
     GroupSchedule& exported = result.schedules.emplace_back(group_schedule(planned, *schedule, floor, has_spot));
     for (const ScheduleFiring& firing : *firings) {
-      // A rise launched ahead of the horizon sets the capacity the group starts with.
-      if (firing.at < plan.horizon.start) continue;
+      // An action at or before the horizon's start sets the capacity the group starts with; the
+      // simulation starts from the plan's first interval and what its metric shows then.
+      if (firing.at <= plan.horizon.start) continue;
       if (exported.desired_capacity_sets.empty() || exported.desired_capacity_sets.back() != firing.at) {
         exported.desired_capacity_sets.push_back(firing.at);
       }

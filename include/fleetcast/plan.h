@@ -207,10 +207,10 @@ struct PlannedGroup {
   Seconds launch_lead{0};
   std::string launch_lead_reason;   // how the lead was set, for a reader to check
   /// Where the exported group's scheduled actions set its desired capacity, in time order: an AWS
-  /// or CloudFormation export's actions firing within its horizon (RenderedExport::exported). Each
-  /// drops what target tracking held above the schedule, which returns once the metric shows the
-  /// need again; simulate_plan follows it. Empty in the plans make_plan writes and in a Kubernetes
-  /// export's, whose KEDA runs the largest of its cron triggers and its metric throughout.
+  /// or CloudFormation export's actions firing after its horizon's start (RenderedExport::exported).
+  /// Each drops what target tracking held above the schedule, which returns once the metric shows
+  /// the need again; simulate_plan follows it. Empty in the plans make_plan writes and in a
+  /// Kubernetes export's, whose KEDA runs the largest of its cron triggers and its metric throughout.
   std::vector<Instant> desired_capacity_sets;
   friend bool operator==(const PlannedGroup&, const PlannedGroup&) = default;
 };

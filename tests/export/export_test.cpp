@@ -361,15 +361,15 @@ TEST_CASE("a rolling window exports only its intervals, as one-off actions", "[e
   CHECK(rendered->groups[0].recurring_actions == 0);
   CHECK(rendered->groups[0].extra_gpu_hours == 0);
   // Each action sets the group's desired capacity where it fires, which the exported plan states
-  // for its simulation: at the horizon's start and at each of the day's 14 changes (the fixture
-  // has no launch lead, so each at its interval's start).
+  // for its simulation: at each of the day's 14 changes (the fixture has no launch lead, so each at
+  // its interval's start); the action at the horizon's start sets what the group starts with.
   const Plan& exported = rendered->exported;
   const std::vector<int> held = planned_group_gpus(exported, exported.groups[0]);
-  std::vector<Instant> changes{exported.horizon.start};
+  std::vector<Instant> changes;
   for (std::size_t k = 1; k < held.size(); ++k) {
     if (held[k] != held[k - 1]) changes.push_back(exported.horizon.start + kHour * static_cast<std::int64_t>(k));
   }
-  CHECK(changes.size() == 15);
+  CHECK(changes.size() == 14);
   CHECK(exported.groups[0].desired_capacity_sets == changes);
   auto cloudformation = render_export(fixture_plan(), ExportFormat::cloudformation, options);
   REQUIRE(cloudformation.ok());
