@@ -327,31 +327,70 @@ Scenario with_horizon_accounting(const Scenario& scenario) {
   return planned;
 }
 
-// Adds intervals [0, count) of `plan`'s instances to `stitched` from its interval `at` on, per
-// workload of `test` and pool of `model`, as the simulator follows them (planned_capacity).
-Status add_instances(PlannedInstances& stitched, const Plan& plan, const Scenario& test, const engine::FleetModel& model,
-                     std::size_t at, std::size_t count) {
+// The fleet stitched from a backtest's plans: each plan's instances and forecasts from its start
+// on, until a later plan's start overwrites them, and per group name the largest maximum capacity
+// any plan gave it.
+struct StitchedFleet {
+  PlannedInstances instances;
+  std::vector<WorkloadForecast> forecasts;
+  std::map<std::string, int> most_capacity;
+};
+
+// Overwrites the fleet from interval `at` to the horizon's end with `plan` (made for the horizon
+// from `at` on): its instances per workload of `test` and pool of `model`, as the simulator follows
+// them (planned_capacity), and its forecasts.
+Status follow_from(StitchedFleet& fleet, const Plan& plan, const Scenario& test, const engine::FleetModel& model, std::size_t at) {
   auto capacity = engine::planner::planned_capacity(test, plan, model);
   if (!capacity.ok()) return capacity.status();
+  const std::size_t intervals = fleet.instances.cost_per_hour.size();
   for (std::size_t w = 0; w < capacity->instances.size(); ++w) {
-    const auto& intervals = capacity->instances[w];
-    for (std::size_t k = 0; k < count && k < intervals.size() && at + k < stitched.cost_per_hour.size(); ++k) {
-      for (const auto& [pool, instances] : intervals[k]) stitched.counts[w][pool][at + k] += instances;
+    const auto& planned = capacity->instances[w];
+    for (std::size_t k = at; k < intervals; ++k) {
+      for (std::vector<int>& pool : fleet.instances.counts[w]) pool[k] = 0;
+      if (k - at >= planned.size()) continue;
+      for (const auto& [pool, instances] : planned[k - at]) fleet.instances.counts[w][pool][k] += instances;
     }
+  }
+  for (std::size_t w = 0; w < fleet.forecasts.size() && w < plan.forecasts.size(); ++w) {
+    const WorkloadForecast& later = plan.forecasts[w];
+    if (later.levels != fleet.forecasts[w].levels) continue;
+    for (std::size_t q = 0; q < later.values.size(); ++q) {
+      std::vector<double>& values = fleet.forecasts[w].values[q];
+      for (std::size_t k = at; k < values.size() && k - at < later.values[q].size(); ++k) values[k] = later.values[q][k - at];
+    }
+  }
+  for (const PlannedGroup& group : plan.groups) {
+    fleet.most_capacity[group.name] = std::max(fleet.most_capacity[group.name], group.max_capacity);
   }
   return {};
 }
 
-// Writes intervals [0, count) of each of `plan`'s forecasts over `forecasts`' from interval `at` on.
-void add_forecasts(std::vector<WorkloadForecast>& forecasts, const Plan& plan, std::size_t at, std::size_t count) {
-  for (std::size_t w = 0; w < forecasts.size() && w < plan.forecasts.size(); ++w) {
-    const WorkloadForecast& later = plan.forecasts[w];
-    if (later.levels != forecasts[w].levels) continue;
-    for (std::size_t q = 0; q < later.values.size(); ++q) {
-      std::vector<double>& values = forecasts[w].values[q];
-      for (std::size_t k = 0; k < count && k < later.values[q].size() && at + k < values.size(); ++k) values[at + k] = later.values[q][k];
-    }
+// How the services' demand over the `period` intervals before interval `at` left the forecasts the
+// fleet follows: each drift described ("svc: below its p10 in ..."), falls and rises apart.
+struct PeriodDrift {
+  std::vector<std::string> falls;
+  std::vector<std::string> rises;
+};
+
+Result<PeriodDrift> drift_before(const StitchedFleet& fleet, const Scenario& test, const std::vector<std::vector<double>>& demand,
+                                 std::size_t at, std::size_t period) {
+  PeriodDrift found;
+  for (std::size_t w = 0; w < test.workloads.size() && w < fleet.forecasts.size(); ++w) {
+    if (!std::holds_alternative<ServiceWorkload>(test.workloads[w].spec)) continue;
+    auto drift = forecast_drift(fleet.forecasts[w], demand[w], at - period, period);
+    if (!drift.ok()) return drift.status().with_context("re-planning on drift");
+    if (drift->drifted == DriftDirection::none) continue;
+    const std::string described = test.workloads[w].name + ": " + describe_drift(*drift, fleet.forecasts[w]);
+    (drift->drifted == DriftDirection::below ? found.falls : found.rises).push_back(described);
   }
+  return found;
+}
+
+// `drifts`, "; "-separated.
+std::string joined(const std::vector<std::string>& drifts) {
+  std::string text;
+  for (const std::string& drift : drifts) text += (text.empty() ? "" : "; ") + drift;
+  return text;
 }
 
 // `plan`'s Savings Plans, each covering those of its pools that are among `pools` (indices into them).
@@ -371,11 +410,6 @@ std::vector<SavingsPlanRecommendation> savings_plans_among(const Plan& plan, con
   return bought;
 }
 
-// Raises `most` (per group name, the largest maximum capacity) to `plan`'s groups'.
-void note_max_capacity(std::map<std::string, int>& most, const Plan& plan) {
-  for (const PlannedGroup& group : plan.groups) most[group.name] = std::max(most[group.name], group.max_capacity);
-}
-
 // Raises each group of the re-planned `fleet` to the largest maximum capacity its re-plans gave
 // it (`most`): re-planning applies each plan's in turn, and the simulation holds one per group.
 void hold_max_capacity(Plan& fleet, const std::map<std::string, int>& most) {
@@ -387,46 +421,91 @@ void hold_max_capacity(Plan& fleet, const std::map<std::string, int>& most) {
   }
 }
 
-// The fleet `first` (planned at the cut at `risk`) runs when the horizon is re-planned every
-// `every` (BacktestOptions::replan_every): from each re-plan's start, the plan made from the history
+// How often the backtest re-plans, or checks for drift before it does.
+Seconds replan_period(const BacktestOptions& backtest) {
+  return backtest.replan_every > Seconds{0} ? backtest.replan_every : kDay;
+}
+
+// A fleet re-planned in the held-out horizon, where it was, and (on drift) the rises it was not
+// re-planned for.
+struct ReplannedFleet {
+  Plan plan;
+  std::vector<BacktestReplan> replans;
+  std::vector<BacktestReplan> rises;
+};
+
+// The plan note of `fleet`, re-planned as `backtest` says.
+std::string replanning_note(const BacktestOptions& backtest, const ReplannedFleet& fleet) {
+  const std::string period = format_duration(replan_period(backtest));
+  const std::string how = " from the history up to each re-plan, at the risk the first plan chose and with its reservations and "
+                          "Savings Plans, buying none: the fleet followed each plan until the next";
+  if (!backtest.replan_on_drift) return "re-planned every " + period + how;
+  const auto listed = [](const std::vector<BacktestReplan>& drifts) {
+    std::string text;
+    for (const BacktestReplan& drift : drifts) {
+      text += (text.empty() ? "" : "; ") + format_instant(drift.start) + " (" + drift.drift + ")";
+    }
+    return text;
+  };
+  std::string note = "checked every " + period + " whether a service's demand had fallen below the forecast the fleet "
+                     "followed (its lowest quantile missed in " + text::format_fixed(kDriftMissShare * 100, 0) +
+                     "% of the period's intervals or more, the level more than " +
+                     text::format_fixed(kDriftLevelError * 100, 0) + "% under its median's); ";
+  if (!fleet.rises.empty()) {
+    note += "rises above it, served by the plan's reactive part and not re-planned for, at " + listed(fleet.rises) + "; ";
+  }
+  if (fleet.replans.empty()) return note + "no fall: the plan made at the cut ran throughout";
+  return note + "re-planned from " + listed(fleet.replans) + how;
+}
+
+// The fleet `first` (planned at the cut at `risk`) runs when the horizon is re-planned as
+// `backtest` says: from each period's start (BacktestOptions::replan_every; with replan_on_drift
+// only where the period before drifted from the forecast followed), the plan made from the history
 // up to it at the same risk, owning `first`'s purchases and buying none, until the next.
-Result<Plan> replanned(const Scenario& scenario, const Scenario& test, const PriceSource& prices, const PlanOptions& options,
-                       const Plan& first, const engine::planner::PlannedRisk& risk, const engine::FleetModel& model,
-                       Seconds every) {
+Result<ReplannedFleet> replanned(const Scenario& scenario, const Scenario& test, const PriceSource& prices,
+                                 const PlanOptions& options, const Plan& first, const engine::planner::PlannedRisk& risk,
+                                 const engine::FleetModel& model, const BacktestOptions& backtest) {
   Scenario owning = with_horizon_accounting(scenario);
   engine::planner::own_plan_purchases(owning, first);
   std::erase(owning.purchase_options, PurchaseOption::reserved);  // neither reservations nor Savings Plans
   const Horizon& horizon = test.horizon;
   const auto intervals = static_cast<std::size_t>(horizon.intervals());
-  const auto per_plan = static_cast<std::size_t>(every / horizon.step);
-  PlannedInstances stitched(test.workloads.size(), intervals, model.pools.size());
-  std::vector<WorkloadForecast> forecasts = first.forecasts;
-  if (Status status = add_instances(stitched, first, test, model, 0, per_plan); !status.ok()) return status;
-  std::map<std::string, int> most_capacity;  // per group name, over the re-plans
-  note_max_capacity(most_capacity, first);
+  const auto period = static_cast<std::size_t>(replan_period(backtest) / horizon.step);
+  auto demand = actual_demand(test, first);
+  if (!demand.ok()) return demand.status();
+  StitchedFleet stitched{PlannedInstances(test.workloads.size(), intervals, model.pools.size()), first.forecasts, {}};
+  if (Status status = follow_from(stitched, first, test, model, 0); !status.ok()) return status;
+  ReplannedFleet run;
   PlanOptions again = options;
   again.replicas = 0;
-  for (std::size_t at = per_plan; at < intervals; at += per_plan) {
+  for (std::size_t at = period; at < intervals; at += period) {
     const Instant start = horizon.start + horizon.step * static_cast<std::int64_t>(at);
+    auto drift = backtest.replan_on_drift ? drift_before(stitched, test, *demand, at, period) : Result<PeriodDrift>(PeriodDrift{});
+    if (!drift.ok()) return drift.status();
+    if (!drift->rises.empty()) run.rises.push_back(BacktestReplan{start, joined(drift->rises)});
+    if (backtest.replan_on_drift && drift->falls.empty()) continue;
     again.history_until = start;
     again.horizon = Horizon{start, horizon.start + horizon.duration - start, horizon.step};
     auto plan = engine::planner::make_plan_at(owning, prices, again, risk);
     if (!plan.ok()) return plan.status().with_context("re-planning from " + format_instant(start));
-    if (Status status = add_instances(stitched, *plan, test, model, at, per_plan); !status.ok()) return status;
-    add_forecasts(forecasts, *plan, at, per_plan);
-    note_max_capacity(most_capacity, *plan);
+    if (Status status = follow_from(stitched, *plan, test, model, at); !status.ok()) return status;
+    run.replans.push_back(BacktestReplan{start, joined(drift->falls)});
   }
-  Plan fleet = baseline_plan(first, test, model, stitched, first.commitments);
-  hold_max_capacity(fleet, most_capacity);
+  if (run.replans.empty()) {  // nothing re-planned: the fleet is the first plan, exactly
+    run.plan = first;
+    run.plan.notes.push_back(replanning_note(backtest, run));
+    return run;
+  }
+  Plan& fleet = run.plan;
+  fleet = baseline_plan(first, test, model, stitched.instances, first.commitments);
+  hold_max_capacity(fleet, stitched.most_capacity);
   fleet.scenario_hash = first.scenario_hash;
   fleet.risk_quantile = first.risk_quantile;
   fleet.savings_plans = savings_plans_among(first, fleet.pools);
-  fleet.forecasts = std::move(forecasts);
+  fleet.forecasts = std::move(stitched.forecasts);
   fleet.notes = first.notes;
-  fleet.notes.push_back("re-planned every " + format_duration(every) + " from the history up to each re-plan, at the risk the "
-                        "first plan chose and with its reservations and Savings Plans, buying none: the fleet followed each "
-                        "plan until the next");
-  return fleet;
+  fleet.notes.push_back(replanning_note(backtest, run));
+  return run;
 }
 
 // The hindsight optimum's time limit: the backtest's own, ended early by the caller's deadline.
@@ -505,23 +584,43 @@ Status add_optimum(BacktestResult& result, const Scenario& test, const PriceSour
   return {};
 }
 
-// A re-planning period is whole steps of the held-out horizon (zero: plan once), and re-plans
-// forecast from the history: a forecast supplied for the cut cannot be re-made later.
-Status check_replan_every(Seconds every, const Horizon& horizon, const PlanOptions& options) {
+// A re-planning period is whole steps of the held-out horizon (zero: plan once, or check for
+// drift daily), and re-plans forecast from the history: a forecast supplied for the cut cannot be
+// re-made later.
+Status check_replanning(const BacktestOptions& backtest, const Horizon& horizon, const PlanOptions& options) {
+  const Seconds every = backtest.replan_every;
   if (every < Seconds{0} || every % horizon.step != Seconds{0}) {
     return invalid_argument_error("replan_every: expected a whole number of the horizon's " + format_duration(horizon.step) +
                                   " steps (0: plan once), found " + format_duration(every));
   }
-  if (every > Seconds{0} && !options.supplied_forecasts.empty()) {
-    return invalid_argument_error("replan_every: a re-plan forecasts from the history up to it; the forecasts supplied "
-                                  "were made at the cut");
+  if (backtest.replan_on_drift && replan_period(backtest) % horizon.step != Seconds{0}) {
+    return invalid_argument_error("replan_on_drift: checks a day at a time where replan_every is 0, and a day is not a whole "
+                                  "number of the horizon's " + format_duration(horizon.step) + " steps: give replan_every");
+  }
+  if ((every > Seconds{0} || backtest.replan_on_drift) && !options.supplied_forecasts.empty()) {
+    return invalid_argument_error(std::string(every > Seconds{0} ? "replan_every" : "replan_on_drift") +
+                                  ": a re-plan forecasts from the history up to it; the forecasts supplied were made at the cut");
   }
   return {};
 }
 
-// Whether the backtest re-plans inside the held-out horizon.
+// Whether the backtest may re-plan inside the held-out horizon.
 bool replans(const BacktestOptions& backtest, const Horizon& horizon) {
-  return backtest.replan_every > Seconds{0} && backtest.replan_every < horizon.duration;
+  return (backtest.replan_every > Seconds{0} || backtest.replan_on_drift) && replan_period(backtest) < horizon.duration;
+}
+
+// What fleetcast's strategy ran, for the backtest's table.
+std::string fleetcast_description(const BacktestResult& result, const BacktestOptions& backtest, const Horizon& horizon) {
+  const bool supplied = std::any_of(result.plan.forecasts.begin(), result.plan.forecasts.end(),
+                                    [](const WorkloadForecast& forecast) { return forecast.forecaster == "supplied"; });
+  if (supplied) return "the plan made at the cut from the forecasts supplied with it";
+  if (!replans(backtest, horizon)) return "the plan made from the history before the cut";
+  const std::string period = format_duration(replan_period(backtest));
+  if (backtest.replan_on_drift) {
+    return "the plan made from the history before the cut, re-planned from the history where a service's demand fell below "
+           "the forecast followed (checked every " + period + ")";
+  }
+  return "the plans made every " + period + " from the history before each";
 }
 
 }  // namespace
@@ -536,7 +635,7 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
 
   if (Status status = check_model_before_cut(scenario, options.lstm_model, train_until); !status.ok()) return status;
 
-  if (Status status = check_replan_every(backtest.replan_every, test.horizon, options); !status.ok()) return status;
+  if (Status status = check_replanning(backtest, test.horizon, options); !status.ok()) return status;
 
   Scenario frame = test;
   frame.policy.kind = PolicyKind::target_tracking;  // only the pools are read from this model
@@ -552,9 +651,11 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
       "repeated over the term (the scenario's demand_outlook is for plans, not backtests)");
   if (Status status = check_plan_blind_to_held_out(scenario, result.plan, train_until); !status.ok()) return status;
   if (replans(backtest, test.horizon)) {
-    auto fleet = replanned(scenario, test, prices, options, result.plan, planned->second, *model, backtest.replan_every);
+    auto fleet = replanned(scenario, test, prices, options, result.plan, planned->second, *model, backtest);
     if (!fleet.ok()) return fleet.status();
-    result.plan = std::move(*fleet);
+    result.plan = std::move(fleet->plan);
+    result.replans = std::move(fleet->replans);
+    result.rises_not_replanned = std::move(fleet->rises);
   }
   result.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   auto demand = actual_demand(test, result.plan);
@@ -562,13 +663,7 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
   const std::vector<std::vector<double>> units = engine::planner::capacity_needed(test, *demand);
   if (Status status = check_held_out_holdable(test, *model, units); !status.ok()) return status;
 
-  const bool supplied = std::any_of(result.plan.forecasts.begin(), result.plan.forecasts.end(),
-                                    [](const WorkloadForecast& forecast) { return forecast.forecaster == "supplied"; });
-  const std::string made = replans(backtest, test.horizon)
-                               ? "the plans made every " + format_duration(backtest.replan_every) + " from the history before each"
-                               : "the plan made from the history before the cut";
-  auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast",
-                                     supplied ? "the plan made at the cut from the forecasts supplied with it" : made);
+  auto fleetcast = simulate_strategy(test, result.plan, prices, "fleetcast", fleetcast_description(result, backtest, test.horizon));
   if (!fleetcast.ok()) return fleetcast.status();
   result.strategies.push_back(std::move(*fleetcast));
   if (Status status = add_baselines(result, test, prices, *model, units); !status.ok()) return status;
@@ -606,6 +701,11 @@ std::string backtest_json(const BacktestResult& result) {
   }
   nlohmann::ordered_json forecasters = nlohmann::ordered_json::object();
   for (const WorkloadForecast& forecast : result.plan.forecasts) forecasters[forecast.workload] = forecast.forecaster;
+  const auto listed = [](const std::vector<BacktestReplan>& drifts) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const BacktestReplan& drift : drifts) list.push_back({{"start", format_instant(drift.start)}, {"drift", drift.drift}});
+    return list;
+  };
   nlohmann::ordered_json document = {{"scenario", result.plan.scenario},
                                      {"test_horizon",
                                       {{"start", format_instant(result.plan.horizon.start)},
@@ -622,6 +722,8 @@ std::string backtest_json(const BacktestResult& result) {
                                        {"variables", result.optimum.variables},
                                        {"constraints", result.optimum.constraints}}},
                                      {"cost_ratio", result.cost_ratio},
+                                     {"replans", listed(result.replans)},
+                                     {"rises_not_replanned", listed(result.rises_not_replanned)},
                                      {"planning_seconds", result.planning_seconds},
                                      {"forecasters", forecasters},
                                      {"risk_quantile", result.plan.risk_quantile},

@@ -408,12 +408,74 @@ struct BacktestOptions {
   /// result holds and simulates). Whole steps of the horizon; zero (the default): plan once, at
   /// the cut. invalid_argument otherwise.
   Seconds replan_every{0};
+  /// Re-plan at a period's start only when a service's demand over the period just ended fell
+  /// below the forecast the fleet was following (ForecastDrift::drifted is below); otherwise the
+  /// fleet goes on following the plan it has. Only a fall: the plan's scheduled capacity is a
+  /// floor the fleet cannot shed, while demand above it is served by the plan's reactive part,
+  /// and re-planning on rises cost more on every row where one fired (README, *Re-planning on
+  /// drift*). Periods of replan_every, or of a day where that is zero.
+  bool replan_on_drift = false;
+};
+
+/// The share of a period's intervals one side of a forecast's band must miss, with the level off
+/// that way by more than kDriftLevelError, for the forecast to have drifted. An 80% band that is
+/// calibrated misses a side in 10% of intervals; half of a day's 24 hours is beyond chance even
+/// for correlated errors, and the level condition keeps a band that is merely narrow (a smooth
+/// series' forecast off by 2%) from counting.
+inline constexpr double kDriftMissShare = 0.5;
+/// How far the realised total may stray from the median's, as a share of it, before a one-sided
+/// miss counts as drift. Read off the shared series (README, *Re-planning on drift*): the days of
+/// the smooth and the noisy GPU fleets the plan was made for stay within 10% of its median, a day
+/// after a level shift is 45% off it.
+inline constexpr double kDriftLevelError = 0.15;
+
+/// Which way realised demand left a forecast, if it did.
+enum class DriftDirection { none, above, below };
+
+/// How the demand realised over some intervals of a forecast's horizon compared with it.
+struct ForecastDrift {
+  std::size_t intervals = 0;        // compared
+  double share_below = 0;           // of them, realised below the forecast's lowest quantile
+  double share_above = 0;           // realised above its highest quantile
+  /// Realised total / the median's total over them: 1 where both are 0, infinity where only the
+  /// median's is.
+  double level_ratio = 1;
+  /// above: share_above >= kDriftMissShare with level_ratio > 1 + kDriftLevelError; below:
+  /// share_below >= kDriftMissShare with level_ratio < 1 - kDriftLevelError; else none.
+  DriftDirection drifted = DriftDirection::none;
+  friend bool operator==(const ForecastDrift&, const ForecastDrift&) = default;
+};
+
+/// Compares `realised[k]` (in the workload's unit, k indexing the forecast's intervals) with the
+/// forecast's lowest and highest quantiles and the one nearest the median over intervals [first,
+/// first + count). invalid_argument when the forecast has no level below and above 0.5, when
+/// count is 0, or when the intervals pass the end of the forecast's values or of `realised`.
+Result<ForecastDrift> forecast_drift(const WorkloadForecast& forecast, const std::vector<double>& realised, std::size_t first,
+                                     std::size_t count);
+
+/// A drift for a reader: "above its p90 in 83% of 24 intervals, 1.38 x its median".
+std::string describe_drift(const ForecastDrift& drift, const WorkloadForecast& forecast);
+
+/// A re-plan of the held-out horizon (BacktestOptions::replan_every, replan_on_drift), or with
+/// replan_on_drift a rise it did not re-plan for.
+struct BacktestReplan {
+  Instant start;                    // the re-plan's start: the end of the period that drifted
+  /// With replan_on_drift, what drifted in the period before, "; "-separated per service: "svc:
+  /// below its p10 in 83% of 24 intervals, 0.54 x its median" (describe_drift); empty otherwise.
+  std::string drift;
+  friend bool operator==(const BacktestReplan&, const BacktestReplan&) = default;
 };
 
 struct BacktestResult {
-  /// fleetcast's plan, made from the history up to the cut; with BacktestOptions::replan_every,
-  /// the fleet its re-plans ran: each one's intervals until the next, with the first's purchases.
+  /// fleetcast's plan, made from the history up to the cut; with BacktestOptions::replan_every or
+  /// replan_on_drift, the fleet its re-plans ran: each one's intervals until the next, with the
+  /// first's purchases (the first plan itself where nothing was re-planned).
   Plan plan;
+  /// The re-plans after the one at the cut, in time order.
+  std::vector<BacktestReplan> replans;
+  /// With replan_on_drift, the periods whose demand rose above the forecast followed: served by
+  /// the plan's reactive part, not re-planned for (start: the period's end), in time order.
+  std::vector<BacktestReplan> rises_not_replanned;
   /// fleetcast, on_demand_peak, reactive, hindsight_reservation, hindsight_optimum (in this order).
   std::vector<StrategyOutcome> strategies;
   /// (on_demand_peak - fleetcast) / (on_demand_peak - hindsight_reservation): the share of the
@@ -449,7 +511,8 @@ Result<BacktestResult> run_plan_backtest(const Scenario& scenario, const PriceSo
                                          PlanOptions options, const BacktestOptions& backtest = {});
 
 /// The backtest as JSON: {"strategies": {"fleetcast": {"cost_usd", "served_fraction"}, ...},
-/// "captured_saving", "hindsight_optimum": {"cost_usd", "lp_bound_usd", ...}, "cost_ratio", ...}.
+/// "captured_saving", "hindsight_optimum": {"cost_usd", "lp_bound_usd", ...}, "cost_ratio",
+/// "replans": [{"start", "drift"}], "rises_not_replanned": [{"start", "drift"}], ...}.
 std::string backtest_json(const BacktestResult& result);
 
 /// The plan's cost against the optimum, for a reader: "1.234 x the hindsight optimum", or, where

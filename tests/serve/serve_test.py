@@ -227,6 +227,12 @@ def check_other_endpoints(server, expected):
     status, _, data = server.request("POST", "/v1/backtest?replan_every=1d&train_until=" + TRAIN_UNTIL, read_file(QUICKSTART))
     check(status == 200 and without_timings(data) == without_timings(expected["replanned"]),
           "backtest?replan_every=1d equals `fleetcast backtest --replan-every 1d --json` but for its wall times")
+    status, _, data = server.request("POST", "/v1/backtest?replan_on_drift=true&train_until=" + TRAIN_UNTIL, read_file(QUICKSTART))
+    check(status == 200 and without_timings(data) == without_timings(expected["replanned_on_drift"]),
+          "backtest?replan_on_drift=true equals `fleetcast backtest --replan-on-drift --json` but for its wall times")
+    status, _, error = server.error("POST", "/v1/backtest?replan_on_drift=yes&train_until=" + TRAIN_UNTIL, read_file(QUICKSTART))
+    check(status == 400 and error["message"] == "query parameter 'replan_on_drift': expected true or false, got 'yes'",
+          f"replan_on_drift=yes: 400 saying it expects true or false, got {status} {error}")
     status, _, error = server.error("POST", "/v1/backtest?replan_every=90m&train_until=" + TRAIN_UNTIL, read_file(QUICKSTART))
     check(status == 400 and error["message"].startswith("replan_every: expected a whole number of the horizon's"),
           f"a re-planning period of part of a step: 400 naming replan_every, got {status} {error}")
@@ -376,6 +382,7 @@ def expected_outputs(prices_db):
         "run": cli("run", QUICKSTART, "--json"),
         "backtest": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet"),
         "replanned": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet", "--replan-every", "1d"),
+        "replanned_on_drift": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet", "--replan-on-drift"),
         "supplied": cli("backtest", QUICKSTART, "--train-until", TRAIN_UNTIL, "--json", "--quiet", "--forecast",
                         "image-api=" + write_json(os.path.join(WORK, "quickstart.forecast.json"), QUICKSTART_FORECAST)),
         "offers": cli("pricing", "list", "--db", prices_db, "--gpu", "H100", "--option", "on_demand", "--json"),

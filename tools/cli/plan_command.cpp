@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/text.h"
 #include "fleetcast/forecast.h"
 #include "fleetcast/plan.h"
 #include "fleetcast/report.h"
@@ -385,6 +386,13 @@ int run_backtest(const PlanningArguments& arguments, const std::string& train_un
                 optimum.solve_seconds, optimum.variables, optimum.constraints);
   std::cout << line;
   std::cout << "  fleetcast costs " << cost_against_optimum(*result) << '\n';
+  for (const BacktestReplan& replan : result->replans) {
+    std::cout << "  re-planned from " << format_instant(replan.start) << (replan.drift.empty() ? "" : ": " + replan.drift) << '\n';
+  }
+  for (const BacktestReplan& rise : result->rises_not_replanned) {
+    std::cout << "  rose above the forecast by " << format_instant(rise.start) << ", served reactively: " << rise.drift << '\n';
+  }
+  if (backtest.replan_on_drift && result->replans.empty()) std::cout << "  no period fell below the forecast: planned once\n";
   std::snprintf(line, sizeof line,
                 "  captured %.1f%% of hindsight_reservation's saving over all on-demand (a baseline, not a bound); "
                 "planning took %.2f s\n",
@@ -430,12 +438,17 @@ void add_backtest_command(CLI::App& app, int& exit_code, FileSystem* files) {
   arguments->replicas = 0;
   command->add_option("--train-until", *train_until, "The cut: an instant inside the scenario's horizon (RFC 3339 UTC)")->required();
   command->add_option("--plan-out", *plan_file, "Write the plan the fleet followed to this file: made at the cut, or with "
-                      "--replan-every each re-plan's intervals until the next");
+                      "--replan-every or --replan-on-drift each re-plan's intervals until the next");
   auto replan_every = std::make_shared<std::string>();
   command->add_option("--replan-every", *replan_every,
                       "Re-plan every this long (whole steps, such as 1d), as a team running the planner daily would: each "
                       "re-plan forecasts from the history up to it, at the risk the first plan chose, owning its "
                       "reservations and buying none (default: plan once, at the cut)");
+  command->add_flag("--replan-on-drift", backtest->replan_on_drift,
+                    "Re-plan at a period's start (--replan-every, or a day) only where a service's demand over the period "
+                    "before fell below the forecast's band in " + text::format_fixed(kDriftMissShare * 100, 0) +
+                        "% of its intervals or more, the level more than " + text::format_fixed(kDriftLevelError * 100, 0) +
+                        "% under its median's (a rise is served by the plan's reactive part)");
   guard_file_options(command, {"SCENARIO", "--model"}, {"--plan-out", "--html"});
   command->add_option("--optimum-time-limit", backtest->optimum_time_limit_seconds,
                       "Wall-clock seconds the hindsight optimum may take (its LP relaxation, then its MILP search); past them its gap is reported")

@@ -70,6 +70,15 @@ class Query {
     }
     return std::optional<Number>(parsed);
   }
+  // The truth value given for `name`: "true" or "false".
+  Result<std::optional<bool>> flag(const std::string& name) const {
+    const std::optional<std::string> value = text(name);
+    if (!value) return std::optional<bool>();
+    if (*value != "true" && *value != "false") {
+      return invalid_argument_error("query parameter '" + name + "': expected true or false, got '" + *value + "'");
+    }
+    return std::optional<bool>(*value == "true");
+  }
   // The duration given for `name` (parse_duration's text, "1d", "90m"), named in its error.
   Result<std::optional<Seconds>> duration(const std::string& name) const {
     const std::optional<std::string> value = text(name);
@@ -271,7 +280,8 @@ Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& r
 Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& request) {
   auto input = request_input(request, "scenario", true);
   if (!input.ok()) return status_reply(input.status());
-  const Query query(input->parameters, {"train_until", "risk", "budget", "forecaster", "replicas", "optimum_time_limit", "replan_every"});
+  const Query query(input->parameters, {"train_until", "risk", "budget", "forecaster", "replicas", "optimum_time_limit", "replan_every",
+                                             "replan_on_drift"});
   if (Status known = query.check_known(); !known.ok()) return status_reply(known);
   const std::optional<std::string> train_until = query.text("train_until");
   if (!train_until) return status_reply(invalid_argument_error("query parameter 'train_until' is required: the cut, an instant inside the scenario's horizon (RFC 3339 UTC)"));
@@ -289,6 +299,9 @@ Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& r
   auto every = query.duration("replan_every");
   if (!every.ok()) return status_reply(every.status());
   backtest.replan_every = every->value_or(Seconds{0});
+  auto on_drift = query.flag("replan_on_drift");
+  if (!on_drift.ok()) return status_reply(on_drift.status());
+  backtest.replan_on_drift = on_drift->value_or(false);
   auto loaded = load_scenario_body(context, input->document);
   if (!loaded.ok()) return status_reply(loaded.status());
   auto result = run_plan_backtest(loaded->scenario, *loaded->prices, *cut, *options, backtest);

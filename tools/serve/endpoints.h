@@ -63,7 +63,8 @@ Reply plan_endpoint(const EndpointContext& context, const EndpointRequest& reque
 Reply simulate_endpoint(const EndpointContext& context, const EndpointRequest& request);
 /// POST /v1/backtest: run_plan_backtest -> backtest_json (backtest_report_html). Query:
 /// train_until (required), risk, budget, forecaster, replicas (default 0), optimum_time_limit
-/// (default 60, and never past the request's time limit).
+/// (default 60, and never past the request's time limit), replan_every (a duration), replan_on_drift
+/// (true or false).
 Reply backtest_endpoint(const EndpointContext& context, const EndpointRequest& request);
 /// POST /v1/export: a plan document in, render_export -> export_documents_json out. Query: format
 /// (aws, cloudformation or kubernetes; required), max_actions, window.
